@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Thin entry point: pick the command, hand it argv and the streams, turn errors into one line and an exit code.
+import { commands, topLevelHelp, version } from '../lib/cli/commands.js'
+import { describeError } from '../lib/cli/output.js'
+
+const io = { stdout: process.stdout, stderr: process.stderr, env: process.env }
+const [name, ...rest] = process.argv.slice(2)
+
+try {
+  let code = 0
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    io.stdout.write(topLevelHelp())
+    code = name === undefined ? 1 : 0
+  } else if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout.write(`syncbench ${version}\n`)
+  } else if (!Object.hasOwn(commands, name)) {
+    io.stderr.write(`syncbench: unknown command "${name}" (try: ${Object.keys(commands).join(', ')}; see syncbench --help)\n`)
+    code = 2
+  } else {
+    const command = await commands[name].load()
+    code = await command.main(rest, io)
+  }
+  process.exitCode = code
+} catch (err) {
+  const { line, exitCode } = describeError(err)
+  io.stderr.write(line + '\n')
+  process.exitCode = exitCode
+}

@@ -1,0 +1,5 @@
+import neostandard from 'neostandard'
+
+export default [
+  ...neostandard({ ignores: ['results/**', '.cache/**', 'node_modules/**'] })
+]

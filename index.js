@@ -1,0 +1,11 @@
+// syncbench's public API. Everything a program can use is listed here; the CLI in bin/ uses the same.
+
+export { SyncbenchError } from './lib/errors.js'
+
+// --- lib/load: the load generator (syncbench ab) ---
+
+// --- lib/lab: the servers under test (syncbench serve) ---
+
+// --- lib/run: experiments, the runner, statistics (syncbench run, syncbench compare) ---
+
+// --- lib/report: tables, markdown, charts, HTML (syncbench report) ---

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs'
+
+/** @type {string} */
+export const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+
+/**
+ * Each command lives in its own module, loaded only when used so `syncbench ab` never pays for
+ * the lab's or the report's dependencies. A command module exports
+ * `main(argv: string[], io: Io): Promise<number>` and handles its own `--help`.
+ */
+export const commands = {
+  run: { summary: 'run the seed experiments (or any experiment) with a fresh server per run', load: () => import('./run.js') },
+  ab: { summary: 'an Apache Bench drop-in load generator: same flags, same report', load: () => import('./ab.js') },
+  serve: { summary: 'start the seed apps or the lab server of workloads x strategies', load: () => import('./serve.js') },
+  report: { summary: 'render charts, markdown and the HTML report from a results.json', load: () => import('./report.js') },
+  compare: { summary: 'compare two results.json files with Welch t-tests', load: () => import('./compare.js') }
+}
+
+export function topLevelHelp () {
+  const width = Math.max(...Object.keys(commands).map((k) => k.length))
+  const list = Object.entries(commands).map(([k, c]) => `  ${k.padEnd(width)}  ${c.summary}`).join('\n')
+  return `syncbench ${version}: what do sync, async, fake-async and worker-pool handlers cost a Node.js HTTP server?
+
+Usage: syncbench <command> [options]
+
+Commands:
+${list}
+
+Options:
+  -h, --help     show this help (syncbench <command> --help for a command's options)
+  -V, --version  print the version
+
+With no command, npm start runs \`syncbench run\`: the seed experiments, on this machine.
+`
+}

@@ -1,0 +1,37 @@
+import { SyncbenchError } from '../errors.js'
+
+/**
+ * @typedef {object} Io
+ * @property {NodeJS.WritableStream & { isTTY?: boolean }} stdout results go here
+ * @property {NodeJS.WritableStream & { isTTY?: boolean }} stderr progress and errors go here
+ * @property {NodeJS.ProcessEnv} env
+ */
+
+/** Colour only on a TTY and never with NO_COLOR (https://no-color.org). */
+export function useColor (stream, env) {
+  return Boolean(stream.isTTY) && !('NO_COLOR' in env && env.NO_COLOR !== '') && env.TERM !== 'dumb'
+}
+
+const codes = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 }
+
+/**
+ * @param {NodeJS.WritableStream & { isTTY?: boolean }} stream
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {(style: keyof typeof codes, text: string) => string}
+ */
+export function painter (stream, env) {
+  if (!useColor(stream, env)) return (_style, text) => text
+  return (style, text) => `\x1b[${codes[style]}m${text}\x1b[0m`
+}
+
+/**
+ * Turn any error into the one line the CLI prints, and its exit code. User errors (SyncbenchError)
+ * never show a stack; anything else is a bug and keeps its stack for the report.
+ * @param {unknown} err
+ * @returns {{ line: string, exitCode: number }}
+ */
+export function describeError (err) {
+  if (err instanceof SyncbenchError) return { line: `syncbench: ${err.message}`, exitCode: 1 }
+  const e = /** @type {Error} */ (err)
+  return { line: `syncbench: internal error: ${e && e.stack ? e.stack : String(err)}`, exitCode: 70 }
+}

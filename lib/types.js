@@ -1,0 +1,159 @@
+// The data contracts between the parts of syncbench, as JSDoc types. Nothing here runs.
+// lib/load produces LoadResult; lib/lab produces ServerMetrics and Environment; lib/run writes
+// ResultsFile; lib/report reads ResultsFile. The README documents the same shapes for users.
+// All times are milliseconds as floats (microsecond precision) unless the name says otherwise.
+
+/**
+ * Options of one load test: `parseAbArgs(argv)` returns this, `loadtest(options)` takes it.
+ * Names follow ab's meaning; defaults are ab's.
+ * @typedef {object} LoadOptions
+ * @property {string} url                 target, http:// only (ab refuses anything else unless built with SSL)
+ * @property {number} [requests=1]        -n: requests to perform
+ * @property {number} [concurrency=1]     -c: requests in flight at once (connections)
+ * @property {number} [timelimit=0]       -t: seconds at most (0 = no limit); -t implies requests=50000 unless -n follows it
+ * @property {number} [timeout=30]        -s: seconds a connection may stay silent before it fails (ab's inactivity timeout)
+ * @property {boolean} [keepAlive=false]  -k: send `Connection: Keep-Alive` and reuse connections the server keeps open
+ * @property {string} [method]            GET by default; HEAD with -i, POST with -p, PUT with -u, any with -m
+ * @property {string[]} [headers=[]]      -H: extra header lines "Name: value" (replacing a default of the same name, as ab does)
+ * @property {string[]} [cookies=[]]      -C: "name=value" pairs, sent as one Cookie header joined by "; "
+ * @property {string} [auth]              -A: "user:password" for Basic authentication
+ * @property {string} [proxyAuth]         -P: "user:password" for Proxy-Authorization
+ * @property {Buffer} [body]              the -p / -u file's bytes
+ * @property {string} [contentType]       -T: Content-Type of the body (ab's default: text/plain)
+ * @property {boolean} [variableLength=false] -l: do not count responses of another length as failures
+ * @property {boolean} [continueOnReceiveError=false] -r: do not stop on socket receive errors
+ * @property {boolean} [http11=false]     --http1.1: send HTTP/1.1 requests (and parse chunked bodies)
+ * @property {number} [verbosity=1]       -v: ab's verbosity level (2 prints warnings, 4 headers)
+ * @property {number} [heartbeat]         completed-requests interval for progress (ab: max(n/10, 100) when n > 150)
+ * @property {(done: number) => void} [onProgress] called every `heartbeat` completed requests
+ * @property {(record: RequestRecord) => void} [onRequest] called per completed request (only -g needs it;
+ *                                        leave unset on the hot path)
+ * @property {AbortSignal} [signal]       ends the run early, keeping what was measured (Ctrl-C)
+ */
+
+/**
+ * One completed request, in ab's terms (microseconds since the epoch for starttime, ms for the rest),
+ * as ab's -g gnuplot file lists them.
+ * @typedef {object} RequestRecord
+ * @property {number} start    epoch milliseconds (float) when the request's connection/write began
+ * @property {number} connect  ms from start to connected (0 on a reused keep-alive connection)
+ * @property {number} waiting  ms from the end of the write to the first response byte
+ * @property {number} total    ms from start to the end of the response
+ */
+
+/**
+ * min / mean / sd / median / max of one row of ab's "Connection Times (ms)" table. median follows ab's
+ * index rule (see lib/load), sd is the sample standard deviation.
+ * @typedef {{ min: number, mean: number, sd: number, median: number, max: number }} TimeRow
+ */
+
+/**
+ * What one load test measured: every figure of ab's report, plus HDR percentiles. `--json` prints
+ * exactly this object; `loadtest()` resolves to it.
+ * @typedef {object} LoadResult
+ * @property {'syncbench/load-result@1'} schema
+ * @property {{ name: 'syncbench', version: string }} tool
+ * @property {object} options                    the LoadOptions used, body replaced by its byte length (bodyBytes)
+ * @property {string} startedAt                  ISO time
+ * @property {{ software: string, hostname: string, port: number }} server  software from the first response's Server header ('' if none)
+ * @property {{ path: string, length: number, variable: boolean }} document  length of the first good response body
+ * @property {number} concurrency
+ * @property {number} timeTakenSeconds           from the first connect to the last response (ab's "Time taken for tests")
+ * @property {number} completeRequests           ab's "Complete requests"
+ * @property {number} failedRequests             ab's "Failed requests"
+ * @property {{ connect: number, receive: number, length: number, exceptions: number }} failures
+ * @property {number} writeErrors
+ * @property {number} non2xxResponses
+ * @property {number} keepAliveRequests
+ * @property {number} totalTransferredBytes      every byte received, headers included
+ * @property {number} htmlTransferredBytes       body bytes received
+ * @property {number} totalBodySentBytes         -p / -u body bytes sent (0 without a body)
+ * @property {number} requestsPerSecond
+ * @property {number} timePerRequestMs           mean, at the chosen concurrency
+ * @property {number} timePerRequestAcrossMs     mean across all concurrent requests
+ * @property {number} transferRateKBps           received kilobytes (1024) per second
+ * @property {{ connect: TimeRow, processing: TimeRow, waiting: TimeRow, total: TimeRow }} connectionTimes
+ * @property {Record<'50'|'66'|'75'|'80'|'90'|'95'|'98'|'99'|'100', number>} percentiles  ab's table, ms
+ * @property {{ p50: number, p75: number, p90: number, p99: number, p999: number, p9999: number, max: number, mean: number, stddev: number }} latency
+ *           HDR histogram of total time per request, ms
+ * @property {Record<string, number>} statusCodes  count per HTTP status code
+ * @property {Record<string, number>} errors        count per error code (ECONNREFUSED, ETIMEDOUT, ...)
+ * @property {boolean} aborted                     true when the run ended early (signal, fatal error)
+ */
+
+/**
+ * One measurement window of a server syncbench started (or any server exposing /__syncbench/metrics).
+ * @typedef {object} ServerMetrics
+ * @property {number} windowMs            length of the window since the last reset
+ * @property {number} requests            requests the server answered in the window
+ * @property {{ min: number, mean: number, p50: number, p99: number, max: number, stddev: number }} eventLoopDelay  ms (perf_hooks.monitorEventLoopDelay)
+ * @property {number} elu                 event-loop utilization in the window, 0..1
+ * @property {{ userMs: number, systemMs: number, percent: number }} cpu  percent of one core (can exceed 100)
+ * @property {{ rssBytes: number, peakRssBytes: number, heapUsedBytes: number }} memory  peak is over the window
+ * @property {number} threads             OS threads of the process at the end of the window (/proc/self/status)
+ * @property {number} activeHandles       libuv handles alive at the end of the window
+ */
+
+/**
+ * Where a run happened.
+ * @typedef {object} Environment
+ * @property {string} node       process.versions.node
+ * @property {string} v8
+ * @property {string} uv
+ * @property {string|null} uvThreadpoolSize   the UV_THREADPOOL_SIZE the process started with (null: libuv default 4)
+ * @property {string|null} uvUseIoUring
+ * @property {string} cpuModel
+ * @property {number} cpuCount              os.availableParallelism()
+ * @property {string} platform
+ * @property {string} arch
+ * @property {number} totalMemoryBytes
+ */
+
+/**
+ * A running server child, as lib/lab/spawn.js returns it to the runner.
+ * The child is `bin/syncbench.js serve <app> ...` forked with an IPC channel. Messages:
+ *   child -> parent  { type: 'syncbench:ready', servers: [{ name, url, port }], env: Environment }
+ *   parent -> child  { type: 'syncbench:metrics', id, reset: boolean }
+ *   child -> parent  { type: 'syncbench:metrics', id, metrics: ServerMetrics }
+ *   child -> parent  { type: 'syncbench:error', code, message }   then exits non-zero
+ * SIGTERM / SIGINT close the servers and exit 0.
+ * @typedef {object} ServerHandle
+ * @property {number} pid
+ * @property {{ name: string, url: string, port: number }[]} servers
+ * @property {Environment} env
+ * @property {(options?: { reset?: boolean }) => Promise<ServerMetrics>} metrics  reads the window, then resets it if asked
+ * @property {() => Promise<void>} stop     SIGTERM, then SIGKILL after a grace period; resolves when the process is gone
+ */
+
+/**
+ * One run in a results file.
+ * @typedef {object} RunRecord
+ * @property {string} id                 unique within the file, e.g. "seed-bcrypt/sync#1"
+ * @property {string} experiment         experiment name
+ * @property {string} label              what the tables call this configuration ("sync", "async c=20", ...)
+ * @property {Record<string, string|number|boolean>} config  the configuration: strategy, workload, concurrency, requests, delay, poolSize, threadpoolSize, ...
+ * @property {number} repeat             1..N
+ * @property {'builtin'|'ab'|'wrk'|'autocannon'} engine
+ * @property {LoadResult|null} load      null when the run failed
+ * @property {ServerMetrics|null} server metrics of the measured window only
+ * @property {Environment|null} serverEnv
+ * @property {string} startedAt
+ * @property {{ code: string, message: string }|null} error
+ */
+
+/**
+ * results/<timestamp>/results.json, rewritten atomically after every run.
+ * @typedef {object} ResultsFile
+ * @property {'syncbench/results@1'} schema
+ * @property {string} syncbench          syncbench version
+ * @property {string} createdAt
+ * @property {string|null} finishedAt    null while running or after a crash / Ctrl-C
+ * @property {string[]} argv
+ * @property {object} options            the runner's options
+ * @property {Environment} environment   of the runner's machine
+ * @property {{ name: string, title: string, description: string, axes: string[], baseline?: string,
+ *              calibration?: { opMs: number, usableCores: number, ceilingRps: number } }[]} experiments
+ * @property {RunRecord[]} runs
+ */
+
+export {}
