@@ -1,0 +1,147 @@
+// npm run bench: CPU per request (and peak memory) of syncbench ab against its peers, measured in the
+// same invocation against the same server, reported as ratios to syncbench.
+//
+// On a 2-core machine the node:http server is the throughput ceiling, so requests/s says little about
+// a generator; what a generator costs is its own CPU time (user + system) divided by the requests it
+// completed. Each generator is timed as a whole process by GNU time when it is installed (it also gives
+// peak RSS), else by bash's `times` builtin. Peers that are not installed are skipped with a note.
+//
+// Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk]
+import { spawn, fork, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '100000' },
+    concurrency: { type: 'string', default: '50' },
+    repeat: { type: 'string', default: '3' },
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' }
+  }
+})
+const requests = values.quick ? 5000 : Number(values.requests)
+const concurrency = Number(values.concurrency)
+const repeat = values.quick ? 1 : Number(values.repeat)
+// Duration-based peers (wrk, autocannon) run about as long as the count-based ones.
+const seconds = values.quick ? 1 : Math.max(2, Math.round(requests / 25000))
+
+const has = (cmd, args) => spawnSync(cmd, args, { stdio: 'ignore' }).error === undefined
+const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true'], { encoding: 'utf8' }).stderr.trim() !== ''
+
+/** @typedef {{ name: string, argv: (url: string) => string[], count: (out: string) => number, available: boolean }} Peer */
+/** @type {Peer[]} */
+const peers = [
+  {
+    name: 'syncbench ab -k',
+    argv: (url) => [process.execPath, join(root, 'bin/syncbench.js'), 'ab', '-q', '-k', '-c', String(concurrency), '-n', String(requests), url],
+    count: (out) => Number(/^Complete requests:\s+(\d+)/m.exec(out)?.[1]),
+    available: true
+  },
+  {
+    name: 'ab -k',
+    argv: (url) => ['ab', '-q', '-k', '-c', String(concurrency), '-n', String(requests), url],
+    count: (out) => Number(/^Complete requests:\s+(\d+)/m.exec(out)?.[1]),
+    available: has('ab', ['-V'])
+  },
+  {
+    name: 'wrk -t1',
+    argv: (url) => ['wrk', '-t1', `-c${concurrency}`, `-d${seconds}s`, url],
+    count: (out) => Number(/^\s*(\d+) requests in/m.exec(out)?.[1]),
+    available: has('wrk', ['-v'])
+  },
+  {
+    name: 'autocannon',
+    argv: (url) => [process.execPath, join(root, 'node_modules/autocannon/autocannon.js'), '-c', String(concurrency), '-d', String(seconds), url],
+    count: (out) => Number(/(\d+)k? requests in/m.exec(out)?.[1]) * (/\dk requests in/.test(out) ? 1000 : 1),
+    available: existsSync(join(root, 'node_modules/autocannon/autocannon.js'))
+  },
+  {
+    name: 'node:http client',
+    argv: (url) => [process.execPath, join(root, 'bench/http-client-peer.js'), url, String(requests), String(concurrency)],
+    count: (out) => Number(/^Complete requests:\s+(\d+)/m.exec(out)?.[1]),
+    available: true
+  }
+]
+
+/**
+ * Run one generator as a whole process and return its CPU seconds, peak RSS and requests.
+ * @param {Peer} peer
+ * @param {string} url
+ */
+async function measure (peer, url) {
+  const dir = mkdtempSync(join(tmpdir(), 'syncbench-bench-'))
+  const timeFile = join(dir, 'time')
+  const argv = peer.argv(url)
+  const child = gnuTime
+    ? spawn('/usr/bin/time', ['-o', timeFile, '-f', '%U %S %M', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('bash', ['-c', `"$@" ; times > ${JSON.stringify(timeFile)}`, 'bench', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
+  child.stderr.setEncoding('utf8').on('data', (d) => { out += d })
+  const started = process.hrtime.bigint()
+  await once(child, 'close')
+  const wall = Number(process.hrtime.bigint() - started) / 1e9
+  const raw = readFileSync(timeFile, 'utf8').trim()
+  rmSync(dir, { recursive: true, force: true })
+  let cpu
+  let rssKiB = NaN
+  if (gnuTime) {
+    const [user, sys, rss] = raw.split('\n').at(-1).split(/\s+/).map(Number)
+    cpu = user + sys
+    rssKiB = rss
+  } else {
+    // bash `times`: the second line is the children's "user system", as 0m1.234s.
+    const toSec = (s) => { const m = /(\d+)m([\d.]+)s/.exec(s); return Number(m[1]) * 60 + Number(m[2]) }
+    const [user, sys] = raw.split('\n')[1].trim().split(/\s+/).map(toSec)
+    cpu = user + sys
+  }
+  const done = peer.count(out)
+  if (!Number.isFinite(done) || done <= 0) throw new Error(`${peer.name}: could not read the request count from its output:\n${out}`)
+  return { cpu, rssKiB, done, wall }
+}
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)] }
+
+const server = fork(join(root, 'bench/hello-server.js'), { stdio: 'inherit' })
+const [{ port }] = await once(server, 'message')
+const url = `http://127.0.0.1:${port}/`
+try {
+  const wanted = values.only ? values.only.split(',') : null
+  const active = peers.filter((p) => p.available && (!wanted || wanted.some((w) => p.name.startsWith(w))))
+  for (const p of peers.filter((p) => !p.available)) console.error(`skipped ${p.name}: not installed`)
+  console.error(`bench: ${requests} requests (or ${seconds} s), c=${concurrency}, ${repeat} round(s), timed by ${gnuTime ? 'GNU time' : 'bash times'}`)
+  /** @type {Map<string, { cpuPerReq: number[], rss: number[], rps: number[] }>} */
+  const samples = new Map(active.map((p) => [p.name, { cpuPerReq: [], rss: [], rps: [] }]))
+  for (let round = 1; round <= repeat; round++) {
+    // Interleaved rounds, so a drift of the machine's speed touches every generator alike.
+    for (const peer of active) {
+      const m = await measure(peer, url)
+      const s = samples.get(peer.name)
+      s.cpuPerReq.push(m.cpu / m.done * 1e6)
+      s.rss.push(m.rssKiB / 1024)
+      s.rps.push(m.done / m.wall)
+      console.error(`  round ${round} ${peer.name}: ${m.done} requests, ${(m.cpu / m.done * 1e6).toFixed(1)} us CPU/request`)
+    }
+  }
+  const base = median((samples.get('syncbench ab -k') ?? samples.values().next().value).cpuPerReq)
+  const rows = active.map((p) => {
+    const s = samples.get(p.name)
+    const cpu = median(s.cpuPerReq)
+    return [p.name, cpu.toFixed(1), (cpu / base).toFixed(2), Number.isFinite(median(s.rss)) ? median(s.rss).toFixed(0) : 'n/a', median(s.rps).toFixed(0)]
+  })
+  const head = ['generator', 'CPU us/request', 'x syncbench', 'peak RSS MiB', 'req/s (server-bound)']
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const line = (cells) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |'
+  console.log(line(head))
+  console.log('| ' + widths.map((w) => '-'.repeat(w)).join(' | ') + ' |')
+  for (const r of rows) console.log(line(r))
+  console.log(`\nmedian of ${repeat} interleaved round(s); "x syncbench" above 1 means the peer spends more CPU per request than syncbench ab.`)
+} finally {
+  server.kill('SIGTERM')
+}
