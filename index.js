@@ -3,6 +3,9 @@
 export { SyncbenchError } from './lib/errors.js'
 
 // --- lib/load: the load generator (syncbench ab) ---
+export { loadtest } from './lib/load/loadtest.js'
+export { parseAbArgs } from './lib/load/ab-args.js'
+export { formatAbReport } from './lib/load/ab-report.js'
 
 // --- lib/lab: the servers under test (syncbench serve) ---
 

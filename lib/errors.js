@@ -8,7 +8,8 @@
  *   SB_ERR_MISSING_ARGUMENT a required positional argument (URL, file) is missing
  *   SB_ERR_INVALID_URL      the URL cannot be parsed or has another scheme than http
  *   SB_ERR_UNKNOWN_COMMAND  `syncbench <command>` with an unknown command
- *   SB_ERR_CONNECT          nothing could be measured because no connection could be made
+ *   SB_ERR_CONNECT          the run was aborted as ab aborts it: connection refused or reset, too many connect failures
+ *   SB_ERR_TIMEOUT          a connection stayed silent longer than -s (ab's inactivity timeout)
  *   SB_ERR_SERVER_START     a server under test did not start
  *   SB_ERR_EXPERIMENT       an experiment definition or workload module is unusable
  *   SB_ERR_RESULTS          a results file is missing or unreadable

@@ -67,7 +67,8 @@
  * @property {number} keepAliveRequests
  * @property {number} totalTransferredBytes      every byte received, headers included
  * @property {number} htmlTransferredBytes       body bytes received
- * @property {number} totalBodySentBytes         -p / -u body bytes sent (0 without a body)
+ * @property {number} totalBodySentBytes         with -p / -u, every request byte written, headers included, as ab's
+ *                                              "Total body sent" counts them (0 without a body)
  * @property {number} requestsPerSecond
  * @property {number} timePerRequestMs           mean, at the chosen concurrency
  * @property {number} timePerRequestAcrossMs     mean across all concurrent requests
@@ -113,15 +114,18 @@
  * A running server child, as lib/lab/spawn.js returns it to the runner.
  * The child is `bin/syncbench.js serve <app> ...` forked with an IPC channel. Messages:
  *   child -> parent  { type: 'syncbench:ready', servers: [{ name, url, port }], env: Environment }
- *   parent -> child  { type: 'syncbench:metrics', id, reset: boolean }
+ *   parent -> child  { type: 'syncbench:metrics', id, reset: boolean, server?: string }
  *   child -> parent  { type: 'syncbench:metrics', id, metrics: ServerMetrics }
  *   child -> parent  { type: 'syncbench:error', code, message }   then exits non-zero
+ *   child -> parent  { type: 'syncbench:error', id, code, message } a metrics request failed (the child runs on)
+ * `server` (optional) names one of `servers` when a child runs several (seed-readfile without --only, one
+ * process per server): default the first; a reset without `server` resets them all.
  * SIGTERM / SIGINT close the servers and exit 0.
  * @typedef {object} ServerHandle
  * @property {number} pid
  * @property {{ name: string, url: string, port: number }[]} servers
  * @property {Environment} env
- * @property {(options?: { reset?: boolean }) => Promise<ServerMetrics>} metrics  reads the window, then resets it if asked
+ * @property {(options?: { reset?: boolean, server?: string }) => Promise<ServerMetrics>} metrics  reads the window, then resets it if asked
  * @property {() => Promise<void>} stop     SIGTERM, then SIGKILL after a grace period; resolves when the process is gone
  */
 
@@ -152,7 +156,13 @@
  * @property {object} options            the runner's options
  * @property {Environment} environment   of the runner's machine
  * @property {{ name: string, title: string, description: string, axes: string[], baseline?: string,
- *              calibration?: { opMs: number, usableCores: number, ceilingRps: number } }[]} experiments
+ *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op?: string, unit?: string, samples?: number },
+ *              table?: 'seed-001'|'seed-002'|'generic', reference?: string, labels?: string[],
+ *              comparisons?: Record<string, string> }[]} experiments
+ *           Optional fields added by lib/run (older files may lack them): `table` which comparison table the
+ *           experiment prints, `reference` the seed-002 100% row, `labels` the configurations in table order,
+ *           `comparisons` label -> the baseline label it is compared with (Welch t-test);
+ *           calibration's `op` ('bcrypt', 'readfile'...), `unit` ('hash/s') and `samples` (timed calls).
  * @property {RunRecord[]} runs
  */
 

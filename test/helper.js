@@ -98,3 +98,109 @@ export async function runCommand (cmd, args, options = {}) {
   clearTimeout(timer)
   return { code, signal, stdout, stderr }
 }
+
+/**
+ * One HTTP request on its own connection (no agent, so no pooled socket outlives the test).
+ * @param {string} url
+ * @param {{ method?: string, headers?: Record<string, string>, timeoutMs?: number }} [options]
+ * @returns {Promise<{ status: number, headers: import('node:http').IncomingHttpHeaders, body: string }>}
+ */
+export function httpGet (url, options = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
+      let body = ''
+      res.setEncoding('utf8').on('data', (d) => { body += d })
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }))
+      res.on('error', reject)
+    })
+    req.setTimeout(options.timeoutMs ?? 30_000, () => req.destroy(new Error(`no answer from ${url}`)))
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+// --- Misbehaving servers for the load engine's tests (raw TCP, so nothing is tidied up for us) ---
+
+/**
+ * Call `onRequest(head, index)` for every request head (up to its blank line) a raw socket receives;
+ * `index` counts the requests of that connection from 0. Request bodies are not expected.
+ * @param {net.Socket} socket
+ * @param {(head: Buffer, index: number) => void} onRequest
+ */
+export function eachRequest (socket, onRequest) {
+  let pending = Buffer.alloc(0)
+  let index = 0
+  socket.on('data', (data) => {
+    pending = Buffer.concat([pending, data])
+    let end
+    while ((end = pending.indexOf('\r\n\r\n')) !== -1) {
+      const head = pending.subarray(0, end + 4)
+      pending = pending.subarray(end + 4)
+      onRequest(head, index++)
+    }
+  })
+}
+
+/**
+ * A raw server answering each request with `respond(head, index)`'s bytes (a Buffer or string), then
+ * closing the connection when `close(index)` says so. Collects every request head in `requests`.
+ * @param {(head: Buffer, index: number) => string|Buffer} respond
+ * @param {{ close?: (index: number) => boolean }} [options]
+ */
+export async function startScriptedServer (respond, options = {}) {
+  /** @type {Buffer[]} */
+  const requests = []
+  const raw = await startRawServer((socket) => {
+    eachRequest(socket, (head, index) => {
+      requests.push(head)
+      const answer = respond(head, index)
+      if (options.close?.(index)) socket.end(answer)
+      else socket.write(answer)
+    })
+  })
+  return { ...raw, requests }
+}
+
+/** HTTP/1.0 without Content-Length: the body ends when the server closes the connection. */
+export function startHttp10CloseServer (body = 'close-delimited body') {
+  return startScriptedServer(() => `HTTP/1.0 200 OK\r\nServer: raw10/1.0 (test)\r\n\r\n${body}`, { close: () => true })
+}
+
+/** Says "Content-Length: <claimed>" but sends `body` and closes: a short (or long) body. */
+export function startWrongLengthServer (claimed = 100, body = 'short') {
+  return startScriptedServer(() => `HTTP/1.1 200 OK\r\nContent-Length: ${claimed}\r\n\r\n${body}`, { close: () => true })
+}
+
+/** HTTP/1.1 chunked responses (node:http chooses chunked when there is no Content-Length). */
+export function startChunkedServer (parts = ['hello ', 'chunked ', 'world']) {
+  return startHttpServer((req, res) => {
+    for (const p of parts.slice(0, -1)) res.write(p)
+    res.end(parts.at(-1))
+  })
+}
+
+/** Answers after `delayMs` (a timer, not a busy loop). */
+export function startSlowServer (delayMs, body = 'slow') {
+  return startHttpServer((req, res) => {
+    setTimeout(() => {
+      res.setHeader('Content-Length', Buffer.byteLength(body))
+      res.end(body)
+    }, delayMs)
+  })
+}
+
+/** Resets (RST) the connection instead of answering every `every`-th request it reads (counting from 1). */
+export async function startResetServer (every = 1) {
+  let seen = 0
+  return startRawServer((socket) => {
+    eachRequest(socket, () => {
+      if (++seen % every === 0) socket.resetAndDestroy()
+      else socket.end('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok')
+    })
+  })
+}
+
+/** Accepts connections and reads requests but never answers. */
+export function startSilentServer () {
+  return startRawServer((socket) => { socket.resume() })
+}

@@ -1,0 +1,158 @@
+// `syncbench ab`: ab's flags in, ab's report out (stdout), progress and errors on stderr.
+import { accessSync, constants } from 'node:fs'
+import { dirname } from 'node:path'
+import { SyncbenchError } from '../errors.js'
+import { version } from './commands.js'
+import { parseAbArgs } from '../load/ab-args.js'
+import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../load/ab-report.js'
+import { createRequestLog, formatAbCsv, formatAbGnuplot, writeFileAtomic } from '../load/ab-files.js'
+
+const USAGE_CODES = new Set(['SB_ERR_INVALID_OPTION', 'SB_ERR_UNKNOWN_OPTION', 'SB_ERR_MISSING_ARGUMENT', 'SB_ERR_INVALID_URL'])
+
+export function helpText () {
+  return `syncbench ab ${version}: an ApacheBench 2.3 drop-in (same flags, same report)
+
+Usage: syncbench ab [options] http://host[:port]/path
+
+Options (ab's names, defaults and meaning):
+  -n requests     requests to perform (default 1)
+  -c concurrency  requests in flight at once, at most -n (default 1)
+  -t timelimit    seconds at most; implies -n 50000 unless a -n follows it
+  -s timeout      seconds a connection may stay silent (default 30)
+  -k              use HTTP keep-alive
+  -p postfile     POST this file's bytes (set its type with -T)
+  -u putfile      PUT this file's bytes (set its type with -T)
+  -T content-type Content-Type of the -p / -u body (default text/plain)
+  -m method       any method name
+  -i              HEAD instead of GET
+  -H header       extra header line "Name: value", replaces ab's default of that name (repeatable)
+  -C cookie       cookie "name=value" (repeatable, joined into one Cookie header)
+  -A user:pass    Basic authentication
+  -P user:pass    Basic proxy authentication
+  -l              accept variable document lengths (no Length failures)
+  -r              keep going on socket receive errors
+  -q              no "Completed N requests" progress (shown on a terminal above 150 requests)
+  -d              hide the percentile table
+  -S              hide the sd / median columns and ab's warnings
+  -g file         write ab's gnuplot TSV, one line per request
+  -e file         write ab's CSV of the time within which 0..100% of requests were served
+  -w              print the results as an HTML table
+  -v verbosity    ab's verbosity level (default 1; 2 prints the request head first)
+  -h, --help      this help
+  -V, --version   print the version
+
+syncbench's own:
+  --http1.1       send HTTP/1.1 requests instead of ab's HTTP/1.0
+  --json          print the LoadResult (schema syncbench/load-result@1) as JSON on stdout, nothing else
+
+Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the report of what was measured.
+`
+}
+
+/**
+ * @param {import('./output.js').Io} io
+ * @param {unknown} err
+ */
+function fail (io, err) {
+  const e = /** @type {any} */ (err)
+  if (err instanceof SyncbenchError) {
+    io.stderr.write(`syncbench ab: ${e.message}\n`)
+    return USAGE_CODES.has(e.code) ? 2 : 1
+  }
+  // a system error that escaped the engine still gets one line, not a stack
+  if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) {
+    io.stderr.write(`syncbench ab: ${e.code}: ${e.message}\n`)
+    return 1
+  }
+  throw err
+}
+
+/** Refuse an output file in a directory we cannot write before the run, not after it. */
+function checkWritable (flag, file) {
+  try {
+    accessSync(dirname(file), constants.W_OK)
+  } catch (err) {
+    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `${flag} cannot write "${file}": ${err.code ?? err.message}`)
+  }
+}
+
+/**
+ * @param {string[]} argv
+ * @param {import('./output.js').Io} io
+ * @returns {Promise<number>} exit code
+ */
+export async function main (argv, io) {
+  let options, output
+  try {
+    ({ options, output } = parseAbArgs(argv))
+    if (output.help) { io.stdout.write(helpText()); return 0 }
+    if (output.version) { io.stdout.write(`This is syncbench ${version}, an ApacheBench 2.3 compatible load generator\n`); return 0 }
+    if (output.gnuplot) checkWritable('-g', output.gnuplot)
+    if (output.csv) checkWritable('-e', output.csv)
+  } catch (err) {
+    return fail(io, err)
+  }
+  const { loadtest, normalizeOptions } = await import('../load/loadtest.js')
+  const { parseTarget, requestHead } = await import('../load/request.js')
+
+  // ab prints progress whenever it has a heartbeat; we do only on a terminal (project rule)
+  if (output.heartbeat && io.stderr.isTTY) {
+    options.heartbeat = output.heartbeat
+    options.onProgress = (done) => io.stderr.write(`Completed ${done} requests\n`)
+  }
+  const log = output.gnuplot || output.csv ? createRequestLog() : null
+  if (log) options.onRequest = log.onRequest
+  const controller = new AbortController()
+  options.signal = controller.signal
+  const onSigint = () => controller.abort()
+
+  // On a terminal the banner shows before the run, as ab does; into a pipe or file it is held back
+  // so that a run that cannot start leaves stdout empty.
+  let pending = ''
+  if (!output.json) pending = output.html ? formatAbHtmlBanner() : formatAbBanner() + formatAbStart(options.url, output.heartbeat)
+  // ab -v 2 shows the request head it will send (its other -v output is per response: not reproduced)
+  if (!output.json && options.verbosity >= 2) {
+    pending += `INFO: ${options.method} header == \n---\n${requestHead(normalizeOptions(options), parseTarget(options.url))}\n---\n`
+  }
+  if (io.stdout.isTTY) { io.stdout.write(pending); pending = '' }
+
+  let result
+  // once: a second Ctrl-C gets the default behaviour and ends the process at once
+  process.once('SIGINT', onSigint)
+  try {
+    result = await loadtest(options)
+  } catch (err) {
+    // ab's way out of a run it gives up (apr_err): the error on stderr and, when some requests
+    // completed, "Total of N requests completed" on stdout instead of the report
+    const done = err?.result?.completeRequests ?? 0
+    if (!output.json) io.stdout.write(done > 0 ? `${pending}Total of ${done} requests completed\n` : io.stdout.isTTY ? '\n' : '')
+    return fail(io, err)
+  } finally {
+    process.off('SIGINT', onSigint)
+  }
+  const interrupted = controller.signal.aborted
+
+  if (output.json) {
+    io.stdout.write(JSON.stringify(result, null, 2) + '\n')
+  } else {
+    // ab prints no "..done" / "Finished" when interrupted, only the report
+    if (!interrupted) {
+      const end = formatAbDone(result.completeRequests, output.heartbeat)
+      pending += end.stdout
+      if (end.stderr) io.stderr.write(end.stderr)
+    }
+    io.stdout.write(pending + (output.html ? formatAbHtmlReport(result, output) : formatAbReport(result, output)))
+  }
+
+  try {
+    // ab writes the CSV first, then the gnuplot file, and only when a request completed
+    if (log && result.completeRequests > 0) {
+      if (output.csv) await writeFileAtomic('-e', output.csv, formatAbCsv(log.records.map((r) => r.total)))
+      if (output.gnuplot) await writeFileAtomic('-g', output.gnuplot, formatAbGnuplot(log.records))
+    }
+  } catch (err) {
+    return fail(io, err)
+  }
+  // ab exits 1 after printing the report of an interrupted run
+  return interrupted || result.aborted ? 1 : 0
+}

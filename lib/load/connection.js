@@ -1,0 +1,102 @@
+// One of the engine's `concurrency` connections: ab's struct connection, its socket, and the socket
+// listeners, shared by every socket (`this` is the socket, which points at its connection), so that
+// no closure is created per socket or per request.
+import net from 'node:net'
+import { performance } from 'node:perf_hooks'
+
+export const kConn = Symbol('syncbench.connection')
+
+export const UNCONNECTED = 0
+export const CONNECTING = 1
+export const CONNECTED = 2
+export const READING = 3
+
+function onSocketConnect () { const c = this[kConn]; if (c) c.engine.connected(c) }
+function onSocketRead (nread, buf) { const c = this[kConn]; if (c) c.engine.data(c, buf, nread) }
+function onSocketEnd () { const c = this[kConn]; if (c) c.engine.eof(c) }
+function onSocketError (err) { const c = this[kConn]; if (c) c.engine.error(c, err) }
+// ab's end of write is when the last request byte is written, as here for a request that had to wait.
+function onSocketDrain () { const c = this[kConn]; if (c) c.endwrite = performance.now() }
+
+/**
+ * net.connect options for every socket of a run. `onread` (public net API) reads every socket into
+ * one shared buffer: no Buffer and no stream machinery per read; each read is consumed synchronously.
+ * @param {string} address @param {number} port
+ */
+export function connectOptions (address, port) {
+  return { host: address, port, noDelay: true, onread: { buffer: Buffer.allocUnsafe(65536), callback: onSocketRead } }
+}
+
+export class Connection {
+  /** @param {import('./engine.js').Engine} engine */
+  constructor (engine) {
+    this.engine = engine
+    /** @type {net.Socket|null} */
+    this.socket = null
+    this.state = UNCONNECTED
+    this.read = 0 // bytes of this response, headers included
+    this.bread = 0 // body bytes of this response
+    this.length = 0 // Content-Length of a keep-alive response
+    this.keepalive = false
+    this.gotHeader = false
+    this.cbx = 0 // bytes of a split header kept in hbuf
+    /** @type {Buffer|null} */
+    this.hbuf = null
+    // ab leaves these stale between requests of a connection; so do we (they feed max(0, ...)).
+    this.start = 0
+    this.connect = 0
+    this.endwrite = 0
+    this.beginread = 0
+    this.bodyMode = 0
+    /** @type {import('./chunked-decoder.js').ChunkedDecoder|null} */
+    this.decoder = null
+    this.skipException = false
+  }
+
+  /** Open a new socket for the next request. @param {net.NetConnectOpts} options */
+  open (options) {
+    const socket = net.connect(options)
+    socket[kConn] = this
+    socket.on('connect', onSocketConnect)
+    socket.on('end', onSocketEnd)
+    socket.on('error', onSocketError)
+    this.socket = socket
+    this.state = CONNECTING
+  }
+
+  awaitDrain () {
+    this.socket.once('drain', onSocketDrain)
+  }
+
+  /** Close the socket; whatever it still emits goes nowhere. */
+  drop () {
+    const socket = this.socket
+    if (socket !== null) {
+      socket[kConn] = null
+      socket.destroy()
+      this.socket = null
+    }
+    this.state = UNCONNECTED
+  }
+}
+
+// Connect errors Linux reports from connect() itself: ab counts these as connect failures and gives
+// up after more than 10. The others (refused, reset, unreachable) reach ab through poll() and recv(),
+// which makes them receive errors: fatal without -r.
+export const SYNC_CONNECT_ERRORS = new Set(['EADDRNOTAVAIL', 'ENETUNREACH', 'EACCES', 'EPERM', 'EADDRINUSE', 'ENOBUFS', 'EAFNOSUPPORT', 'EMFILE', 'ENFILE'])
+
+const ERROR_TEXT = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by peer',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'no route to host',
+  ENETUNREACH: 'network is unreachable',
+  EADDRNOTAVAIL: 'cannot assign requested address',
+  EPIPE: 'broken pipe'
+}
+
+/** A socket error in a few words, with its code. @param {NodeJS.ErrnoException} err */
+export function describeError (err) {
+  const text = ERROR_TEXT[err.code]
+  return text ? `${text} (${err.code})` : (err.code ? `${err.message} (${err.code})` : err.message)
+}
