@@ -1,0 +1,80 @@
+// Start one of syncbench's apps in this process: hosts its servers, watches the process, and
+// returns what the CLI and the IPC channel need. The apps' names are the `syncbench serve` names.
+import { hostServer } from './http-host.js'
+import { createServerMetrics, collectEnvironment } from './metrics.js'
+import { createSeedBcryptApp, seedBcryptRoutes, SEED_BCRYPT_PORT } from './seed-bcrypt.js'
+import { seedReadfileServers, seedReadfileHandler } from './seed-readfile.js'
+import { ensureDataFile, DEFAULT_FILE_SIZE } from './data-file.js'
+import { SyncbenchError } from '../errors.js'
+
+export const appNames = ['seed-bcrypt', 'seed-readfile', 'lab']
+export const LAB_PORT = 3001
+
+/**
+ * @typedef {object} AppOptions
+ * @property {number} [port]        seed port by default; 0 for an ephemeral port
+ * @property {string} [host='127.0.0.1']
+ * @property {number} [fileSize]    bytes of the readfile data file (default 4 MiB)
+ * @property {string} [cacheDir]    where the data file lives (see data-file.js)
+ * @property {string} [only]        seed-readfile: start only this server (readfile, readfilesync, fake-async)
+ * @property {number} [poolSize]    lab: worker threads of the worker strategy
+ * @property {'express'|'http'} [framework='express']  lab
+ */
+
+/**
+ * @typedef {object} RunningApp
+ * @property {string} app
+ * @property {(import('./http-host.js').HostedServer & { routes: string[] })[]} servers
+ * @property {import('../types.js').Environment} env
+ * @property {ReturnType<typeof createServerMetrics>} metrics
+ * @property {() => Promise<void>} close   closes every server and stops watching; idempotent
+ */
+
+/**
+ * @param {string} app one of appNames
+ * @param {AppOptions} [options]
+ * @returns {Promise<RunningApp>}
+ */
+export async function startApp (app, options = {}) {
+  const host = options.host ?? '127.0.0.1'
+  const env = collectEnvironment()
+  const metrics = createServerMetrics()
+  const servers = []
+  const closers = []
+  let closed
+  const close = () => {
+    closed ??= Promise.all(servers.map((s) => s.close()))
+      .then(() => Promise.all(closers.map((fn) => fn())))
+      .finally(() => metrics.close())
+    return closed
+  }
+  const host1 = async (name, handler, port, routes) => {
+    const server = await hostServer({ name, handler, metrics, env, port, host })
+    servers.push({ ...server, routes })
+  }
+  try {
+    if (app === 'seed-bcrypt') {
+      await host1('seed-bcrypt', createSeedBcryptApp(), options.port ?? SEED_BCRYPT_PORT, seedBcryptRoutes)
+    } else if (app === 'seed-readfile') {
+      const file = await ensureDataFile(options.fileSize ?? DEFAULT_FILE_SIZE, options)
+      const names = options.only ? [options.only] : Object.keys(seedReadfileServers)
+      for (const [i, name] of names.entries()) {
+        const seed = seedReadfileServers[name]
+        if (!seed) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `--only must be one of ${Object.keys(seedReadfileServers).join(', ')}, got "${name}"`)
+        const port = options.port === undefined ? seed.port : options.port === 0 ? 0 : options.port + i
+        await host1(name, seedReadfileHandler(name, file), port, [`GET / (${seed.description})`])
+      }
+    } else if (app === 'lab') {
+      const { createLab } = await import('./lab-app.js')
+      const lab = await createLab(options)
+      closers.push(lab.close)
+      await host1('lab', lab.handler, options.port ?? LAB_PORT, ['GET / lists the routes', 'GET /<workload>/<strategy>'])
+    } else {
+      throw new SyncbenchError('SB_ERR_INVALID_OPTION', `app must be one of ${appNames.join(', ')}, got "${app}"`)
+    }
+  } catch (err) {
+    await close()
+    throw err
+  }
+  return { app, servers, env, metrics, close }
+}

@@ -1,0 +1,100 @@
+// The file the readfile servers read: random bytes of a chosen size, generated once into a cache
+// folder and reused while its size matches. Never a path taken from a request.
+import os from 'node:os'
+import path from 'node:path'
+import { randomBytes, randomFill } from 'node:crypto'
+import { promisify } from 'node:util'
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises'
+import { SyncbenchError } from '../errors.js'
+
+export const DEFAULT_FILE_SIZE = 4 * 1024 * 1024
+export const MAX_FILE_SIZE = 1024 * 1024 * 1024
+const CHUNK = 1024 * 1024
+const fill = promisify(randomFill)
+const units = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 }
+
+/**
+ * Bytes from "4194304", "4m", "4MiB", "512k", "1g" (binary units, as the file sizes in the seed are).
+ * @param {string|number} raw
+ * @returns {number|null} null when malformed or outside 0..1 GiB
+ */
+export function parseSize (raw) {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(String(raw))
+  if (!match || !Object.hasOwn(units, match[2].toLowerCase())) return null
+  const bytes = Math.round(Number(match[1]) * units[match[2].toLowerCase()])
+  return Number.isSafeInteger(bytes) && bytes <= MAX_FILE_SIZE ? bytes : null
+}
+
+/** Byte count as people read it: 4194304 -> "4 MiB", 1000 -> "1000 B". */
+export function formatSize (bytes) {
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]]) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`
+  }
+  return `${bytes} B`
+}
+
+/**
+ * The cache folder: --cache-dir, else $SYNCBENCH_CACHE_DIR, else <os.tmpdir()>/syncbench-cache.
+ * A temporary folder because the data is random and regenerated in seconds, and a 1 GiB file
+ * has no business in a project directory.
+ * @param {{ cacheDir?: string, env?: NodeJS.ProcessEnv }} [options]
+ */
+export function cacheDir ({ cacheDir, env = process.env } = {}) {
+  return path.resolve(cacheDir || env.SYNCBENCH_CACHE_DIR || path.join(os.tmpdir(), 'syncbench-cache'))
+}
+
+const pending = new Map()
+
+/**
+ * Path of a file of exactly `size` random bytes in the cache folder, created if missing. Creation
+ * writes a temporary name and renames it, so concurrent processes never read a half-written file;
+ * concurrent calls in one process share one creation.
+ * @param {number} size bytes, 0..1 GiB
+ * @param {{ cacheDir?: string, env?: NodeJS.ProcessEnv }} [options]
+ * @returns {Promise<string>}
+ */
+export async function ensureDataFile (size, options = {}) {
+  if (!Number.isSafeInteger(size) || size < 0 || size > MAX_FILE_SIZE) {
+    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `--file-size must be 0 to 1 GiB, got "${size}"`)
+  }
+  const dir = cacheDir(options)
+  const file = path.join(dir, `data-${size}.bin`)
+  if (pending.has(file)) return pending.get(file)
+  const creation = create(dir, file, size).finally(() => pending.delete(file))
+  pending.set(file, creation)
+  return creation
+}
+
+async function create (dir, file, size) {
+  try {
+    const existing = await stat(file)
+    if (existing.isFile() && existing.size === size) return file
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw cacheError(dir, err)
+  }
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  try {
+    await mkdir(dir, { recursive: true })
+    const handle = await open(temp, 'wx')
+    try {
+      const buffer = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)))
+      for (let written = 0; written < size;) {
+        const chunk = buffer.subarray(0, Math.min(buffer.length, size - written))
+        await fill(chunk)
+        await handle.write(chunk, 0, chunk.length)
+        written += chunk.length
+      }
+    } finally {
+      await handle.close()
+    }
+    await rename(temp, file)
+  } catch (err) {
+    await unlink(temp).catch(() => {})
+    throw cacheError(dir, err)
+  }
+  return file
+}
+
+function cacheError (dir, err) {
+  return new SyncbenchError('SB_ERR_SERVER_START', `cannot create the data file in --cache-dir ${dir} (${err.code || err.message})`, { cause: err })
+}

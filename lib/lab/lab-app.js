@@ -1,0 +1,150 @@
+// The lab server: GET /<workload>/<strategy>?params on Express or bare node:http, GET / listing
+// every route with its parameters, JSON errors with the right status.
+import os from 'node:os'
+import express from 'express'
+import { Piscina } from 'piscina'
+import { workloads, strategies, strategiesOf, delayParam, execute } from './workloads.js'
+import { ensureDataFile, parseSize, DEFAULT_FILE_SIZE, formatSize } from './data-file.js'
+
+/**
+ * The route table, as GET / shows it.
+ * @param {{ fileSize?: number }} [options]
+ */
+export function labRoutes (options = {}) {
+  const routes = []
+  for (const [workload, w] of Object.entries(workloads)) {
+    for (const strategy of strategiesOf(workload)) {
+      const params = { ...w.params }
+      if (workload === 'readfile') params.size = { ...params.size, default: options.fileSize ?? DEFAULT_FILE_SIZE }
+      if (strategy === 'fake-async') params.delay = delayParam
+      routes.push({
+        method: 'GET',
+        path: `/${workload}/${strategy}`,
+        workload,
+        strategy,
+        description: `${w.description}; ${strategy}: ${strategies[strategy]}`,
+        params: Object.entries(params).map(([name, p]) => ({ name, type: p.type, default: p.default, min: p.min, max: p.max, unit: p.unit, description: p.description }))
+      })
+    }
+  }
+  return routes
+}
+
+/**
+ * Validate a route's query. Every parameter is optional; unknown or repeated ones are errors.
+ * @returns {{ params: Record<string, number> } | { error: { status: number, parameter: string, message: string } }}
+ */
+export function parseParams (route, searchParams) {
+  const params = {}
+  const specs = new Map(route.params.map((p) => [p.name, p]))
+  for (const name of new Set(searchParams.keys())) {
+    if (!specs.has(name)) return badParam(name, `${route.path} has no parameter "${name}" (parameters: ${[...specs.keys()].join(', ') || 'none'})`)
+    if (searchParams.getAll(name).length > 1) return badParam(name, `${name} is given more than once`)
+  }
+  for (const [name, spec] of specs) {
+    const raw = searchParams.get(name)
+    if (raw === null) { params[name] = spec.default; continue }
+    const value = spec.type === 'size' ? parseSize(raw) : /^\d+$/.test(raw) ? Number(raw) : null
+    const range = spec.type === 'size' ? `${spec.min} to ${formatSize(spec.max)}` : `${spec.min} to ${spec.max}`
+    if (value === null || value < spec.min || value > spec.max) {
+      return badParam(name, `${name} must be ${spec.type === 'size' ? 'a size' : 'an integer'} from ${range} (${spec.unit}), got "${raw}"`)
+    }
+    params[name] = value
+  }
+  return { params }
+}
+
+function badParam (parameter, message) {
+  return { error: { status: 400, code: 'SB_ERR_BAD_PARAMETER', parameter, message } }
+}
+
+/**
+ * @param {{ framework?: 'express'|'http', fileSize?: number, poolSize?: number, cacheDir?: string }} [options]
+ * @returns {Promise<{ handler: import('node:http').RequestListener, routes: ReturnType<typeof labRoutes>, close: () => Promise<void> }>}
+ */
+export async function createLab (options = {}) {
+  const framework = options.framework ?? 'express'
+  const poolSize = options.poolSize ?? os.availableParallelism()
+  const routes = labRoutes(options)
+  const byPath = new Map(routes.map((r) => [r.path, r]))
+  const files = new Map()
+  // The default file exists before the first request, so no measured request pays for its creation.
+  files.set(options.fileSize ?? DEFAULT_FILE_SIZE, await ensureDataFile(options.fileSize ?? DEFAULT_FILE_SIZE, options))
+
+  // Created on the first worker request so the other strategies run without idle worker threads.
+  let pool
+  const context = {
+    runInWorker (task) {
+      pool ??= new Piscina({ filename: new URL('./worker-task.js', import.meta.url).href, minThreads: poolSize, maxThreads: poolSize })
+      return pool.run(task)
+    }
+  }
+
+  const listing = JSON.stringify({ app: 'lab', framework, poolSize, routes, metrics: '/__syncbench/metrics', env: '/__syncbench/env' }, null, 2) + '\n'
+
+  /** Runs a validated request; `send(status, body, json)` answers it. */
+  function serve (pathname, search, send) {
+    const route = byPath.get(pathname)
+    if (!route) return send(404, { error: { code: 'SB_ERR_NOT_FOUND', message: `no route ${pathname} (GET / lists the routes)` } }, true)
+    const parsed = parseParams(route, new URLSearchParams(search))
+    if (parsed.error) return send(400, { error: { code: parsed.error.code, parameter: parsed.error.parameter, message: parsed.error.message } }, true)
+    const params = parsed.params
+    const done = (err, body) => err
+      ? send(500, { error: { code: 'SB_ERR_WORKLOAD', message: `${route.path}: ${err.message}` } }, true)
+      : send(200, body, false)
+    if (route.workload !== 'readfile') return execute(route.workload, route.strategy, params, context, done)
+    const file = files.get(params.size)
+    if (typeof file === 'string') return execute(route.workload, route.strategy, { ...params, file }, context, done)
+    // A new size: generate it (asynchronously, shared by concurrent requests) before the strategy runs.
+    const creating = file ?? ensureDataFile(params.size, options).then((path) => { files.set(params.size, path); return path })
+    files.set(params.size, creating)
+    creating.then((path) => execute(route.workload, route.strategy, { ...params, file: path }, context, done), (err) => {
+      files.delete(params.size)
+      done(err)
+    })
+  }
+
+  const handler = framework === 'express' ? expressHandler(serve, listing) : httpHandler(serve, listing)
+  return { handler, routes, close: async () => { await pool?.destroy() } }
+}
+
+function splitUrl (url) {
+  const q = url.indexOf('?')
+  return q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)]
+}
+
+function httpHandler (serve, listing) {
+  return (req, res) => {
+    const reply = (status, body, json) => {
+      const text = json ? JSON.stringify(body) + '\n' : body
+      res.writeHead(status, { 'Content-Type': json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) })
+      res.end(req.method === 'HEAD' ? undefined : text)
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, { error: { code: 'SB_ERR_METHOD', message: `${req.method}: only GET is allowed` } }, true)
+    const [pathname, search] = splitUrl(req.url)
+    if (pathname === '/') {
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(listing) })
+      return res.end(req.method === 'HEAD' ? undefined : listing)
+    }
+    serve(pathname, search, reply)
+  }
+}
+
+function expressHandler (serve, listing) {
+  const app = express()
+  app.disable('x-powered-by')
+  app.get('/', (req, res) => res.type('application/json').send(listing))
+  app.get('/:workload/:strategy', (req, res) => {
+    const [pathname, search] = splitUrl(req.url)
+    serve(pathname, search, (status, body, json) => json ? res.status(status).json(body) : res.status(status).type('text/plain').send(body))
+  })
+  app.use((req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return res.status(405).json({ error: { code: 'SB_ERR_METHOD', message: `${req.method}: only GET is allowed` } })
+    res.status(404).json({ error: { code: 'SB_ERR_NOT_FOUND', message: `no route ${req.path} (GET / lists the routes)` } })
+  })
+  // Express's default error page is HTML with a stack; the lab answers JSON like everywhere else.
+  app.use((err, req, res, next) => {
+    res.status(err.status || 500).json({ error: { code: 'SB_ERR_WORKLOAD', message: err.message } })
+  })
+  return app
+}

@@ -1,0 +1,139 @@
+// The server side of a measurement: one window of event-loop delay, utilization, CPU, memory and
+// threads for this process, and the environment it runs in (ServerMetrics and Environment in lib/types.js).
+import os from 'node:os'
+import { readFileSync } from 'node:fs'
+import { createHistogram, performance } from 'node:perf_hooks'
+
+// 10 ms is monitorEventLoopDelay's default resolution: fine enough to see a 65 ms hash, cheap enough to leave on.
+const LOOP_RESOLUTION_MS = 10
+// RSS is sampled this often so a peak that comes and goes inside a window is still seen (see peakRss).
+const RSS_SAMPLE_MS = 100
+
+/**
+ * Start watching this process. `requests` is a plain counter the servers increment once per request
+ * (the only per-request work metrics add); `read()` returns the window since the last reset.
+ * @returns {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, close: () => void }}
+ */
+export function createServerMetrics () {
+  // The sampler of perf_hooks.monitorEventLoopDelay, in JS: the native one forgets its last tick on
+  // reset(), so a block starting within 10 ms of a reset went unseen. Each tick records the time
+  // since the previous one; the part beyond the interval is the loop's delay.
+  const histogram = createHistogram()
+  let lastTick = performance.now()
+  const ticker = setInterval(() => {
+    const now = performance.now()
+    histogram.record(Math.max(1, Math.round((now - lastTick) * 1e6)))
+    lastTick = now
+  }, LOOP_RESOLUTION_MS).unref()
+  let start = performance.now()
+  let elu = performance.eventLoopUtilization()
+  let cpu = process.cpuUsage()
+  let maxRssKb = process.resourceUsage().maxRSS
+  let sampledPeak = process.memoryUsage.rss()
+  const sampler = setInterval(() => {
+    const rss = process.memoryUsage.rss()
+    if (rss > sampledPeak) sampledPeak = rss
+  }, RSS_SAMPLE_MS).unref()
+
+  const state = {
+    requests: 0,
+    read (options = {}) {
+      const metrics = snapshot()
+      if (options.reset) state.reset()
+      return metrics
+    },
+    reset () {
+      histogram.reset()
+      start = performance.now()
+      elu = performance.eventLoopUtilization()
+      cpu = process.cpuUsage()
+      maxRssKb = process.resourceUsage().maxRSS
+      sampledPeak = process.memoryUsage.rss()
+      state.requests = 0
+    },
+    close () {
+      clearInterval(ticker)
+      clearInterval(sampler)
+    }
+  }
+
+  function snapshot () {
+    const windowMs = performance.now() - start
+    const used = process.cpuUsage(cpu)
+    const memory = process.memoryUsage()
+    const userMs = used.user / 1000
+    const systemMs = used.system / 1000
+    return {
+      windowMs: round(windowMs),
+      requests: state.requests,
+      // A block still unsampled (the tick after it has not run yet) counts toward max.
+      eventLoopDelay: loopDelay(histogram, performance.now() - lastTick),
+      elu: round(performance.eventLoopUtilization(elu).utilization, 4),
+      cpu: { userMs: round(userMs), systemMs: round(systemMs), percent: windowMs > 0 ? round((userMs + systemMs) / windowMs * 100, 2) : 0 },
+      memory: { rssBytes: memory.rss, peakRssBytes: peakRss(memory.rss), heapUsedBytes: memory.heapUsed },
+      threads: threadCount(),
+      activeHandles: process.getActiveResourcesInfo().length
+    }
+  }
+
+  // The kernel's lifetime peak is exact when it rose during the window (the new peak happened in it);
+  // otherwise the window's peak is below it and the sampled maximum is the best estimate.
+  function peakRss (rss) {
+    const nowKb = process.resourceUsage().maxRSS
+    const sampled = Math.max(sampledPeak, rss)
+    return nowKb > maxRssKb ? Math.max(nowKb * 1024, sampled) : sampled
+  }
+
+  return state
+}
+
+/**
+ * @param {import('node:perf_hooks').RecordableHistogram} h  intervals between ticks, ns
+ * @param {number} pendingMs  time since the last tick
+ */
+function loopDelay (h, pendingMs) {
+  const pending = Math.max(0, pendingMs - LOOP_RESOLUTION_MS)
+  // An empty histogram reports min as 2^63 and mean as NaN: a window without ticks reads as zeros.
+  if (h.count === 0) return { min: 0, mean: 0, p50: 0, p99: 0, max: round(pending), stddev: 0 }
+  // Delay is what exceeds the interval (as @fastify/under-pressure and clinic report it), so an
+  // idle loop reads about 0, not 10.
+  const ms = (ns) => round(Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS))
+  return { min: ms(h.min), mean: ms(h.mean), p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: Math.max(ms(h.max), round(pending)), stddev: round(h.stddev / 1e6) }
+}
+
+/** OS threads of this process (libuv pool, V8 platform workers, worker threads); 0 where /proc is absent. */
+export function threadCount () {
+  try {
+    const match = /^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))
+    return match ? Number(match[1]) : 0
+  } catch {
+    return 0
+  }
+}
+
+function round (value, digits = 3) {
+  const f = 10 ** digits
+  return Math.round(value * f) / f
+}
+
+/**
+ * Where this process runs. UV_* are read from the environment the process started with: libuv reads
+ * UV_THREADPOOL_SIZE once, when its pool first starts, so later changes have no effect.
+ * @param {NodeJS.ProcessEnv} [env]
+ * @returns {import('../types.js').Environment}
+ */
+export function collectEnvironment (env = process.env) {
+  const cpus = os.cpus()
+  return {
+    node: process.versions.node,
+    v8: process.versions.v8,
+    uv: process.versions.uv,
+    uvThreadpoolSize: env.UV_THREADPOOL_SIZE ?? null,
+    uvUseIoUring: env.UV_USE_IO_URING ?? null,
+    cpuModel: cpus.length > 0 ? cpus[0].model.trim() : 'unknown',
+    cpuCount: os.availableParallelism(),
+    platform: process.platform,
+    arch: process.arch,
+    totalMemoryBytes: os.totalmem()
+  }
+}

@@ -1,0 +1,68 @@
+// The French seed article's three node:http servers, as published: fs.readFile on 8081,
+// fs.readFileSync on 8082, and the "fake async" setTimeout(readFileSync, 0) on 8083. Only the
+// path changes: the article's '/path/to/file' becomes the generated data file (lib/lab/data-file.js).
+// The bare writeHead + end('Coucou gamin') sets no Content-Length, so Node closes every HTTP/1.0
+// connection and ab -k gets no keep-alive here: that is the seed's behaviour, kept on purpose.
+import fs from 'node:fs'
+
+/** The servers by name (the `--only` values), their seed port and what each does. */
+export const seedReadfileServers = {
+  readfile: { port: 8081, description: 'fs.readFile' },
+  readfilesync: { port: 8082, description: 'fs.readFileSync in try/catch' },
+  'fake-async': { port: 8083, description: 'setTimeout(readFileSync, 0)' }
+}
+
+/** @param {string} file */
+export function readFileHandler (file) {
+  return function (req, res) {
+    fs.readFile(file, function (err, content) {
+      const status = err ? 500 : 200
+      res.writeHead(status, { 'Content-Type': 'text/plain' })
+      res.end('Coucou gamin')
+    })
+  }
+}
+
+/** @param {string} file */
+export function readFileSyncHandler (file) {
+  return function (req, res) {
+    let status, content
+    try {
+      // eslint-disable-next-line no-unused-vars -- the seed reads the file and ignores its content
+      content = fs.readFileSync(file)
+      status = 200
+    } catch (err) {
+      status = 500
+    }
+    res.writeHead(status, { 'Content-Type': 'text/plain' })
+    res.end('Coucou gamin')
+  }
+}
+
+/** @param {string} file */
+export function fakeAsyncHandler (file) {
+  return function (req, res) {
+    setTimeout(function () {
+      let status, content
+      try {
+        // eslint-disable-next-line no-unused-vars -- the seed reads the file and ignores its content
+        content = fs.readFileSync(file)
+        status = 200
+      } catch (err) {
+        status = 500
+      }
+      res.writeHead(status, { 'Content-Type': 'text/plain' })
+      res.end('Coucou gamin')
+    }, 0)
+  }
+}
+
+/**
+ * @param {keyof typeof seedReadfileServers} name
+ * @param {string} file
+ */
+export function seedReadfileHandler (name, file) {
+  if (name === 'readfile') return readFileHandler(file)
+  if (name === 'readfilesync') return readFileSyncHandler(file)
+  return fakeAsyncHandler(file)
+}

@@ -1,0 +1,123 @@
+// The lab's workloads x strategies as plain functions. A workload knows how to do its work
+// synchronously (`sync(params) -> body`) and, where Node has one, through an asynchronous API;
+// the generic strategies (fake-async, immediate, worker) are built from `sync`.
+import fs from 'node:fs'
+import crypto from 'node:crypto'
+import bcrypt from 'bcrypt'
+import bcryptjs from 'bcryptjs'
+import { MAX_FILE_SIZE } from './data-file.js'
+
+/**
+ * @typedef {object} ParamSpec
+ * @property {number} min
+ * @property {number} max
+ * @property {number} [default]     absent: the lab fills it in (readfile's size comes from --file-size)
+ * @property {'integer'|'size'} type   size accepts 4194304, 4m, 4MiB (lib/lab/data-file.js parseSize)
+ * @property {string} unit
+ * @property {string} description
+ */
+
+/** @typedef {(err: Error|null, body?: string) => void} Done */
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4))
+
+/** Blocks this thread for `ms`: a synchronous driver call without the driver. */
+export function blockingWait (ms) {
+  Atomics.wait(sleeper, 0, 0, ms)
+}
+
+const readBody = (bytes) => `read ${bytes} bytes`
+const waitBody = (ms) => `waited ${ms} ms`
+const pbkdf2Args = (p) => ['secret', 'syncbench-salt', p.iterations, 32, 'sha256']
+
+/**
+ * Each workload: what it models, its parameters, `sync` (returns the body), and the asynchronous
+ * strategies it has beyond the generic ones. `async`/`promises`/`stream` take (params, done).
+ * @type {Record<string, { description: string, params: Record<string, ParamSpec>, sync: (p: any) => string, async?: (p: any, done: Done) => void, promises?: (p: any, done: Done) => void, stream?: (p: any, done: Done) => void }>}
+ */
+export const workloads = {
+  bcrypt: {
+    description: "native bcrypt hash of 'secret' (the seed's workload); async runs on libuv's thread pool",
+    params: { cost: { type: 'integer', min: 4, max: 15, default: 10, unit: 'log2 rounds', description: 'bcrypt cost factor' } },
+    sync: (p) => bcrypt.hashSync('secret', p.cost),
+    async: (p, done) => bcrypt.hash('secret', p.cost).then((hash) => done(null, hash), done)
+  },
+  bcryptjs: {
+    description: "pure-JS bcrypt hash of 'secret': its async API still runs on the main thread, in slices",
+    params: { cost: { type: 'integer', min: 4, max: 15, default: 10, unit: 'log2 rounds', description: 'bcrypt cost factor' } },
+    sync: (p) => bcryptjs.hashSync('secret', p.cost),
+    async: (p, done) => bcryptjs.hash('secret', p.cost).then((hash) => done(null, hash), done)
+  },
+  readfile: {
+    description: 'read the generated data file whole (the French seed); async and promises use the thread pool',
+    params: { size: { type: 'size', min: 0, max: MAX_FILE_SIZE, unit: 'bytes', description: 'size of the file read (generated once per size, cached)' } },
+    sync: (p) => readBody(fs.readFileSync(p.file).length),
+    async: (p, done) => fs.readFile(p.file, (err, content) => err ? done(err) : done(null, readBody(content.length))),
+    promises: (p, done) => fs.promises.readFile(p.file).then((content) => done(null, readBody(content.length)), done),
+    // Streams into a counting sink rather than to the client, so every readfile strategy sends the same small body.
+    stream: (p, done) => {
+      let bytes = 0
+      fs.createReadStream(p.file)
+        .on('data', (chunk) => { bytes += chunk.length })
+        .on('error', done)
+        .on('end', () => done(null, readBody(bytes)))
+    }
+  },
+  pbkdf2: {
+    description: 'node:crypto PBKDF2-SHA256 of a fixed password: CPU work; async runs on the thread pool',
+    params: { iterations: { type: 'integer', min: 1, max: 10_000_000, default: 100_000, unit: 'iterations', description: 'PBKDF2 iterations' } },
+    sync: (p) => crypto.pbkdf2Sync(...pbkdf2Args(p)).toString('hex'),
+    async: (p, done) => crypto.pbkdf2(...pbkdf2Args(p), (err, key) => err ? done(err) : done(null, key.toString('hex')))
+  },
+  wait: {
+    description: 'pure waiting, no CPU: Atomics.wait blocks like a synchronous driver call, a timer waits like an asynchronous one',
+    params: { ms: { type: 'integer', min: 0, max: 10_000, default: 50, unit: 'ms', description: 'how long to wait' } },
+    sync: (p) => { blockingWait(p.ms); return waitBody(p.ms) },
+    async: (p, done) => setTimeout(() => done(null, waitBody(p.ms)), p.ms)
+  }
+}
+
+/** The `delay` parameter of the fake-async strategy. */
+export const delayParam = { type: 'integer', min: 0, max: 10_000, default: 0, unit: 'ms', description: 'setTimeout delay before the synchronous work' }
+
+export const strategies = {
+  sync: 'the synchronous API, on the main thread',
+  async: 'the callback or promise API',
+  'fake-async': 'setTimeout(sync, delay): returns at once, then blocks the loop anyway',
+  immediate: 'setImmediate(sync): the same trick on the check phase',
+  promises: 'the fs.promises API',
+  stream: 'fs.createReadStream piped into a counting sink',
+  worker: 'the synchronous API in a worker-thread pool (piscina, --pool-size)'
+}
+
+/** Strategies a workload offers, in the order of `strategies`. */
+export function strategiesOf (name) {
+  const w = workloads[name]
+  return Object.keys(strategies).filter((s) => !['async', 'promises', 'stream'].includes(s) || typeof w[s] === 'function')
+}
+
+/**
+ * Run one workload with one strategy. `sync` calls `done` before returning; the others later.
+ * @param {string} workload
+ * @param {string} strategy
+ * @param {Record<string, any>} params   validated, with `file` for readfile
+ * @param {{ runInWorker: (task: { workload: string, params: object }) => Promise<string> }} context
+ * @param {Done} done
+ */
+export function execute (workload, strategy, params, context, done) {
+  const w = workloads[workload]
+  const guarded = () => {
+    let body
+    try {
+      body = w.sync(params)
+    } catch (err) {
+      return done(err)
+    }
+    done(null, body)
+  }
+  if (strategy === 'sync') guarded()
+  else if (strategy === 'fake-async') setTimeout(guarded, params.delay)
+  else if (strategy === 'immediate') setImmediate(guarded)
+  else if (strategy === 'worker') context.runInWorker({ workload, params }).then((body) => done(null, body), done)
+  else w[strategy](params, done)
+}

@@ -1,0 +1,125 @@
+// The lab server on both frameworks, as a real child process: every route, its body, the listing,
+// bad parameters, unknown routes and methods.
+import { test, describe, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import os from 'node:os'
+import path from 'node:path'
+import { mkdtemp, rm, readdir } from 'node:fs/promises'
+import { spawnServer } from '../lib/lab/spawn.js'
+import { labRoutes } from '../lib/lab/lab-app.js'
+import { httpGet } from './helper.js'
+
+// Small parameters so every route is quick; the bodies still prove which work was done.
+const quick = { bcrypt: 'cost=4', bcryptjs: 'cost=4', readfile: '', pbkdf2: 'iterations=1000', wait: 'ms=1' }
+const bodies = {
+  bcrypt: /^\$2b\$04\$[./A-Za-z0-9]{53}$/,
+  bcryptjs: /^\$2b\$04\$[./A-Za-z0-9]{53}$/,
+  readfile: /^read 32768 bytes$/,
+  pbkdf2: /^[0-9a-f]{64}$/,
+  wait: /^waited 1 ms$/
+}
+
+test('the route table has every workload with its strategies', () => {
+  const paths = labRoutes().map((r) => r.path)
+  for (const w of ['bcrypt', 'bcryptjs', 'pbkdf2', 'wait']) {
+    for (const s of ['sync', 'async', 'fake-async', 'immediate', 'worker']) assert.ok(paths.includes(`/${w}/${s}`), `/${w}/${s}`)
+    assert.ok(!paths.includes(`/${w}/stream`))
+  }
+  for (const s of ['sync', 'async', 'fake-async', 'immediate', 'promises', 'stream', 'worker']) assert.ok(paths.includes(`/readfile/${s}`))
+})
+
+for (const framework of ['express', 'http']) {
+  describe(`lab --framework ${framework}`, () => {
+    let server
+    let url
+    let cacheDir
+    before(async () => {
+      cacheDir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-lab-'))
+      server = await spawnServer({ app: 'lab', args: ['--framework', framework, '--file-size', '32k', '--pool-size', '1', '--cache-dir', cacheDir] })
+      url = server.servers[0].url
+    })
+    after(async () => {
+      await server?.stop()
+      await rm(cacheDir, { recursive: true, force: true })
+    })
+
+    test('GET / lists every route with its parameters, defaults and bounds', async () => {
+      const res = await httpGet(url + '/')
+      assert.equal(res.status, 200)
+      assert.match(res.headers['content-type'], /^application\/json/)
+      const listing = JSON.parse(res.body)
+      assert.equal(listing.framework, framework)
+      assert.equal(listing.poolSize, 1)
+      assert.deepEqual(listing.routes.map((r) => r.path), labRoutes().map((r) => r.path))
+      const cost = listing.routes.find((r) => r.path === '/bcrypt/sync').params.find((p) => p.name === 'cost')
+      assert.deepEqual([cost.default, cost.min, cost.max], [10, 4, 15])
+      const size = listing.routes.find((r) => r.path === '/readfile/sync').params.find((p) => p.name === 'size')
+      assert.deepEqual([size.default, size.max], [32 * 1024, 1024 ** 3])
+      assert.deepEqual(listing.routes.find((r) => r.path === '/wait/fake-async').params.map((p) => p.name), ['ms', 'delay'])
+      assert.equal(listing.routes.find((r) => r.path === '/wait/sync').params[0].max, 10000)
+    })
+
+    test('every route answers 200 with its workload\'s body and a Content-Length', async () => {
+      for (const route of labRoutes()) {
+        const query = [quick[route.workload], route.strategy === 'fake-async' ? 'delay=1' : ''].filter(Boolean).join('&')
+        const res = await httpGet(`${url}${route.path}${query ? '?' + query : ''}`)
+        assert.equal(res.status, 200, `${route.path}: ${res.body}`)
+        assert.match(res.body, bodies[route.workload], route.path)
+        assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.body)), route.path)
+      }
+    })
+
+    test('pbkdf2 gives the same key whatever the strategy', async () => {
+      const keys = new Set()
+      for (const s of ['sync', 'async', 'immediate', 'worker']) keys.add((await httpGet(`${url}/pbkdf2/${s}?iterations=10`)).body)
+      assert.equal(keys.size, 1)
+    })
+
+    test('a new size generates its file once, in the cache folder', async () => {
+      const results = await Promise.all(['sync', 'async', 'stream'].map((s) => httpGet(`${url}/readfile/${s}?size=3k`)))
+      for (const res of results) assert.equal(res.body, 'read 3072 bytes')
+      const files = (await readdir(cacheDir)).sort()
+      assert.deepEqual(files, ['data-3072.bin', 'data-32768.bin'])
+    })
+
+    const bad = [
+      ['/bcrypt/sync?cost=3', 'cost'],
+      ['/bcrypt/sync?cost=16', 'cost'],
+      ['/bcryptjs/async?cost=ten', 'cost'],
+      ['/wait/sync?ms=10001', 'ms'],
+      ['/wait/async?ms=-1', 'ms'],
+      ['/readfile/sync?size=2g', 'size'],
+      ['/readfile/sync?size=1025m', 'size'],
+      ['/readfile/stream?size=lots', 'size'],
+      ['/pbkdf2/sync?iterations=0', 'iterations'],
+      ['/wait/fake-async?delay=10001', 'delay'],
+      ['/wait/sync?delay=1', 'delay'],
+      ['/bcrypt/sync?cost=4&cost=5', 'cost'],
+      ['/bcrypt/sync?file=/etc/passwd', 'file']
+    ]
+    for (const [path, parameter] of bad) {
+      test(`GET ${path} is a 400 naming ${parameter}`, async () => {
+        const res = await httpGet(url + path)
+        assert.equal(res.status, 400)
+        const { error } = JSON.parse(res.body)
+        assert.equal(error.code, 'SB_ERR_BAD_PARAMETER')
+        assert.equal(error.parameter, parameter)
+        assert.match(error.message, new RegExp(parameter))
+      })
+    }
+
+    for (const path of ['/nope', '/bcrypt', '/bcrypt/stream', '/readfile/fibers', '/bcrypt/sync/extra']) {
+      test(`GET ${path} is a JSON 404`, async () => {
+        const res = await httpGet(url + path)
+        assert.equal(res.status, 404)
+        assert.equal(JSON.parse(res.body).error.code, 'SB_ERR_NOT_FOUND')
+      })
+    }
+
+    test('POST is a JSON 405', async () => {
+      const res = await httpGet(url + '/bcrypt/sync', { method: 'POST' })
+      assert.equal(res.status, 405)
+      assert.equal(JSON.parse(res.body).error.code, 'SB_ERR_METHOD')
+    })
+  })
+}

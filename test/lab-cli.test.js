@@ -1,0 +1,139 @@
+// `syncbench serve` from a terminal's point of view: help, bad options, the listening lines,
+// SIGINT / SIGTERM, a busy port; and spawnServer's start failures.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import os from 'node:os'
+import path from 'node:path'
+import { spawn, execFileSync } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { runCli, binPath, startHttpServer, httpGet } from './helper.js'
+import { spawnServer } from '../lib/lab/spawn.js'
+
+/** Start `syncbench serve ...` as a user would (no IPC) and wait for its `lines` listening lines. */
+async function serveInTerminal (args, lines) {
+  const child = spawn(process.execPath, [binPath, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+  let stdout = ''
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  const closed = once(child, 'close')
+  await new Promise((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      stdout += d
+      if (stdout.split('\n').length > lines) resolve()
+    })
+    closed.then(() => reject(new Error(`serve exited early: ${stderr}`)))
+  })
+  const urls = [...stdout.matchAll(/listening on (http:\/\/\S+)/g)].map((m) => m[1])
+  return { child, urls, stdout: () => stdout, stderr: () => stderr, closed }
+}
+
+test('serve --help prints the usage on stdout and exits 0', async () => {
+  const { code, stdout, stderr } = await runCli(['serve', '--help'])
+  assert.equal(code, 0)
+  assert.equal(stderr, '')
+  assert.match(stdout, /^Usage: syncbench serve <app>/)
+  for (const word of ['seed-bcrypt', 'seed-readfile', 'lab', '--only', '--file-size', '--pool-size', '--framework', '/__syncbench/metrics']) assert.ok(stdout.includes(word), word)
+})
+
+const badInvocations = [
+  [['serve'], /serve needs an app/],
+  [['serve', 'nope'], /app must be one of seed-bcrypt, seed-readfile, lab, got "nope"/],
+  [['serve', 'lab', '--port', '70000'], /--port must be an integer from 0 to 65535, got "70000"/],
+  [['serve', 'lab', '--port', 'abc'], /--port .*got "abc"/],
+  [['serve', 'lab', '--framework', 'koa'], /--framework must be express or http, got "koa"/],
+  [['serve', 'lab', '--pool-size', '0'], /--pool-size must be an integer from 1 to 256, got "0"/],
+  [['serve', 'seed-readfile', '--file-size', '2g'], /--file-size must be a size from 0 to 1GiB .*got "2g"/],
+  [['serve', 'seed-readfile', '--only', 'fibers'], /--only must be one of readfile, readfilesync, fake-async, got "fibers"/],
+  [['serve', 'seed-bcrypt', '--only', 'readfile'], /--only applies to seed-readfile only/],
+  [['serve', 'lab', '--frobnicate'], /unknown option "--frobnicate"/],
+  [['serve', 'lab', '--port'], /"--port <value>" needs a value/]
+]
+for (const [args, message] of badInvocations) {
+  test(`syncbench ${args.join(' ')}: one line on stderr, exit 1`, async () => {
+    const { code, stdout, stderr } = await runCli(args)
+    assert.equal(code, 1)
+    assert.equal(stdout, '')
+    assert.match(stderr, message)
+    assert.equal(stderr.trim().split('\n').length, 1, stderr)
+    assert.doesNotMatch(stderr, /\bat .*\.js:\d+/)
+  })
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  test(`seed-bcrypt in a terminal: one listening line, serves, exits 0 on ${signal}`, async () => {
+    const server = await serveInTerminal(['seed-bcrypt', '--port', '0'], 1)
+    assert.match(server.stdout(), /^seed-bcrypt listening on http:\/\/127\.0\.0\.1:\d+ \(GET \/sync, GET \/async\)\n$/)
+    const res = await httpGet(server.urls[0] + '/async')
+    assert.equal(res.status, 200)
+    server.child.kill(signal)
+    const [code] = await server.closed
+    assert.equal(code, 0)
+    assert.match(server.stderr(), new RegExp(`${signal}, servers closed`))
+    await assert.rejects(httpGet(server.urls[0] + '/async'), { code: 'ECONNREFUSED' })
+  })
+}
+
+test('seed-readfile in a terminal: three lines, three processes, none left after SIGTERM', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-cli-'))
+  try {
+    const server = await serveInTerminal(['seed-readfile', '--port', '0', '--file-size', '1k', '--cache-dir', dir], 3)
+    const lines = server.stdout().trim().split('\n')
+    assert.match(lines[0], /^seed-readfile readfile listening on http:\/\/127\.0\.0\.1:\d+ \(GET \/ \(fs\.readFile, pid \d+\)\)$/)
+    assert.match(lines[1], /^seed-readfile readfilesync listening on /)
+    assert.match(lines[2], /^seed-readfile fake-async listening on /)
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number)
+    assert.equal(children.length, 3)
+    for (const url of server.urls) assert.equal((await httpGet(url)).body, 'Coucou gamin')
+    server.child.kill('SIGTERM')
+    const [code] = await server.closed
+    assert.equal(code, 0)
+    for (const pid of children) assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' })
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
+
+// 127.0.0.2 answers on Linux's loopback only; elsewhere it is not an address of the machine.
+test('lab --host binds the address given', { skip: process.platform !== 'linux' && 'needs 127.0.0.2 on loopback' }, async () => {
+  const server = await serveInTerminal(['lab', '--port', '0', '--host', '127.0.0.2', '--framework', 'http'], 1)
+  try {
+    assert.match(server.urls[0], /^http:\/\/127\.0\.0\.2:\d+$/)
+    assert.equal((await httpGet(server.urls[0] + '/wait/async?ms=0')).body, 'waited 0 ms')
+  } finally {
+    server.child.kill('SIGTERM')
+    await server.closed
+  }
+})
+
+test('a port already in use: one clear line, exit 1; spawnServer rejects with SB_ERR_SERVER_START', async () => {
+  const busy = await startHttpServer((req, res) => res.end())
+  try {
+    const { code, stdout, stderr } = await runCli(['serve', 'seed-bcrypt', '--port', String(busy.port)])
+    assert.equal(code, 1)
+    assert.equal(stdout, '')
+    assert.equal(stderr, `syncbench: seed-bcrypt: --port ${busy.port} is already in use on 127.0.0.1 (EADDRINUSE)\n`)
+    await assert.rejects(spawnServer({ app: 'seed-readfile', args: ['--only', 'readfile', '--port', String(busy.port)] }), {
+      name: 'SyncbenchError',
+      code: 'SB_ERR_SERVER_START',
+      message: `readfile: --port ${busy.port} is already in use on 127.0.0.1 (EADDRINUSE)`
+    })
+  } finally {
+    await busy.close()
+  }
+})
+
+test('spawnServer rejects with the child\'s last stderr line when it exits first, and on a start timeout', async () => {
+  await assert.rejects(spawnServer({ app: 'lab', args: ['--pool-size', 'many'] }), {
+    code: 'SB_ERR_SERVER_START',
+    message: /--pool-size must be an integer from 1 to 256, got "many"/
+  })
+  await assert.rejects(spawnServer({ app: 'lab', startTimeoutMs: 1 }), { code: 'SB_ERR_SERVER_START', message: /not ready within 1 ms/ })
+})
+
+test('a stopped handle refuses metrics and stop() is idempotent', async () => {
+  const server = await spawnServer({ app: 'seed-bcrypt' })
+  await Promise.all([server.stop(), server.stop()])
+  assert.throws(() => process.kill(server.pid, 0), { code: 'ESRCH' })
+  await assert.rejects(server.metrics(), { code: 'SB_ERR_SERVER_EXITED' })
+})
