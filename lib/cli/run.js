@@ -1,0 +1,209 @@
+// syncbench run: the seed experiments (or any experiment) with a fresh server per run, the ab report
+// of every run, the seeds' own tables with this machine's numbers, a verdict per experiment, and
+// results/<timestamp>/{results.json,summary.md}.
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { SyncbenchError, invalidOption } from '../errors.js'
+import { painter } from './output.js'
+import { formatAbReport } from '../load/ab-report.js'
+import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload } from '../run/experiment-loader.js'
+import { defaultExperiments } from '../run/experiments.js'
+import { runExperiments } from '../run/runner.js'
+import { createOutDir, writeAtomic } from '../run/results-writer.js'
+import { summarizeResults } from '../run/summarize.js'
+import { getEngine, engineNames } from '../run/engines/index.js'
+import { experimentTables, renderText } from '../report/tables.js'
+import { renderSummaryMarkdown } from '../report/markdown.js'
+import { renderReport } from '../report/report.js'
+import { createProgress } from '../run/progress.js'
+
+export const help = `Usage: syncbench run [experiment...] [options]
+
+Run experiments, each configuration in a fresh server process, and print the ab report of every run,
+the seed articles' tables with this machine's numbers and one verdict line per experiment.
+With no experiment: ${defaultExperiments.join(' and ')} (what npm start runs).
+
+Options:
+  --list                 list the built-in experiments and exit
+  --experiment <file>    run your own experiment definition (.js default export or .json); repeatable
+  --workload <file>      serve and compare the handler functions a module exports (sync(req), async(req), ...)
+  --runs <n>             repeat every configuration n times, interleaved (default 1); n >= 2 gives
+                         95% confidence intervals and Welch t-test p-values
+  -n, --requests <n>     override the experiments' request count
+  -c, --concurrency <n>  override the experiments' concurrency (sweeps keep their own axis)
+  --engine <name>        load generator: ${engineNames.join(', ')} (default builtin; external ones must be installed)
+  --target <url>         load a server already running there instead of starting one per run
+  --out <dir>            where results.json and summary.md go (default results/<timestamp>)
+  --no-calibrate         skip timing one operation alone (no ceiling in the verdict)
+  -q, --quiet            print only the tables and verdicts, no per-run ab report, no progress
+  -h, --help             show this help
+
+Progress (run, runs left, ETA) goes to stderr when it is a terminal. Ctrl-C stops after the current
+run's partial measurement and keeps everything measured so far in results.json.
+`
+
+/**
+ * @param {string[]} argv
+ * @param {import('./output.js').Io} io
+ * @returns {Promise<number>}
+ */
+export async function main (argv, io) {
+  const options = parseRunArgs(argv)
+  if (options.help) {
+    io.stdout.write(help)
+    return 0
+  }
+  if (options.list) {
+    const list = listExperiments()
+    const width = Math.max(...list.map((e) => e.name.length))
+    io.stdout.write(list.map((e) => `${e.name.padEnd(width)}  ${e.description}${defaultExperiments.includes(e.name) ? ' (default)' : ''}`).join('\n') + '\n')
+    return 0
+  }
+  const cwd = process.cwd()
+  const experiments = await resolveExperiments(options, cwd)
+  const engine = getEngine(options.engine)
+  if (!(await engine.available())) throw invalidOption('--engine', options.engine, `needs ${options.engine} installed (not found on PATH)`)
+  const outDir = await createOutDir({ out: options.out, cwd })
+
+  const controller = new AbortController()
+  // Held until the summary is written: a Ctrl-C at any point ends the runs, never the writing.
+  const onSigint = () => controller.abort()
+  process.on('SIGINT', onSigint)
+  try {
+    const outcome = await measure({ options, experiments, engine, outDir, argv, io, signal: controller.signal })
+    return await report({ outcome, outDir, cwd, io })
+  } finally {
+    process.off('SIGINT', onSigint)
+  }
+}
+
+/** The runs, with the ab report of each on stdout as it ends and progress on stderr. */
+async function measure ({ options, experiments, engine, outDir, argv, io, signal }) {
+  const paint = painter(io.stdout, io.env)
+  const progress = createProgress(io.stderr, { quiet: options.quiet })
+  try {
+    return await runExperiments({
+      experiments,
+      runs: options.runs,
+      engine,
+      target: options.target,
+      overrides: { requests: options.requests, concurrency: options.concurrency },
+      calibrate: options.calibrate,
+      outDir,
+      argv,
+      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null },
+      signal,
+      onEvent (event) {
+        progress.event(event)
+        if (event.type === 'run-end' && !options.quiet && event.record.load) {
+          const r = event.record
+          io.stdout.write(paint('bold', `\n=== ${r.id}: ${r.load.document.path} -c ${r.load.concurrency} -n ${r.load.options.requests}${r.load.options.keepAlive ? ' -k' : ''} (${r.engine}) ===`) + '\n')
+          // Runs never send a body: ab prints no "Total body sent" lines then.
+          io.stdout.write(formatAbReport(r.load, { sendBody: false }).replace(/^\n+/, ''))
+        }
+      }
+    })
+  } finally {
+    progress.done()
+  }
+}
+
+/** The tables and verdicts on stdout, summary.md and the HTML report beside results.json, the exit code. */
+async function report ({ outcome, outDir, cwd, io }) {
+  const paint = painter(io.stdout, io.env)
+  const { results, file, interrupted, error } = outcome
+  const summaries = summarizeResults(results)
+  for (const s of summaries) {
+    const tables = experimentTables(s)
+    if (tables.length === 0) continue
+    io.stdout.write('\n' + tables.map(renderText).join('\n') + '\n')
+    io.stdout.write(paint('bold', s.verdict) + '\n')
+  }
+  const summaryFile = path.join(outDir, 'summary.md')
+  await writeAtomic(summaryFile, renderSummaryMarkdown(results, summaries))
+  const rel = (f) => path.relative(cwd, f) || f
+  let reportError = null
+  let html = null
+  try {
+    html = (await renderReport(results, outDir)).html
+  } catch (err) {
+    if (!(err instanceof SyncbenchError)) throw err
+    reportError = err
+  }
+  io.stderr.write(`syncbench: results in ${rel(file)}, ${rel(summaryFile)}${html ? `, ${rel(html)}` : ''}${interrupted ? ' (interrupted: partial)' : ''}\n`)
+  const failures = [error, reportError].filter(Boolean)
+  for (const err of failures) io.stderr.write(`syncbench: ${err.message}\n`)
+  if (failures.length > 0) return 1
+  return interrupted ? 130 : 0
+}
+
+async function resolveExperiments (options, cwd) {
+  const list = []
+  for (const name of options.names) list.push(...(name === 'all' ? listExperiments() : [builtinExperiment(name)]))
+  for (const file of options.experimentFiles) list.push(...await loadExperimentFile(file, cwd))
+  if (options.workload) list.push(await loadWorkload(options.workload, cwd))
+  if (list.length === 0) list.push(...defaultExperiments.map(builtinExperiment))
+  return list
+}
+
+/**
+ * @param {string[]} argv
+ */
+export function parseRunArgs (argv) {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        list: { type: 'boolean' },
+        experiment: { type: 'string', multiple: true },
+        workload: { type: 'string' },
+        runs: { type: 'string' },
+        requests: { type: 'string', short: 'n' },
+        concurrency: { type: 'string', short: 'c' },
+        engine: { type: 'string' },
+        target: { type: 'string' },
+        out: { type: 'string' },
+        'no-calibrate': { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' }
+      }
+    })
+  } catch (err) {
+    const code = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 'SB_ERR_UNKNOWN_OPTION' : 'SB_ERR_INVALID_OPTION'
+    throw new SyncbenchError(code, `run: ${err.message.split('\n')[0]}`)
+  }
+  const { values, positionals } = parsed
+  const options = {
+    help: Boolean(values.help),
+    list: Boolean(values.list),
+    names: positionals,
+    experimentFiles: values.experiment ?? [],
+    workload: values.workload,
+    runs: positiveInt('--runs', values.runs, 1000) ?? 1,
+    requests: positiveInt('-n', values.requests, 10_000_000),
+    concurrency: positiveInt('-c', values.concurrency, 20_000),
+    engine: values.engine ?? 'builtin',
+    target: values.target,
+    out: values.out,
+    calibrate: !values['no-calibrate'],
+    quiet: Boolean(values.quiet)
+  }
+  if (!engineNames.includes(options.engine)) throw invalidOption('--engine', options.engine, `must be one of ${engineNames.join(', ')}`)
+  if (options.target !== undefined) {
+    let url
+    try { url = new URL(options.target) } catch { url = null }
+    if (!url || url.protocol !== 'http:') throw new SyncbenchError('SB_ERR_INVALID_URL', `--target must be an http:// URL, got "${options.target}"`)
+  }
+  if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
+  return options
+}
+
+function positiveInt (flag, raw, max) {
+  if (raw === undefined) return undefined
+  const n = Number(raw)
+  if (!/^\d+$/.test(raw) || n < 1 || n > max) throw invalidOption(flag, raw, `must be an integer from 1 to ${max}`)
+  return n
+}

@@ -1,0 +1,37 @@
+// summary.md: the run's tables as markdown pipe tables, with the verdicts and the machine, ready to
+// paste into a blog post. The tables are lib/report/tables.js's, so terminal and markdown never differ.
+import { experimentTables } from './tables.js'
+
+/**
+ * @param {import('./tables.js').Table} table
+ * @returns {string}
+ */
+export function renderMarkdownTable (table) {
+  const esc = (cell) => String(cell ?? '').replace(/\|/g, '\\|')
+  const head = `| ${table.columns.map(esc).join(' | ')} |`
+  const rule = `|${table.align.map((a) => a === 'right' ? '---:' : ':---').join('|')}|`
+  const rows = table.rows.map((r) => `| ${table.columns.map((_, i) => esc(r[i])).join(' | ')} |`)
+  return [head, rule, ...rows].join('\n') + '\n'
+}
+
+/**
+ * @param {import('../types.js').ResultsFile} results
+ * @param {ReturnType<typeof import('../run/summarize.js').summarizeResults>} summaries
+ * @returns {string}
+ */
+export function renderSummaryMarkdown (results, summaries) {
+  const env = results.environment
+  const out = ['# syncbench results', '']
+  out.push(`Node ${env.node} (V8 ${env.v8}, libuv ${env.uv}) on ${env.cpuModel}, ${env.cpuCount} usable cores, ${env.platform}/${env.arch}; ` +
+    `UV_THREADPOOL_SIZE ${env.uvThreadpoolSize ?? 'default (4)'}; syncbench ${results.syncbench}, engine ${results.options?.engine ?? 'builtin'}, ` +
+    `${results.options?.runs ?? 1} run(s) per configuration; ${results.createdAt}${results.finishedAt ? '' : ' (interrupted: partial results)'}.`, '')
+  for (const s of summaries) {
+    const tables = experimentTables(s)
+    if (tables.length === 0) continue
+    out.push(`## ${s.title}`, '', `\`${s.name}\`${s.description ? `: ${s.description}` : ''}`, '')
+    // The heading already names the comparison table; the server table gets its caption.
+    for (const [i, t] of tables.entries()) out.push(...(i === 0 ? [] : [`**${t.title}**`, '']), renderMarkdownTable(t))
+    out.push(`> ${s.verdict}`, '')
+  }
+  return out.join('\n')
+}

@@ -1,0 +1,135 @@
+// The comparison tables of `syncbench run` and `syncbench compare`, as data ({ title, columns, rows })
+// built from lib/run/summarize.js's summaries, and their plain-text rendering for the terminal.
+// lib/report/markdown.js renders the same tables for summary.md.
+import { formatP } from '../run/stats.js'
+
+/**
+ * @typedef {object} Table
+ * @property {string} title
+ * @property {string[]} columns
+ * @property {('left'|'right')[]} align
+ * @property {string[][]} rows
+ */
+
+/** The seed 001 comparison rows, labels as the article prints them (ab's own labels). */
+const SEED_001_ROWS = [
+  ['Concurrency Level', 'concurrency', (x) => int(x)],
+  ['Time taken for tests:', 'timeTakenSeconds', (x) => `${x.toFixed(3)} seconds`],
+  ['Complete requests:', 'completeRequests', (x) => int(x)],
+  ['Failed requests:', 'failedRequests', (x) => int(x)],
+  ['Keep-Alive requests:', 'keepAliveRequests', (x) => int(x)],
+  ['Total transferred:', 'totalTransferredBytes', (x) => `${int(x)} bytes`],
+  ['HTML transferred:', 'htmlTransferredBytes', (x) => `${int(x)} bytes`],
+  ['Requests per second:', 'requestsPerSecond', (x) => `${x.toFixed(2)} [#/sec] (mean)`],
+  ['Time per request:', 'timePerRequestMs', (x) => `${x.toFixed(3)} [ms] (mean)`],
+  ['Time per request:', 'timePerRequestAcrossMs', (x) => `${x.toFixed(3)} [ms] (mean, across all concurrent requests)`],
+  ['Transfer rate:', 'transferRateKBps', (x) => `${x.toFixed(2)} [Kbytes/sec] received`]
+]
+
+/**
+ * The tables of one experiment: its comparison table (seed 001, seed 002 or generic), then the server metrics.
+ * @param {ReturnType<typeof import('../run/summarize.js').summarizeResults>[number]} s
+ * @returns {Table[]}
+ */
+export function experimentTables (s) {
+  const measured = s.rows.filter((r) => r.runs.length > 0)
+  if (measured.length === 0) return []
+  const main = s.table === 'seed-001' ? seed001(s, measured) : s.table === 'seed-002' ? seed002(s, measured) : generic(s, measured)
+  return [main, serverTable(s, measured)].map(dropEmptyColumns)
+}
+
+/** Columns with no value in any row (the ceiling without a calibration, CIs of single runs) are left out. */
+function dropEmptyColumns (table) {
+  const keep = table.columns.map((_, i) => i === 0 || table.rows.some((r) => (r[i] ?? '') !== ''))
+  const pick = (cells) => cells.filter((_, i) => keep[i])
+  return { ...table, columns: pick(table.columns), align: pick(table.align), rows: table.rows.map(pick) }
+}
+
+function seed001 (s, rows) {
+  const body = SEED_001_ROWS.map(([name, figure, format]) => [name, ...rows.map((r) => format(r.figures[figure].mean))])
+  if (rows.some((r) => r.runs.length > 1)) {
+    body.push(['Runs', ...rows.map((r) => String(r.runs.length))])
+    body.push(['Req/s 95% CI', ...rows.map((r) => ci(r.figures.requestsPerSecond, 2))])
+  }
+  return { title: `${s.name}: ${s.title}`, columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => 'left')], rows: body }
+}
+
+function seed002 (s, rows) {
+  const ref = rows.find((r) => r.label === s.reference) ?? rows[0]
+  const pct = (x, base) => `${Math.round(x / base * 100)}%`
+  const body = rows.map((r) => {
+    const rps = r.figures.requestsPerSecond.mean
+    const across = r.figures.timePerRequestAcrossMs.mean
+    return [r.label,
+      `${rps.toFixed(2)} (${pct(rps, ref.figures.requestsPerSecond.mean)})`,
+      `${across.toFixed(3)} (${pct(across, ref.figures.timePerRequestAcrossMs.mean)})`,
+      r.runs.length > 1 ? ci(r.figures.requestsPerSecond, 2) : '',
+      significance(r)]
+  })
+  return { title: `${s.name}: ${s.title}`, columns: ['Mode', 'Req/s', 'Time/req', 'Req/s 95% CI', `vs ${s.baseline}`], align: ['left', 'right', 'right', 'right', 'left'], rows: body }
+}
+
+function generic (s, rows) {
+  const body = rows.map((r) => [r.label,
+    r.figures.requestsPerSecond.mean.toFixed(2),
+    r.runs.length > 1 ? ci(r.figures.requestsPerSecond, 2) : '',
+    r.figures.timePerRequestMs.mean.toFixed(1),
+    r.figures.timePerRequestAcrossMs.mean.toFixed(3),
+    significance(r),
+    r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`])
+  return { title: `${s.name}: ${s.title}`, columns: ['Configuration', 'Req/s', '95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right'], rows: body }
+}
+
+/** "1.97x sync p = 0.003 **" or '' for a baseline. */
+function significance (r) {
+  if (!r.comparison) return ''
+  return `${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline}, ${formatP(r.comparison.test)}`
+}
+
+function serverTable (s, rows) {
+  const body = rows.map((r) => {
+    const m = r.server
+    if (!m) return [r.label, '', '', '', '', '', '', '']
+    return [r.label, m.loopP99.toFixed(1), m.loopMax.toFixed(1), m.elu.toFixed(2), m.cpuPercent.toFixed(0), (m.peakRssBytes / 1048576).toFixed(1), String(m.threads),
+      r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`]
+  })
+  return { title: `${s.name}: server metrics (measured window)`, columns: ['Strategy', 'loop p99 ms', 'loop max ms', 'ELU', 'CPU %', 'peak RSS MiB', 'threads', 'of ceiling'], align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'], rows: body }
+}
+
+/**
+ * syncbench compare's table: req/s of b against a, compare.R's columns.
+ * @param {ReturnType<typeof import('../run/summarize.js').compareResults>} comparisons
+ * @param {{ a: string, b: string }} names
+ * @returns {Table}
+ */
+export function compareTable (comparisons, names) {
+  const rows = comparisons.map((c) => [c.experiment, c.label, c.a.mean.toFixed(2), c.b.mean.toFixed(2),
+    `${c.change >= 0 ? '+' : ''}${(c.change * 100).toFixed(2)}%`, formatPValue(c.test.p), c.test.stars])
+  return { title: `req/s: b (${names.b}) against a (${names.a})`, columns: ['Experiment', 'Configuration', 'a req/s', 'b req/s', 'change', 'p-value', 'signif.'], align: ['left', 'left', 'right', 'right', 'right', 'right', 'left'], rows }
+}
+
+/**
+ * Plain-text rendering: a title line, then columns padded to their widest cell.
+ * @param {Table} table
+ * @returns {string}
+ */
+export function renderText (table) {
+  const widths = table.columns.map((c, i) => Math.max(c.length, ...table.rows.map((r) => (r[i] ?? '').length)))
+  const line = (cells) => cells.map((c, i) => table.align[i] === 'right' ? (c ?? '').padStart(widths[i]) : (c ?? '').padEnd(widths[i])).join('  ').trimEnd()
+  return [table.title, line(table.columns), widths.map((w) => '-'.repeat(w)).join('  '), ...table.rows.map(line)].join('\n') + '\n'
+}
+
+/** compare.R-like p-value column: 4 decimals, or 3 significant digits below 0.0001. */
+function formatPValue (p) {
+  if (!(p >= 0)) return 'n/a'
+  return p < 0.0001 ? p.toExponential(2) : p.toFixed(4)
+}
+
+function ci (summary, digits) {
+  if (!(summary.ciHalfWidth >= 0)) return ''
+  return `${summary.ciLow.toFixed(digits)}..${summary.ciHigh.toFixed(digits)}`
+}
+
+function int (x) {
+  return Number.isInteger(x) ? String(x) : x.toFixed(1)
+}

@@ -1,0 +1,43 @@
+// The physical ceiling of an experiment: one operation's time measured alone (in a short child,
+// lib/run/calibrate-child.js) times the cores that can run it at once. No server strategy can beat
+// cores x (1000 / opMs) requests per second on CPU-bound work; the verdict line says how close each gets.
+import os from 'node:os'
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { SyncbenchError } from '../errors.js'
+
+const childPath = fileURLToPath(new URL('./calibrate-child.js', import.meta.url))
+const UNITS = { bcrypt: 'hash/s', bcryptjs: 'hash/s', readfile: 'read/s' }
+
+/**
+ * @typedef {object} Calibration
+ * @property {number} opMs         time of one operation alone: the 10th percentile of repeated calls
+ * @property {number} usableCores  os.availableParallelism()
+ * @property {number} ceilingRps   usableCores * 1000 / opMs
+ * @property {string} op
+ * @property {string} unit         "hash/s", "read/s"
+ * @property {number} samples
+ */
+
+/**
+ * @param {{ op: 'bcrypt'|'bcryptjs'|'readfile', cost?: number, bytes?: number }} spec
+ * @param {{ env?: NodeJS.ProcessEnv, timeoutMs?: number }} [options]
+ * @returns {Promise<Calibration>}
+ */
+export async function calibrate (spec, options = {}) {
+  const param = spec.op === 'readfile' ? String(spec.bytes ?? 4 * 1024 * 1024) : String(spec.cost ?? 10)
+  const stdout = await new Promise((resolve, reject) => {
+    execFile(process.execPath, [childPath, spec.op, param], { env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000 }, (err, out, errOut) => {
+      if (err) reject(new SyncbenchError('SB_ERR_EXPERIMENT', `calibration of ${spec.op} failed: ${(errOut || err.message).trim().split('\n').pop()}`, { cause: err }))
+      else resolve(out)
+    })
+  })
+  const { opMs, samples } = JSON.parse(stdout)
+  const usableCores = os.availableParallelism()
+  return { opMs, usableCores, ceilingRps: usableCores * 1000 / opMs, op: spec.op, unit: UNITS[spec.op], samples }
+}
+
+/** A cache key so experiments with the same operation share one calibration. */
+export function calibrationKey (spec) {
+  return `${spec.op}:${spec.cost ?? ''}:${spec.bytes ?? ''}`
+}

@@ -1,0 +1,95 @@
+// A LoadResult with every field present, for the external-engine adapters to fill with what their
+// tool reports: fields a tool does not measure stay 0 (documented per adapter), so tables, the
+// ab-format report and results.json never meet a missing field.
+import { spawn, spawnSync } from 'node:child_process'
+import { version } from '../../cli/commands.js'
+
+const zeroRow = () => ({ min: 0, mean: 0, sd: 0, median: 0, max: 0 })
+
+/**
+ * @param {import('../../types.js').LoadOptions} options
+ * @returns {import('../../types.js').LoadResult}
+ */
+export function emptyResult (options) {
+  const url = new URL(options.url)
+  const { signal, onProgress, onRequest, body, ...plain } = /** @type {any} */ (options)
+  return {
+    schema: 'syncbench/load-result@1',
+    tool: { name: 'syncbench', version },
+    options: { requests: 1, concurrency: 1, keepAlive: false, ...plain },
+    startedAt: new Date().toISOString(),
+    server: { software: '', hostname: url.hostname, port: Number(url.port || 80) },
+    document: { path: url.pathname + url.search, length: 0, variable: false },
+    concurrency: options.concurrency ?? 1,
+    timeTakenSeconds: 0,
+    completeRequests: 0,
+    failedRequests: 0,
+    failures: { connect: 0, receive: 0, length: 0, exceptions: 0 },
+    writeErrors: 0,
+    non2xxResponses: 0,
+    keepAliveRequests: 0,
+    totalTransferredBytes: 0,
+    htmlTransferredBytes: 0,
+    totalBodySentBytes: 0,
+    requestsPerSecond: 0,
+    timePerRequestMs: 0,
+    timePerRequestAcrossMs: 0,
+    transferRateKBps: 0,
+    connectionTimes: { connect: zeroRow(), processing: zeroRow(), waiting: zeroRow(), total: zeroRow() },
+    percentiles: { 50: 0, 66: 0, 75: 0, 80: 0, 90: 0, 95: 0, 98: 0, 99: 0, 100: 0 },
+    latency: { p50: 0, p75: 0, p90: 0, p99: 0, p999: 0, p9999: 0, max: 0, mean: 0, stddev: 0 },
+    statusCodes: {},
+    errors: {},
+    aborted: false
+  }
+}
+
+/** Fill the derived ab figures from the counts and the duration, as ab computes them. */
+export function deriveRates (result) {
+  const t = result.timeTakenSeconds
+  const done = result.completeRequests
+  if (t > 0 && done > 0) {
+    result.requestsPerSecond = done / t
+    result.timePerRequestMs = result.concurrency * t * 1000 / done
+    result.timePerRequestAcrossMs = t * 1000 / done
+    result.transferRateKBps = result.totalTransferredBytes / 1024 / t
+  }
+  return result
+}
+
+/**
+ * Run a command to completion, collecting stdout and stderr; kill it when `signal` aborts.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ signal?: AbortSignal, timeoutMs?: number }} [options]
+ * @returns {Promise<{ code: number|null, stdout: string, stderr: string }>}
+ */
+export function runTool (cmd, args, { signal, timeoutMs = 600_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+    // SIGINT makes ab and wrk print what they measured so far, like Ctrl-C in a terminal.
+    const onAbort = () => child.kill('SIGINT')
+    signal?.addEventListener('abort', onAbort, { once: true })
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('error', (err) => { clearTimeout(timer); reject(err) })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+/**
+ * Is `cmd` installed? Probed by running it with `args` (a help flag): spawn fails with ENOENT when absent.
+ * @param {string} cmd
+ * @param {string[]} args
+ */
+export function probe (cmd, args) {
+  const r = spawnSync(cmd, args, { stdio: 'ignore', timeout: 10_000 })
+  return !r.error
+}

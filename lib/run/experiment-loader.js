@@ -1,0 +1,202 @@
+// Where experiments come from: the built-in list, a user's --experiment file (.js default export or
+// .json), or a --workload module of handlers served by lib/run/workload-server.js. Every definition
+// is validated here, so the runner only ever sees a well-formed one.
+import path from 'node:path'
+import { readFile, stat } from 'node:fs/promises'
+import { pathToFileURL } from 'node:url'
+import { SyncbenchError } from '../errors.js'
+import { experiments as builtins } from './experiments.js'
+
+/**
+ * @typedef {object} Variant
+ * @property {string} label
+ * @property {string} path                 route with optional query, e.g. "/bcrypt/async?cost=4"
+ * @property {Record<string, string|number|boolean>} [config]
+ * @property {Partial<ServerSpec>} [server] merged over the experiment's server
+ */
+
+/**
+ * @typedef {object} ServerSpec
+ * @property {string} [app]                 a `syncbench serve` app: seed-bcrypt, seed-readfile, lab
+ * @property {string} [workload]            absolute path of a --workload module (served by lib/run/workload-server.js)
+ * @property {string[]} [args]
+ * @property {Record<string, string>} [env]
+ */
+
+/**
+ * @typedef {object} Experiment
+ * @property {string} name
+ * @property {string} title
+ * @property {string} description
+ * @property {'seed-001'|'seed-002'|'generic'} [table]
+ * @property {string} [baseline]           a variant label or config.strategy
+ * @property {string} [reference]          seed-002: the 100% row
+ * @property {ServerSpec} server
+ * @property {Record<string, any>} [load]
+ * @property {{ requests: number, concurrency: number }} [warmup]
+ * @property {Variant[]} variants
+ * @property {Record<string, (string|number|boolean)[]>} [axes]
+ * @property {{ op: 'bcrypt'|'bcryptjs'|'readfile', cost?: number, bytes?: number }} [calibration]
+ */
+
+const TABLES = ['seed-001', 'seed-002', 'generic']
+const OPS = ['bcrypt', 'bcryptjs', 'readfile']
+
+/** @returns {Experiment[]} */
+export function listExperiments () {
+  return builtins
+}
+
+/**
+ * @param {string} name
+ * @returns {Experiment}
+ */
+export function builtinExperiment (name) {
+  const found = builtins.find((e) => e.name === name)
+  if (!found) {
+    throw new SyncbenchError('SB_ERR_EXPERIMENT', `unknown experiment "${name}" (try: ${builtins.map((e) => e.name).join(', ')}; see syncbench run --list)`)
+  }
+  return found
+}
+
+/**
+ * Load a user's experiment file: a .json file, or a module whose default export is one experiment
+ * or an array of them.
+ * @param {string} file as given on the command line
+ * @param {string} cwd
+ * @returns {Promise<Experiment[]>}
+ */
+export async function loadExperimentFile (file, cwd) {
+  const abs = await existingFile('--experiment', file, cwd)
+  let data
+  try {
+    if (abs.endsWith('.json')) data = JSON.parse(await readFile(abs, 'utf8'))
+    else data = (await import(pathToFileURL(abs).href)).default
+  } catch (err) {
+    throw new SyncbenchError('SB_ERR_EXPERIMENT', `--experiment ${file} cannot be loaded: ${oneLine(err)}`, { cause: err })
+  }
+  const list = Array.isArray(data) ? data : [data]
+  return list.map((e, i) => {
+    const v = validateExperiment(e, `--experiment ${file}${list.length > 1 ? ` [${i}]` : ''}`)
+    // A workload module named in the file is found next to the file, wherever syncbench runs from.
+    if (v.server.workload) v.server = { ...v.server, workload: path.resolve(path.dirname(abs), v.server.workload) }
+    return v
+  })
+}
+
+/**
+ * Build the experiment that serves and compares a --workload module's handlers (one route per exported
+ * function, named after it).
+ * @param {string} file
+ * @param {string} cwd
+ * @returns {Promise<Experiment>}
+ */
+export async function loadWorkload (file, cwd) {
+  const abs = await existingFile('--workload', file, cwd)
+  // A module namespace lists its exports alphabetically: put the usual baseline, sync, first.
+  const names = (await workloadHandlerNames(abs, `--workload ${file}`)).sort((a, b) => (b === 'sync') - (a === 'sync'))
+  return validateExperiment({
+    name: 'workload',
+    title: `Your handlers: ${path.basename(abs)}`,
+    description: `${names.join(', ')} from ${file}`,
+    table: 'generic',
+    baseline: names.includes('sync') ? 'sync' : names[0],
+    server: { workload: abs },
+    load: { requests: 200, concurrency: 10, keepAlive: true },
+    variants: names.map((n) => ({ label: n, path: `/${encodeURIComponent(n)}`, config: { strategy: n, workload: path.basename(abs) } }))
+  }, `--workload ${file}`)
+}
+
+/**
+ * Import a workload module and list its handler functions (named exports, or the properties of a
+ * default-exported object). The workload server child calls this too, so both agree on the routes.
+ * @param {string} abs absolute path
+ * @param {string} what how error messages name the module
+ * @returns {Promise<string[]>}
+ */
+export async function workloadHandlerNames (abs, what) {
+  const handlers = await importWorkload(abs, what)
+  return Object.keys(handlers)
+}
+
+/**
+ * @param {string} abs
+ * @param {string} what
+ * @returns {Promise<Record<string, Function>>}
+ */
+export async function importWorkload (abs, what) {
+  let mod
+  try {
+    mod = await import(pathToFileURL(abs).href)
+  } catch (err) {
+    throw new SyncbenchError('SB_ERR_EXPERIMENT', `${what} threw while loading: ${oneLine(err)}`, { cause: err })
+  }
+  const source = mod.default && typeof mod.default === 'object' ? { ...mod.default, ...mod } : mod
+  const handlers = {}
+  for (const [name, value] of Object.entries(source)) {
+    if (name !== 'default' && typeof value === 'function') handlers[name] = value
+  }
+  if (Object.keys(handlers).length === 0) {
+    throw new SyncbenchError('SB_ERR_EXPERIMENT', `${what} exports no handler functions (export e.g. sync(req) and async(req))`)
+  }
+  return handlers
+}
+
+/**
+ * Check an experiment definition and fill its defaults.
+ * @param {any} e
+ * @param {string} where names the source in error messages
+ * @returns {Experiment}
+ */
+export function validateExperiment (e, where) {
+  const bad = (what) => new SyncbenchError('SB_ERR_EXPERIMENT', `${where}: ${what}`)
+  if (!e || typeof e !== 'object') throw bad('an experiment must be an object')
+  if (typeof e.name !== 'string' || !/^[\w.-]+$/.test(e.name)) throw bad(`name must be letters, digits, "-", "_" or ".", got "${e.name}"`)
+  if (e.table !== undefined && !TABLES.includes(e.table)) throw bad(`table must be one of ${TABLES.join(', ')}, got "${e.table}"`)
+  if (!e.server || (typeof e.server.app !== 'string' && typeof e.server.workload !== 'string')) throw bad('server.app must name a syncbench serve app (seed-bcrypt, seed-readfile, lab)')
+  if (!Array.isArray(e.variants) || e.variants.length === 0) throw bad('variants must be a non-empty array')
+  const labels = new Set()
+  for (const v of e.variants) {
+    if (!v || typeof v.label !== 'string' || v.label === '') throw bad('every variant needs a label')
+    if (labels.has(v.label)) throw bad(`variant label "${v.label}" appears twice`)
+    labels.add(v.label)
+    if (typeof v.path !== 'string' || !v.path.startsWith('/')) throw bad(`variant "${v.label}": path must start with "/", got "${v.path}"`)
+  }
+  const load = { ...e.load }
+  for (const key of ['requests', 'concurrency']) {
+    if (load[key] !== undefined && !(Number.isInteger(load[key]) && load[key] > 0)) throw bad(`load.${key} must be a positive integer, got "${load[key]}"`)
+  }
+  const axes = e.axes ?? {}
+  for (const [name, values] of Object.entries(axes)) {
+    if (!Array.isArray(values) || values.length === 0) throw bad(`axes.${name} must be a non-empty array`)
+  }
+  if (e.calibration !== undefined && !OPS.includes(e.calibration?.op)) throw bad(`calibration.op must be one of ${OPS.join(', ')}, got "${e.calibration?.op}"`)
+  const baseline = e.baseline ?? e.variants[0].label
+  return {
+    table: 'generic',
+    description: '',
+    ...e,
+    title: e.title ?? e.name,
+    baseline,
+    load,
+    axes,
+    warmup: { requests: 4, concurrency: 2, ...e.warmup }
+  }
+}
+
+async function existingFile (flag, file, cwd) {
+  const abs = path.resolve(cwd, file)
+  let info
+  try {
+    info = await stat(abs)
+  } catch {
+    throw new SyncbenchError('SB_ERR_EXPERIMENT', `${flag} ${file}: no such file`)
+  }
+  if (!info.isFile()) throw new SyncbenchError('SB_ERR_EXPERIMENT', `${flag} ${file}: not a file`)
+  return abs
+}
+
+function oneLine (err) {
+  const e = /** @type {Error} */ (err)
+  return String(e && e.message ? e.message : err).split('\n')[0]
+}

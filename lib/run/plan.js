@@ -1,0 +1,119 @@
+// An experiment's configuration matrix (variants x sweep axes) and the order runs happen in:
+// repeat 1 of every configuration, then repeat 2 of every configuration, ... so a slow drift of the
+// machine (thermal, another process) spreads over all configurations instead of biasing one, as
+// Node core's benchmark/compare.js interleaves its runs.
+
+/** Axes that change the load rather than the route. */
+const LOAD_AXES = { concurrency: 'concurrency', requests: 'requests', keepAlive: 'keepAlive' }
+/** How labels name an axis value: "async c=20", "async pool=4". */
+const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', keepAlive: 'k' }
+
+/**
+ * @typedef {object} Configuration
+ * @property {string} experiment
+ * @property {string} label              unique within the experiment
+ * @property {string} variant            the variant's label
+ * @property {string} group              configurations compared with each other share a group (same axis point and workload)
+ * @property {Record<string, string|number|boolean>} config
+ * @property {string} path               route with the query the axes add
+ * @property {Record<string, any>} load  LoadOptions without url
+ * @property {import('./experiment-loader.js').ServerSpec} server  with env merged (UV_THREADPOOL_SIZE)
+ */
+
+/**
+ * @param {import('./experiment-loader.js').Experiment} experiment
+ * @param {{ requests?: number, concurrency?: number, keepAlive?: boolean }} [overrides] command-line -n / -c / -k
+ * @returns {Configuration[]}
+ */
+export function expandExperiment (experiment, overrides = {}) {
+  const points = cartesian(Object.entries(experiment.axes ?? {}))
+  const out = []
+  for (const point of points) {
+    for (const variant of experiment.variants) {
+      const load = { concurrency: 1, requests: 1, ...experiment.load }
+      for (const key of ['requests', 'concurrency', 'keepAlive']) if (overrides[key] !== undefined) load[key] = overrides[key]
+      const server = {
+        ...experiment.server,
+        ...variant.server,
+        args: [...(variant.server?.args ?? experiment.server.args ?? [])],
+        env: { ...experiment.server.env, ...variant.server?.env }
+      }
+      const query = new URLSearchParams()
+      const config = { ...variant.config }
+      for (const [axis, value] of Object.entries(point)) {
+        config[axis] = value
+        if (Object.hasOwn(LOAD_AXES, axis)) load[LOAD_AXES[axis]] = value
+        else if (axis === 'threadpoolSize') server.env.UV_THREADPOOL_SIZE = String(value)
+        else query.set(axis, String(value))
+      }
+      // ab (and lib/load) refuse -c above -n; a sweep point at c=100 needs at least 100 requests anyway.
+      if (load.concurrency > load.requests) load.requests = load.concurrency
+      config.requests = load.requests
+      config.concurrency = load.concurrency
+      config.keepAlive = Boolean(load.keepAlive)
+      const suffix = Object.entries(point).map(([axis, value]) => `${SHORT[axis] ?? axis}=${value}`).join(' ')
+      const pointKey = Object.entries(point).map(([axis, value]) => `${axis}=${value}`).join('&')
+      out.push({
+        experiment: experiment.name,
+        label: suffix ? `${variant.label} ${suffix}` : variant.label,
+        variant: variant.label,
+        group: `${config.workload ?? ''}|${pointKey}`,
+        config,
+        path: withQuery(variant.path, query),
+        load,
+        server
+      })
+    }
+  }
+  return out
+}
+
+/**
+ * The configuration each one is compared with: the baseline variant at the same axis point and
+ * workload; with a single variant (a sweep), the first point of the sweep.
+ * @param {import('./experiment-loader.js').Experiment} experiment
+ * @param {Configuration[]} configurations
+ * @returns {Map<string, string>} label -> baseline label (absent: it is a baseline itself)
+ */
+export function baselines (experiment, configurations) {
+  const map = new Map()
+  if (experiment.variants.length === 1) {
+    for (const c of configurations.slice(1)) map.set(c.label, configurations[0].label)
+    return map
+  }
+  const isBase = (c) => c.variant === experiment.baseline || c.config.strategy === experiment.baseline
+  for (const c of configurations) {
+    if (isBase(c)) continue
+    const base = configurations.find((b) => b.group === c.group && isBase(b))
+    if (base) map.set(c.label, base.label)
+  }
+  return map
+}
+
+/**
+ * Runs in interleaved order, experiment by experiment.
+ * @param {Configuration[]} configurations
+ * @param {number} runs
+ * @returns {{ configuration: Configuration, repeat: number }[]}
+ */
+export function schedule (configurations, runs) {
+  const order = []
+  for (let repeat = 1; repeat <= runs; repeat++) {
+    for (const configuration of configurations) order.push({ configuration, repeat })
+  }
+  return order
+}
+
+function cartesian (entries) {
+  let points = [{}]
+  for (const [axis, values] of entries) {
+    points = points.flatMap((p) => values.map((v) => ({ ...p, [axis]: v })))
+  }
+  return points
+}
+
+function withQuery (route, query) {
+  const extra = query.toString()
+  if (!extra) return route
+  return route + (route.includes('?') ? '&' : '?') + extra
+}

@@ -1,0 +1,43 @@
+// Progress of `syncbench run` on stderr: which run, how many are left, an ETA. Only on a terminal and
+// never with --quiet, so logs and pipes stay clean; one line rewritten in place.
+
+/**
+ * @param {NodeJS.WritableStream & { isTTY?: boolean }} stream
+ * @param {{ quiet?: boolean }} [options]
+ * @returns {{ event: (event: object) => void, done: () => void }}
+ */
+export function createProgress (stream, { quiet = false } = {}) {
+  if (quiet || !stream.isTTY) return { event: () => {}, done: () => {} }
+  let shown = false
+  const show = (text) => {
+    stream.write(`\r\x1b[K${text}`)
+    shown = true
+  }
+  return {
+    event (e) {
+      if (e.type === 'calibrate') show(`syncbench: timing one ${e.op} operation alone for ${e.experiment}...`)
+      if (e.type === 'run-start') {
+        const left = e.total - e.index
+        show(`syncbench: run ${e.index}/${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${left} left${e.etaMs === null ? '' : `, ETA ${formatDuration(e.etaMs)}`}`)
+      }
+      // The per-run ab report goes to stdout: clear our line so a shared terminal stays readable.
+      if (e.type === 'run-end' && shown) {
+        stream.write('\r\x1b[K')
+        shown = false
+      }
+    },
+    done () {
+      if (shown) stream.write('\r\x1b[K')
+      shown = false
+    }
+  }
+}
+
+/** 83000 -> "1:23", 3725000 -> "1:02:05" */
+export function formatDuration (ms) {
+  const s = Math.max(0, Math.round(ms / 1000))
+  const hh = Math.floor(s / 3600)
+  const mm = Math.floor(s / 60) % 60
+  const ss = String(s % 60).padStart(2, '0')
+  return hh ? `${hh}:${String(mm).padStart(2, '0')}:${ss}` : `${mm}:${ss}`
+}

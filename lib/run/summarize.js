@@ -1,0 +1,130 @@
+// From a results file to what the tables show: per configuration the mean and 95% CI of every figure
+// over its repeats, the Welch t-test against its baseline, the efficiency against the physical
+// ceiling, the server metrics; per experiment one verdict line. Pure functions of the ResultsFile,
+// so `syncbench run`, `syncbench compare` and the report all agree.
+import { summarize as summarizeValues, welchTTest, formatP, mean } from './stats.js'
+
+/**
+ * @typedef {object} Row
+ * @property {string} label
+ * @property {import('../types.js').RunRecord[]} runs   the successful runs
+ * @property {number} failed                              runs that failed or were interrupted
+ * @property {Record<string, import('./stats.js').Summary>} figures  requestsPerSecond, timePerRequestMs, ... over repeats
+ * @property {{ baseline: string, ratio: number, test: import('./stats.js').WelchResult }|null} comparison  req/s against the baseline
+ * @property {number|null} efficiency                     mean req/s / ceiling
+ * @property {{ loopP99: number, loopMax: number, elu: number, cpuPercent: number, peakRssBytes: number, threads: number }|null} server
+ */
+
+/** LoadResult figures averaged over repeats (the seed tables' rows). */
+export const FIGURES = ['concurrency', 'timeTakenSeconds', 'completeRequests', 'failedRequests', 'keepAliveRequests',
+  'totalTransferredBytes', 'htmlTransferredBytes', 'requestsPerSecond', 'timePerRequestMs', 'timePerRequestAcrossMs', 'transferRateKBps']
+
+/**
+ * @param {import('../types.js').ResultsFile} results
+ * @returns {{ name: string, title: string, description: string, table: string, baseline?: string, reference?: string, calibration?: object, rows: Row[], verdict: string }[]}
+ */
+export function summarizeResults (results) {
+  return results.experiments.map((experiment) => {
+    const runs = results.runs.filter((r) => r.experiment === experiment.name)
+    const labels = experiment.labels ?? [...new Set(runs.map((r) => r.label))]
+    const rows = labels.map((label) => row(label, runs.filter((r) => r.label === label), experiment.calibration))
+    const byLabel = new Map(rows.map((r) => [r.label, r]))
+    for (const r of rows) {
+      const baseLabel = experiment.comparisons?.[r.label]
+      const base = baseLabel && byLabel.get(baseLabel)
+      if (!base || r.runs.length === 0 || base.runs.length === 0 || !(base.figures.requestsPerSecond.mean > 0)) continue
+      r.comparison = {
+        baseline: baseLabel,
+        ratio: r.figures.requestsPerSecond.mean / base.figures.requestsPerSecond.mean,
+        test: welchTTest(rps(r.runs), rps(base.runs))
+      }
+    }
+    const summary = { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, calibration: experiment.calibration, rows }
+    return { ...summary, verdict: verdict(summary) }
+  })
+}
+
+/** Requests per second of each run: the figure compared between strategies, as compare.R compares rates. */
+export function rps (runs) {
+  return runs.map((r) => r.load.requestsPerSecond)
+}
+
+function row (label, runs, calibration) {
+  const ok = runs.filter((r) => r.load && !r.error && !r.load.aborted)
+  const figures = {}
+  for (const f of FIGURES) figures[f] = summarizeValues(ok.map((r) => r.load[f]))
+  const servers = ok.map((r) => r.server).filter(Boolean)
+  return {
+    label,
+    runs: ok,
+    failed: runs.length - ok.length,
+    figures,
+    comparison: null,
+    // The ceiling is the calibrated operation's: rows of another workload (strategies mixes three) have none.
+    efficiency: calibration && ok.length && [undefined, calibration.op].includes(ok[0].config?.workload) ? figures.requestsPerSecond.mean / calibration.ceilingRps : null,
+    server: servers.length === 0
+      ? null
+      : {
+          loopP99: mean(servers.map((s) => s.eventLoopDelay.p99)),
+          loopMax: Math.max(...servers.map((s) => s.eventLoopDelay.max)),
+          elu: mean(servers.map((s) => s.elu)),
+          cpuPercent: mean(servers.map((s) => s.cpu.percent)),
+          peakRssBytes: Math.max(...servers.map((s) => s.memory.peakRssBytes)),
+          threads: Math.max(...servers.map((s) => s.threads))
+        }
+  }
+}
+
+/**
+ * "async is 1.97x sync (p = 0.003 **); ceiling 2 cores x 15.4 hash/s = 30.8 req/s: sync 46%, async 92%"
+ * With many configurations (sweeps) only the best and the worst ratio are named.
+ */
+function verdict ({ name, rows, calibration }) {
+  const measured = rows.filter((r) => r.runs.length > 0)
+  if (measured.length === 0) return `${name}: nothing measured`
+  let compared = rows.filter((r) => r.comparison)
+  if (compared.length > 3) {
+    const sorted = [...compared].sort((a, b) => b.comparison.ratio - a.comparison.ratio)
+    compared = [sorted[0], sorted[sorted.length - 1]]
+  }
+  const ratios = compared.map((r) => `${r.label} is ${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline} (${formatP(r.comparison.test)})`)
+  const parts = [ratios.length ? ratios.join(', ') : `${measured[0].label}: ${measured[0].figures.requestsPerSecond.mean.toFixed(2)} req/s`]
+  if (calibration) {
+    const perCore = 1000 / calibration.opMs
+    const calibrated = measured.filter((r) => r.efficiency !== null)
+    const shown = calibrated.length > 4 ? [...calibrated].sort((a, b) => b.efficiency - a.efficiency).filter((_, i, a) => i === 0 || i === a.length - 1) : calibrated
+    const eff = shown.map((r) => `${r.label} ${Math.round(r.efficiency * 100)}%`).join(', ')
+    parts.push(`ceiling ${calibration.usableCores} cores x ${fmt(perCore)} ${calibration.unit ?? 'op/s'} = ${fmt(calibration.ceilingRps)} req/s: ${eff}`)
+  }
+  const single = measured.every((r) => r.runs.length < 2) ? ' [1 run each: --runs 5 for p-values]' : ''
+  return `${name}: ${parts.join('; ')}${single}`
+}
+
+/** 3 significant figures, no exponent: 30.8, 15.4, 2250 */
+function fmt (x) {
+  if (x >= 100) return String(Math.round(x))
+  return Number(x.toPrecision(3)).toString()
+}
+
+/**
+ * syncbench compare: the same configurations in two results files, req/s of b against a.
+ * @param {import('../types.js').ResultsFile} a
+ * @param {import('../types.js').ResultsFile} b
+ * @returns {{ experiment: string, label: string, a: import('./stats.js').Summary, b: import('./stats.js').Summary, change: number, test: import('./stats.js').WelchResult }[]}
+ */
+export function compareResults (a, b) {
+  const ok = (r) => r.load && !r.error && !r.load.aborted
+  const key = (r) => `${r.experiment}\0${r.label}`
+  const keys = [...new Set(a.runs.filter(ok).map(key))]
+  const out = []
+  for (const k of keys) {
+    const ra = a.runs.filter((r) => ok(r) && key(r) === k)
+    const rb = b.runs.filter((r) => ok(r) && key(r) === k)
+    if (rb.length === 0) continue
+    const [experiment, label] = k.split('\0')
+    const sa = summarizeValues(rps(ra))
+    const sb = summarizeValues(rps(rb))
+    out.push({ experiment, label, a: sa, b: sb, change: sb.mean / sa.mean - 1, test: welchTTest(rps(rb), rps(ra)) })
+  }
+  return out
+}
