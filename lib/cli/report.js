@@ -1,0 +1,92 @@
+// syncbench report <results.json>: report.html, charts/*.png and summary.md from a results file,
+// with no network and no browser; the sweeps' text charts on stdout.
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { SyncbenchError } from '../errors.js'
+import { painter } from './output.js'
+import { readResultsFile, writeAtomic } from '../run/results-writer.js'
+import { summarizeResults } from '../run/summarize.js'
+import { renderSummaryMarkdown } from '../report/markdown.js'
+import { checkResults } from '../report/check-results.js'
+import { textCharts } from '../report/text-chart.js'
+
+export const help = `Usage: syncbench report <results.json> [options]
+
+Render the report of a results file (what syncbench run wrote, or any file of the same schema):
+  report.html    one self-contained page: the machine, the seeds' tables, every chart and every
+                 run's details; no script, no external request, readable on a phone
+  charts/*.png   each chart as a PNG for READMEs and blog posts
+  summary.md     the tables as markdown
+No network and no browser are needed. The text charts of the sweeps are printed on stdout.
+
+Options:
+  --out <dir>   where to write (default: the results file's folder)
+  --no-png      write report.html and summary.md only
+  -q, --quiet   print only the paths written
+  -h, --help    show this help
+`
+
+/**
+ * @param {string[]} argv
+ * @param {import('./output.js').Io} io
+ * @returns {Promise<number>}
+ */
+export async function main (argv, io) {
+  const options = parseReportArgs(argv)
+  if (options.help) {
+    io.stdout.write(help)
+    return 0
+  }
+  const results = await readResultsFile(options.file)
+  checkResults(results, options.file)
+  const outDir = path.resolve(options.out ?? path.dirname(options.file))
+  const paint = painter(io.stdout, io.env)
+  if (!options.quiet) {
+    const text = textCharts(results)
+    if (text) io.stdout.write(text + '\n')
+  }
+  // Plot, linkedom and resvg load only once the input is known to be good
+  const { renderReport } = await import('../report/report.js')
+  const report = await renderReport(results, outDir, { png: options.png })
+  for (const w of report.warnings) io.stderr.write(`syncbench: warning: ${w}\n`)
+  const summaryFile = path.join(outDir, 'summary.md')
+  await writeAtomic(summaryFile, renderSummaryMarkdown(results, summarizeResults(results)))
+  const show = (file) => {
+    const rel = path.relative(process.cwd(), file)
+    return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file
+  }
+  io.stdout.write(`${paint('bold', 'report')}   ${show(report.html)}\n`)
+  io.stdout.write(`${paint('bold', 'summary')}  ${show(summaryFile)}\n`)
+  if (report.charts.length) io.stdout.write(`${paint('bold', 'charts')}   ${report.charts.length} PNG in ${show(path.dirname(report.charts[0]))}${path.sep}\n`)
+  return 0
+}
+
+/**
+ * @param {string[]} argv
+ * @returns {{ help: boolean, file: string, out?: string, png: boolean, quiet: boolean }}
+ */
+export function parseReportArgs (argv) {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        out: { type: 'string' },
+        'no-png': { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' }
+      }
+    })
+  } catch (err) {
+    const code = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 'SB_ERR_UNKNOWN_OPTION' : 'SB_ERR_INVALID_OPTION'
+    throw new SyncbenchError(code, `report: ${err.message.split('\n')[0]}`)
+  }
+  const { values, positionals } = parsed
+  if (values.help) return { help: true, file: '', png: true, quiet: false }
+  if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', 'report needs a results file: syncbench report <results.json> (see syncbench report --help)')
+  if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `report takes one results file, got ${positionals.length}: ${positionals.join(' ')}`)
+  if (values.out === '') throw new SyncbenchError('SB_ERR_INVALID_OPTION', '--out must be a folder, got ""')
+  return { help: false, file: positionals[0], out: values.out, png: !values['no-png'], quiet: Boolean(values.quiet) }
+}

@@ -1,0 +1,172 @@
+// From a ResultsFile to the numbers the charts draw: which axis an experiment sweeps, which runs form a
+// series, and the mean and 95% CI of repeated runs (lib/run/stats.js, compare.R's method).
+import { summarize } from '../run/stats.js'
+
+/** Config keys that are settings of the experiment, never a swept axis worth a chart of its own. */
+const NOT_AXES = new Set(['strategy', 'requests', 'app', 'workload', 'keepAlive', 'engine', 'timelimit'])
+
+/** Axes whose values span decades, drawn on a log scale when every value is positive. */
+const LOG_AXES = new Set(['concurrency', 'threadpoolSize', 'poolSize', 'fileSize', 'cost', 'requests'])
+
+/**
+ * @typedef {object} Point one configuration of a series, its repeated runs summarized
+ * @property {string} series
+ * @property {string} strategy   config.strategy ('' when unset): picks the colour
+ * @property {string} label      the runs' label (what the tables call this configuration)
+ * @property {number|null} x     the swept axis value (null when the experiment sweeps nothing numeric)
+ * @property {import('../types.js').RunRecord[]} runs   the successful runs
+ * @property {number} n
+ * @property {number} mean
+ * @property {number} ciLow      NaN when n < 2
+ * @property {number} ciHigh
+ */
+
+/**
+ * Group a file's runs by experiment, keeping the file's experiment order, then any experiment only the
+ * runs name (a runner killed before it wrote the list still leaves readable runs).
+ * @param {import('../types.js').ResultsFile} results
+ * @returns {{ experiment: import('../types.js').ResultsFile['experiments'][number], runs: import('../types.js').RunRecord[] }[]}
+ */
+export function experimentsOf (results) {
+  const byName = new Map()
+  for (const e of results.experiments ?? []) byName.set(e.name, { experiment: e, runs: [] })
+  for (const run of results.runs ?? []) {
+    if (!byName.has(run.experiment)) {
+      byName.set(run.experiment, { experiment: { name: run.experiment, title: run.experiment, description: '', axes: [] }, runs: [] })
+    }
+    byName.get(run.experiment).runs.push(run)
+  }
+  return [...byName.values()].filter((g) => g.runs.length > 0)
+}
+
+/**
+ * The numeric config key whose values vary across the runs: the experiment's declared axes first,
+ * then any other varying numeric key (older files, hand-written experiments).
+ * @param {{ axes?: string[] }} experiment
+ * @param {import('../types.js').RunRecord[]} runs
+ * @returns {string|null}
+ */
+export function sweptAxis (experiment, runs) {
+  const varies = (key) => {
+    const values = new Set(runs.map((r) => r.config?.[key]))
+    return values.size > 1 && [...values].every((v) => typeof v === 'number')
+  }
+  for (const key of experiment.axes ?? []) if (!NOT_AXES.has(key) && varies(key)) return key
+  const keys = new Set(runs.flatMap((r) => Object.keys(r.config ?? {})))
+  for (const key of keys) if (!NOT_AXES.has(key) && varies(key)) return key
+  return null
+}
+
+/**
+ * What names a series: the run's label (what the tables call it) without the swept axis's token
+ * ("async c=20" -> "async", as lib/run/plan.js builds labels), else the config values that vary.
+ * @param {import('../types.js').RunRecord[]} runs
+ * @param {string|null} axis
+ * @returns {(run: import('../types.js').RunRecord) => string}
+ */
+export function seriesOf (runs, axis) {
+  if (axis === null) return (run) => run.label
+  const stripped = (run) => {
+    const value = String(run.config?.[axis])
+    const tokens = String(run.label).split(' ')
+    const kept = tokens.filter((t) => !(t.includes('=') && t.slice(t.indexOf('=') + 1) === value))
+    return kept.length < tokens.length && kept.length > 0 ? kept.join(' ') : null
+  }
+  if (runs.every((r) => stripped(r) !== null)) return stripped
+  const keys = [...new Set(runs.flatMap((r) => Object.keys(r.config ?? {})))]
+    .filter((k) => k !== axis && k !== 'requests' && new Set(runs.map((r) => r.config?.[k])).size > 1)
+  if (keys.length === 0) return (run) => String(run.config?.strategy ?? run.experiment)
+  keys.sort((a, b) => (b === 'strategy') - (a === 'strategy'))
+  return (run) => keys.map((k) => k === 'strategy' ? String(run.config[k]) : `${k}=${run.config[k]}`).join(' ')
+}
+
+/** @param {string} axis @param {number[]} values */
+export function isLogAxis (axis, values) {
+  if (!LOG_AXES.has(axis) || values.some((v) => !(v > 0))) return false
+  return Math.max(...values) / Math.min(...values) >= 8
+}
+
+/**
+ * Summarize one metric per (series, x): mean and 95% CI over the repeats that succeeded.
+ * @param {import('../types.js').RunRecord[]} runs
+ * @param {string|null} axis
+ * @param {(run: import('../types.js').RunRecord) => number|undefined|null} metric
+ * @returns {Point[]}
+ */
+export function summarizeBy (runs, axis, metric) {
+  const series = seriesOf(runs, axis)
+  const groups = new Map()
+  for (const run of runs) {
+    if (run.error || !run.load) continue
+    const value = metric(run)
+    if (typeof value !== 'number' || !Number.isFinite(value)) continue
+    const x = axis === null ? null : Number(run.config[axis])
+    const key = `${series(run)}\u0000${x}`
+    if (!groups.has(key)) groups.set(key, { series: series(run), strategy: String(run.config?.strategy ?? ''), label: run.label, x, runs: [], values: [] })
+    const g = groups.get(key)
+    g.runs.push(run)
+    g.values.push(value)
+  }
+  return [...groups.values()].map(({ values, ...g }) => {
+    const s = summarize(values)
+    return { ...g, n: s.n, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh }
+  })
+}
+
+/** Series names in first-seen order. @param {Point[]} points */
+export function seriesNames (points) {
+  return [...new Set(points.map((p) => p.series))]
+}
+
+/**
+ * Percentile curve of one group of runs: the HDR latency percentiles averaged over the repeats.
+ * Each point's `rank` is 1 / (1 - q), the classic HdrHistogram x axis that spreads out the tail.
+ * @param {import('../types.js').RunRecord[]} runs
+ * @returns {{ q: number, rank: number, ms: number }[]}
+ */
+export function latencyCurve (runs) {
+  const keys = [['p50', 0.5], ['p75', 0.75], ['p90', 0.9], ['p99', 0.99], ['p999', 0.999], ['p9999', 0.9999]]
+  const ok = runs.filter((r) => r.load?.latency)
+  if (ok.length === 0) return []
+  return keys
+    .map(([key, q]) => ({ q, rank: 1 / (1 - q), ms: summarize(ok.map((r) => r.load.latency[key])).mean }))
+    .filter((p) => Number.isFinite(p.ms) && p.ms > 0)
+}
+
+/** The experiment title without its parenthesised details or "requests/s vs ...", for secondary charts. */
+export function shortTitle (experiment) {
+  return String(experiment.title || experiment.name).replace(/\s+\([^)]*\)\s*$/, '').replace(/:\s*requests\/s vs .*$/, '')
+}
+
+/** "Title: more", or "Title? more" when the title already ends a sentence. */
+export function joinTitle (title, more) {
+  return /[?!.]$/.test(title) ? `${title} ${more[0].toUpperCase()}${more.slice(1)}` : `${title}: ${more}`
+}
+
+/** Human label for an axis name. @param {string} axis */
+export function axisTitle (axis) {
+  return {
+    concurrency: 'concurrency',
+    threadpoolSize: 'UV_THREADPOOL_SIZE',
+    poolSize: 'worker pool size',
+    delay: 'setTimeout delay (ms)',
+    fileSize: 'file size',
+    cost: 'cost per request',
+    requests: 'requests'
+  }[axis] ?? axis
+}
+
+/** Format an axis value for ticks and tables. @param {string} axis @param {number} v */
+export function formatAxisValue (axis, v) {
+  if (axis === 'fileSize') return formatBytes(v)
+  return String(v)
+}
+
+/** 65536 -> "64 KiB". @param {number} bytes */
+export function formatBytes (bytes) {
+  const units = ['B', 'KiB', 'MiB', 'GiB']
+  let v = bytes
+  let i = 0
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++ }
+  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[i]}`
+}

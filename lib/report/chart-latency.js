@@ -1,0 +1,168 @@
+// The two charts about waiting: the client's latency percentile curve (where the sync tail in seconds
+// sits beside async's) and the server's event-loop delay (how late the loop ran while it served).
+import * as Plot from '@observablehq/plot'
+import { latencyCurve, seriesOf, seriesNames, summarizeBy, formatAxisValue, axisTitle, shortTitle, joinTitle } from './chart-data.js'
+import { colorsFor, niceLogTicks, formatMs, INK } from './chart-style.js'
+import { sweepChart, strategyOf, WIDTH } from './chart-kinds.js'
+
+const RANKS = [2, 10, 100, 1000, 10000]
+const RANK_LABEL = { 2: '50%', 10: '90%', 100: '99%', 1000: '99.9%', 10000: '99.99%' }
+
+/**
+ * Percentile curves, one per series. In a sweep with several series, the curves are taken at the
+ * largest axis value (where the difference is widest); with one series, one curve per axis value.
+ * @param {import('./charts.js').ChartContext} ctx
+ * @returns {import('./svg.js').ChartSpec|null}
+ */
+export function latencyChart ({ experiment, runs, axis, note, id, name, width = WIDTH }) {
+  const series = seriesOf(runs, axis)
+  let groups
+  let where = ''
+  if (axis === null) {
+    groups = groupBy(runs, series)
+  } else {
+    const names = new Set(runs.map(series))
+    if (names.size > 1) {
+      // the largest axis value every series reached (a failed run must not drop a series)
+      const xsOf = (name) => new Set(runs.filter((r) => series(r) === name).map((r) => Number(r.config[axis])))
+      const common = [...names].map(xsOf).reduce((a, b) => new Set([...a].filter((x) => b.has(x))))
+      const top = Math.max(...(common.size ? common : runs.map((r) => Number(r.config[axis]))))
+      groups = groupBy(runs.filter((r) => Number(r.config[axis]) === top), series)
+      where = ` At ${axisTitle(axis).replace(/ \(.*\)$/, '')} = ${formatAxisValue(axis, top)}.`
+    } else {
+      const name = [...names][0]
+      groups = groupBy(runs, (r) => `${name} ${shortAxis(axis)}=${formatAxisValue(axis, Number(r.config[axis]))}`)
+      const order = (k) => Number(groups.get(k)[0].config[axis])
+      groups = new Map([...groups].sort((a, b) => order(a[0]) - order(b[0])))
+    }
+  }
+  const data = []
+  for (const [name, rs] of groups) for (const p of latencyCurve(rs)) data.push({ series: name, ...p, n: rs.length })
+  if (data.length === 0) return null
+  const names = [...groups.keys()]
+  const strategy = (name) => String(groups.get(name)[0].config?.strategy ?? '')
+  const colors = axis !== null && new Set(runs.map(series)).size === 1 ? sequentialColors(names) : colorsFor(names, strategy)
+  const color = (d) => colors.get(d.series)
+  const lo = Math.min(...data.map((d) => d.ms)) / 1.25
+  const hi = Math.max(...data.map((d) => d.ms)) * 1.25
+  const repeats = Math.max(...data.map((d) => d.n))
+  return {
+    id: `${id}-latency`,
+    experiment: name,
+    kind: 'latency',
+    title: joinTitle(shortTitle(experiment), 'latency by percentile'),
+    subtitle: `Time per request at each percentile, both axes log scale: the further right, the rarer the request.${where}` +
+      (repeats > 1 ? ` Each curve averages ${repeats} runs.` : ''),
+    note,
+    legend: names.map((n) => ({ label: n, color: colors.get(n) })),
+    plot: {
+      width,
+      height: width < 500 ? 280 : 340,
+      marginLeft: 60,
+      marginRight: 28,
+      marginBottom: 40,
+      color: { type: 'identity' },
+      x: { type: 'log', domain: [1.8, 11000], ticks: RANKS, tickFormat: (v) => RANK_LABEL[v] ?? '', label: 'percentile →', labelAnchor: 'center' },
+      y: { type: 'log', domain: [lo, hi], ticks: niceLogTicks(lo, hi), tickFormat: formatMs, grid: true, label: '↑ latency' },
+      marks: [
+        Plot.line(data, { x: 'rank', y: 'ms', z: 'series', stroke: color, strokeWidth: 2.5 }),
+        Plot.dot(data, { x: 'rank', y: 'ms', fill: color, r: 3.5, stroke: 'white', strokeWidth: 1, title: (d) => `${d.series}: ${Number((d.q * 100).toPrecision(4))}% of requests within ${formatMs(d.ms)}` })
+      ]
+    }
+  }
+}
+
+/**
+ * Event-loop delay of the server: p50, p99 and max per configuration; in a sweep, p99 against the axis.
+ * @param {import('./charts.js').ChartContext} ctx
+ * @returns {import('./svg.js').ChartSpec|null}
+ */
+export function eventLoopChart ({ experiment, runs, axis, note, id, name, width = WIDTH }) {
+  const withServer = runs.filter((r) => r.server?.eventLoopDelay)
+  if (withServer.length === 0) return null
+  const base = {
+    id: `${id}-event-loop`,
+    experiment: name,
+    kind: 'event-loop',
+    title: joinTitle(shortTitle(experiment), 'server event-loop delay'),
+    note,
+    width
+  }
+  if (axis !== null) {
+    const points = summarizeBy(withServer, axis, (r) => r.server.eventLoopDelay.p99)
+    return sweepChart({
+      ...base,
+      subtitle: 'p99 of how late the server\'s event loop ran (perf_hooks.monitorEventLoopDelay), log scale: while it is late, every request waits.',
+      points,
+      axis,
+      refs: [],
+      repeated: points.some((p) => p.n > 1),
+      yLabel: 'p99 event-loop delay (ms)',
+      yType: 'log'
+    })
+  }
+  const stats = ['p50', 'p99', 'max']
+  const rows = stats.map((s) => summarizeBy(withServer, null, (r) => r.server.eventLoopDelay[s]))
+  const data = rows[0].map((p, i) => ({ series: p.series, p50: p.mean, p99: rows[1][i].mean, max: rows[2][i].mean }))
+  const names = seriesNames(rows[0])
+  const colors = colorsFor(names, strategyOf(rows[0]), { unique: false })
+  const color = (d) => colors.get(d.series)
+  const values = data.flatMap((d) => [d.p50, d.p99, d.max]).filter((v) => v > 0)
+  const lo = Math.min(...values) / 1.5
+  const longest = Math.max(...names.map((n) => n.length))
+  const marginLeft = Math.min(width * 0.3, 16 + longest * 7.2)
+  const inner = width - marginLeft - 28
+  // keep 80 px right of the largest max for its printed value: on a log axis that sets the upper end
+  const top = Math.max(...values) * 1.05
+  const hi = lo * (top / lo) ** (inner / Math.max(inner - 80, inner / 2))
+  return {
+    ...base,
+    subtitle: 'How late the server\'s event loop ran timers during the run (perf_hooks.monitorEventLoopDelay), log scale. ' +
+      'While the loop is late, every request waits.',
+    legend: [
+      { label: 'p50', color: INK, shape: 'ring' },
+      { label: 'p99', color: INK, shape: 'dot' },
+      { label: 'max', color: INK, shape: 'tick' }
+    ],
+    plot: {
+      width,
+      height: 56 + names.length * 44,
+      marginTop: 8,
+      marginLeft,
+      marginRight: 28,
+      marginBottom: 40,
+      color: { type: 'identity' },
+      x: { type: 'log', domain: [lo, hi], ticks: niceLogTicks(lo, hi), tickFormat: formatMs, grid: true, label: 'event-loop delay →', labelAnchor: 'center' },
+      y: { domain: names, label: null, tickSize: 0 },
+      marks: [
+        Plot.ruleY(data, { y: 'series', x1: 'p50', x2: 'max', stroke: color, strokeWidth: 3, strokeOpacity: 0.5 }),
+        Plot.tickX(data, { y: 'series', x: 'max', stroke: color, strokeWidth: 2.5, insetTop: 10, insetBottom: 10 }),
+        Plot.dot(data, { y: 'series', x: 'p99', fill: color, r: 6, title: (d) => `${d.series}: p99 ${formatMs(d.p99)}` }),
+        Plot.dot(data, { y: 'series', x: 'p50', fill: 'white', stroke: color, strokeWidth: 2, r: 5.5, title: (d) => `${d.series}: p50 ${formatMs(d.p50)}` }),
+        Plot.text(data, { y: 'series', x: 'max', text: (d) => `max ${formatMs(d.max)}`, dx: 8, textAnchor: 'start', fill: INK, fontSize: 11 })
+      ]
+    }
+  }
+}
+
+function groupBy (runs, key) {
+  const map = new Map()
+  for (const r of runs) {
+    const k = key(r)
+    if (!map.has(k)) map.set(k, [])
+    map.get(k).push(r)
+  }
+  return map
+}
+
+function shortAxis (axis) {
+  return { concurrency: 'c', threadpoolSize: 'pool', poolSize: 'pool', fileSize: 'size' }[axis] ?? axis
+}
+
+/** Light to dark blue for an ordered axis, so the eye reads the order without the legend. */
+function sequentialColors (names) {
+  const ramp = ['#9ecae1', '#6baed6', '#4292c6', '#2171b5', '#08519c', '#08306b']
+  const map = new Map()
+  names.forEach((n, i) => map.set(n, ramp[Math.round(i * (ramp.length - 1) / Math.max(1, names.length - 1))]))
+  return map
+}

@@ -1,0 +1,203 @@
+// Which charts a results file deserves, decided from its data: a sweep gets metric-vs-axis lines, an
+// experiment without a numeric axis gets one bar per configuration; both get the latency percentile
+// curve. Repeated runs draw 95% confidence intervals; a calibrated experiment draws its physical ceiling.
+import { experimentsOf, sweptAxis, summarizeBy, seriesNames, axisTitle, shortTitle, joinTitle } from './chart-data.js'
+import { environmentNote } from './chart-style.js'
+import { sweepChart, barChart } from './chart-kinds.js'
+import { latencyChart, eventLoopChart } from './chart-latency.js'
+
+const MiB = 1048576
+/** Strategies that run the work on the event loop: one core is their ceiling whatever the machine has. */
+const BLOCKING = new Set(['sync', 'fake-async', 'immediate', 'bcryptjs-sync', 'bcryptjs-async'])
+
+/**
+ * @typedef {object} ChartContext
+ * @property {object} experiment  the experiment entry (title adjusted for a workload part)
+ * @property {string} name        the experiment's name in the results file
+ * @property {string} id          file-name prefix of this part's charts
+ * @property {import('../types.js').RunRecord[]} runs   successful runs only
+ * @property {string|null} axis
+ * @property {number|null} cores
+ * @property {string} note
+ * @property {number} [width]     layout width in px (default 720; report.html adds a narrow one for phones)
+ */
+
+/**
+ * The charts of a results file, in reading order (experiment by experiment).
+ * @param {import('../types.js').ResultsFile} results
+ * @param {{ width?: number }} [options]
+ * @returns {import('./svg.js').ChartSpec[]}
+ */
+export function chartsFor (results, options = {}) {
+  const specs = []
+  for (const { experiment, runs } of experimentsOf(results)) {
+    const ok = runs.filter((r) => !r.error && r.load)
+    if (ok.length === 0) continue
+    for (const part of partsOf(experiment, ok, results)) {
+      const ctx = { ...part, width: options.width }
+      specs.push(throughput(ctx), latencyChart(ctx))
+      if (ctx.runs.some((r) => r.server)) specs.push(eventLoopChart(ctx), cpu(ctx), memory(ctx))
+    }
+  }
+  return specs.filter(Boolean)
+}
+
+/**
+ * An experiment without a swept axis that mixes workloads (bcrypt at 14 req/s, readfile at 600) is
+ * charted one workload at a time: on one axis the slow workload's bars would be invisible.
+ * @returns {ChartContext[]}
+ */
+function partsOf (experiment, runs, results) {
+  const axis = sweptAxis(experiment, runs)
+  const base = {
+    name: experiment.name,
+    axis,
+    cores: runs.find((r) => r.serverEnv)?.serverEnv.cpuCount ?? results.environment?.cpuCount ?? null,
+    note: environmentNote(results.environment)
+  }
+  const workloads = [...new Set(runs.map((r) => r.config?.workload))]
+  if (axis !== null || workloads.length < 2 || workloads.includes(undefined)) {
+    return [{ ...base, experiment, id: slug(experiment.name), runs }]
+  }
+  return workloads.map((w) => {
+    const cal = experiment.calibration
+    const applies = cal && (!cal.op || String(cal.op) === String(w))
+    return {
+      ...base,
+      experiment: { ...experiment, title: `${experiment.title} — ${w}`, calibration: applies ? cal : undefined },
+      id: slug(`${experiment.name}-${w}`),
+      runs: runs.filter((r) => r.config.workload === w)
+    }
+  })
+}
+
+/** @param {ChartContext} ctx */
+function throughput (ctx) {
+  const { experiment, runs, axis } = ctx
+  const points = summarizeBy(runs, axis, (r) => r.load.requestsPerSecond)
+  const repeated = points.some((p) => p.n > 1)
+  const means = points.map((p) => p.mean)
+  // a sweep over decades of cost (file sizes) spans decades of req/s too: only a log axis shows both ends
+  const yType = Math.min(...means) > 0 && Math.max(...means) / Math.min(...means) >= 20 ? 'log' : 'linear'
+  const refs = ceilings(experiment.calibration, axis, points, ctx.cores)
+  const spec = {
+    id: `${ctx.id}-throughput`,
+    experiment: ctx.name,
+    width: ctx.width,
+    kind: 'throughput',
+    title: joinTitle(experiment.title, axis ? `requests/s vs ${axisTitle(axis)}` : 'requests per second'),
+    subtitle: subtitleFor(points, 'requests per second, higher is better'),
+    note: ctx.note,
+    yLabel: 'requests / s'
+  }
+  if (axis) return sweepChart({ ...spec, points, axis, refs, repeated, yType, zero: yType === 'linear' })
+  return barChart({ ...spec, points, refs, repeated, format: (v) => `${fmt(v)} req/s` })
+}
+
+/**
+ * The physical ceiling from the runner's calibration: cores x 1000 / opMs. Along the threads or the
+ * requests in flight, only min(x, cores) operations can run at once, so the ceiling bends there;
+ * strategies that work on the event loop also get their own one-core line.
+ * @returns {import('./chart-kinds.js').Reference[]}
+ */
+function ceilings (cal, axis, points, machineCores) {
+  if (!(cal?.opMs > 0)) return []
+  const single = 1000 / cal.opMs
+  const cores = cal.usableCores ?? machineCores ?? 1
+  const unit = cal.unit ? ` ${cal.unit}` : ' op/s'
+  const refs = []
+  if (axis === 'threadpoolSize' || axis === 'poolSize' || axis === 'concurrency') {
+    const what = { threadpoolSize: 'threads', poolSize: 'workers', concurrency: 'c' }[axis]
+    refs.push({ label: `ceiling: min(${what}, ${cores} cores) × ${fmt(single)}${unit}`, curve: (x) => Math.min(x, cores) * single })
+  } else {
+    refs.push({ label: `ceiling: ${cores} cores × ${fmt(single)}${unit} = ${fmt(cores * single)} req/s`, value: cores * single })
+  }
+  if (cores > 1 && points.some((p) => BLOCKING.has(p.strategy))) {
+    refs.push({ label: `one core (work on the event loop): ${fmt(single)} req/s`, value: single })
+  }
+  return refs
+}
+
+function cpu (ctx) {
+  const { experiment, runs, axis, cores } = ctx
+  const points = summarizeBy(runs, axis, (r) => r.server?.cpu.percent)
+  if (points.length === 0) return null
+  const refs = [{ label: 'one core (100%)', value: 100 }]
+  if (cores > 1) refs.push({ label: `all ${cores} cores (${cores * 100}%)`, value: cores * 100 })
+  const base = {
+    id: `${ctx.id}-cpu`,
+    experiment: ctx.name,
+    width: ctx.width,
+    kind: 'cpu',
+    title: joinTitle(shortTitle(experiment), 'server CPU'),
+    subtitle: subtitleFor(points, 'percent of one core used by the server process during the measured window'),
+    note: ctx.note,
+    yLabel: 'CPU (% of one core)'
+  }
+  if (axis) return sweepChart({ ...base, points, axis, refs, repeated: points.some((p) => p.n > 1), zero: true })
+  return barChart({ ...base, points, refs, repeated: points.some((p) => p.n > 1), format: (v) => `${Math.round(v)}%` })
+}
+
+function memory (ctx) {
+  const { experiment, runs, axis } = ctx
+  const points = summarizeBy(runs, axis, (r) => r.server ? r.server.memory.peakRssBytes / MiB : undefined)
+  if (points.length === 0) return null
+  const threads = (p) => {
+    const t = p.runs.map((r) => r.server?.threads).filter((x) => x > 0)
+    return t.length ? Math.round(t.reduce((a, b) => a + b, 0) / t.length) : null
+  }
+  const base = {
+    id: `${ctx.id}-memory`,
+    experiment: ctx.name,
+    width: ctx.width,
+    kind: 'memory',
+    title: joinTitle(shortTitle(experiment), 'peak memory and threads'),
+    subtitle: 'Peak resident set size of the server process, with its OS thread count (each thread holds a stack, blocked or not).',
+    note: ctx.note,
+    yLabel: 'peak RSS (MiB)'
+  }
+  if (axis) {
+    const single = seriesNames(points).length === 1
+    const range = (name) => {
+      const ts = points.filter((p) => p.series === name).map(threads).filter((t) => t !== null)
+      if (ts.length === 0) return name
+      const lo = Math.min(...ts)
+      const hi = Math.max(...ts)
+      return `${name} · ${lo === hi ? lo : `${lo}–${hi}`} threads`
+    }
+    return sweepChart({
+      ...base,
+      points,
+      axis,
+      refs: [],
+      repeated: points.some((p) => p.n > 1),
+      zero: true,
+      legendLabel: range,
+      // one series: room to print each point's thread count; several: the legend gives the range
+      pointLabel: single ? (p) => threads(p) === null ? '' : `${threads(p)} threads` : undefined
+    })
+  }
+  return barChart({ ...base, points, refs: [], repeated: points.some((p) => p.n > 1), format: (v, p) => `${Math.round(v)} MiB · ${threads(p) ?? '?'} threads` })
+}
+
+function subtitleFor (points, what) {
+  const ns = [...new Set(points.map((p) => p.n))]
+  const most = Math.max(...ns)
+  if (most <= 1) return `${cap(what)}; one run per point.`
+  return `${cap(what)}; mean of ${ns.length === 1 ? most : `up to ${most}`} runs, whiskers show the 95% confidence interval.`
+}
+
+const cap = (s) => s[0].toUpperCase() + s.slice(1)
+
+/** @param {number} v */
+export function fmt (v) {
+  if (!Number.isFinite(v)) return '–'
+  if (Math.abs(v) >= 100) return String(Math.round(v))
+  if (Math.abs(v) >= 10) return v.toFixed(1)
+  return v.toFixed(2)
+}
+
+/** @param {string} s */
+function slug (s) {
+  return String(s).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'experiment'
+}

@@ -1,0 +1,93 @@
+// A small terminal chart of requests per second against a sweep's axis, for the end of `syncbench run`
+// and `syncbench report`: one bar per series at each axis value, eighth-block precision, the
+// physical ceiling marked where the runner calibrated one. Plain text; the CLI decides on colour.
+import { experimentsOf, sweptAxis, summarizeBy, seriesNames, formatAxisValue, axisTitle } from './chart-data.js'
+
+const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉']
+
+/**
+ * Text charts of every swept experiment in a results file ('' when nothing was swept).
+ * @param {import('../types.js').ResultsFile} results
+ * @param {{ width?: number, ascii?: boolean }} [options]  width: bar columns (default 40)
+ * @returns {string}
+ */
+export function textCharts (results, options = {}) {
+  const out = []
+  for (const { experiment, runs } of experimentsOf(results)) {
+    const chart = textChart(experiment, runs, options)
+    if (chart) out.push(chart)
+  }
+  return out.join('\n')
+}
+
+/**
+ * One experiment's chart, or '' when it sweeps no numeric axis or measured nothing.
+ * @param {{ name: string, title?: string, axes?: string[], calibration?: { opMs: number, usableCores: number } }} experiment
+ * @param {import('../types.js').RunRecord[]} runs
+ * @param {{ width?: number, ascii?: boolean }} [options]
+ * @returns {string}
+ */
+export function textChart (experiment, runs, { width = 40, ascii = false } = {}) {
+  const ok = runs.filter((r) => !r.error && r.load)
+  const axis = sweptAxis(experiment, ok)
+  if (axis === null) return ''
+  const points = summarizeBy(ok, axis, (r) => r.load.requestsPerSecond)
+  if (points.length === 0) return ''
+  const names = seriesNames(points)
+  const xs = [...new Set(points.map((p) => p.x))].sort((a, b) => a - b)
+  const dataMax = Math.max(...points.map((p) => p.mean))
+  let ceiling = ceilingAt(experiment.calibration, axis)
+  // a ceiling far above every bar would squash them into a few cells: name it instead of drawing it
+  const offScale = ceiling && Math.max(...xs.map(ceiling)) > 1.6 * dataMax ? Math.max(...xs.map(ceiling)) : null
+  if (offScale) ceiling = null
+  const max = Math.max(dataMax, ...(ceiling ? xs.map(ceiling) : []))
+  const scale = width / (max || 1)
+  const xLabels = xs.map((x) => formatAxisValue(axis, x))
+  const xWidth = Math.max(...xLabels.map((l) => l.length))
+  const nameWidth = names.length > 1 ? Math.max(...names.map((n) => n.length)) : 0
+  const lines = [`${experiment.title ?? experiment.name} — requests/s vs ${axisTitle(axis)}`]
+  for (const [i, x] of xs.entries()) {
+    for (const [j, name] of names.entries()) {
+      const p = points.find((q) => q.series === name && q.x === x)
+      const head = `  ${(j === 0 ? xLabels[i] : '').padStart(xWidth)}  ${nameWidth ? name.padEnd(nameWidth) + '  ' : ''}`
+      if (!p) { lines.push(`${head}${' '.repeat(width)}  (no run)`); continue }
+      const barText = bar(p.mean * scale, width, ceiling ? Math.round(ceiling(x) * scale) : null, ascii)
+      const ci = p.n > 1 && Number.isFinite(p.ciLow) ? ` ±${fmt((p.ciHigh - p.ciLow) / 2)}` : ''
+      lines.push(`${head}${barText}  ${fmt(p.mean)}${ci}`)
+    }
+  }
+  const notes = [`${Math.max(...points.map((p) => p.n)) > 1 ? 'mean of repeated runs, ± half the 95% CI' : 'one run per point'}`]
+  if (ceiling) notes.push(`${ascii ? '|' : '┊'} physical ceiling`)
+  if (offScale) notes.push(`physical ceiling ${fmt(offScale)} req/s, off this scale`)
+  lines.push(`  ${' '.repeat(xWidth)}  ${nameWidth ? ' '.repeat(nameWidth + 2) : ''}${notes.join('; ')}`)
+  return lines.join('\n') + '\n'
+}
+
+/** A bar `cells` long (fractional), padded to `width`, with the ceiling mark at column `mark`. */
+function bar (cells, width, mark, ascii) {
+  const full = Math.floor(cells)
+  const rest = Math.round((cells - full) * 8)
+  let s = ascii
+    ? '#'.repeat(full) + (rest >= 4 ? '#' : '')
+    : '█'.repeat(full) + (rest === 8 ? '█' : EIGHTHS[rest])
+  if (s.length === 0 && cells > 0) s = ascii ? '#' : '▏'
+  const chars = [...s.padEnd(width)]
+  const at = mark === null ? -1 : Math.min(mark, width - 1)
+  // the mark shows only past the bar's end: a bar reaching the ceiling hides it
+  if (at >= 0 && chars[at] === ' ') chars[at] = ascii ? '|' : '┊'
+  return chars.join('')
+}
+
+function ceilingAt (cal, axis) {
+  if (!(cal?.opMs > 0)) return null
+  const single = 1000 / cal.opMs
+  const cores = cal.usableCores ?? 1
+  if (axis === 'concurrency' || axis === 'threadpoolSize' || axis === 'poolSize') return (x) => Math.min(x, cores) * single
+  return () => cores * single
+}
+
+function fmt (v) {
+  if (Math.abs(v) >= 100) return String(Math.round(v))
+  if (Math.abs(v) >= 10) return v.toFixed(1)
+  return v.toFixed(2)
+}

@@ -1,0 +1,93 @@
+// syncbench report end to end (the real CLI in a child process), and the sweeps' text charts.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { runCli } from './helper.js'
+import { textChart, textCharts } from '../lib/report/text-chart.js'
+import { experimentsOf } from '../lib/report/chart-data.js'
+import { fixturePath, loadFixture, tempDir } from './fixtures/report-helpers.js'
+
+test('syncbench report <results.json> writes report.html, charts and summary.md beside it', async (t) => {
+  const dir = await tempDir(t)
+  const file = path.join(dir, 'results.json')
+  await copyFile(fixturePath, file)
+  const { code, stdout, stderr } = await runCli(['report', file], { cwd: dir })
+  assert.equal(stderr, '')
+  assert.equal(code, 0)
+  assert.match(stdout, /^Async bcrypt with 1 to 16 libuv threads — requests\/s vs UV_THREADPOOL_SIZE$/m, 'a text chart per sweep')
+  assert.match(stdout, /^ {3}1 {2}█+[▏▎▍▌▋▊▉]? *┊ +14\.\d ±\d\.\d\d$/m)
+  assert.match(stdout, /^report {3}report\.html\nsummary {2}summary\.md\ncharts {3}40 PNG in charts\/\n$/m)
+  assert.deepEqual((await readdir(dir)).sort(), ['charts', 'report.html', 'results.json', 'summary.md'])
+  assert.equal((await readdir(path.join(dir, 'charts'))).length, 40)
+  assert.match(await readFile(path.join(dir, 'summary.md'), 'utf8'), /^# syncbench results/)
+})
+
+test('--out, --no-png and --quiet', async (t) => {
+  const dir = await tempDir(t)
+  const { code, stdout, stderr } = await runCli(['report', fixturePath, '--out', dir, '--no-png', '-q'])
+  assert.equal(code, 0, stderr)
+  assert.equal(stdout, `report   ${path.join(dir, 'report.html')}\nsummary  ${path.join(dir, 'summary.md')}\n`)
+  assert.deepEqual((await readdir(dir)).sort(), ['report.html', 'summary.md'])
+})
+
+test('--help prints the usage on stdout and exits 0', async () => {
+  const { code, stdout, stderr } = await runCli(['report', '--help'])
+  assert.equal(code, 0)
+  assert.equal(stderr, '')
+  assert.match(stdout, /^Usage: syncbench report <results\.json> \[options\]/)
+  assert.match(stdout, /--out <dir>/)
+})
+
+test('bad input: one line on stderr, a non-zero exit, nothing written', async (t) => {
+  const dir = await tempDir(t)
+  const notJson = path.join(dir, 'broken.json')
+  await writeFile(notJson, '{"schema": "syncbench/res')
+  const wrongSchema = path.join(dir, 'other.json')
+  await writeFile(wrongSchema, JSON.stringify({ schema: 'something/else', runs: [] }))
+  const badRun = path.join(dir, 'bad-run.json')
+  const r = loadFixture()
+  r.runs[0].server.cpu = null
+  await writeFile(badRun, JSON.stringify(r))
+  const cases = [
+    [['report'], /^syncbench: report needs a results file: syncbench report <results\.json>/],
+    [['report', path.join(dir, 'missing.json')], /^syncbench: .*missing\.json: no such file\n$/],
+    [['report', notJson], /^syncbench: .*broken\.json: not JSON\n$/],
+    [['report', wrongSchema], /^syncbench: .*other\.json: not a syncbench results file \(schema "something\/else"/],
+    [['report', badRun], /^syncbench: .*bad-run\.json: runs\[0\] \(seed-bcrypt\/sync#1\) has an incomplete "server"\n$/],
+    [['report', fixturePath, '--frobnicate'], /^syncbench: report: Unknown option '--frobnicate'/],
+    [['report', fixturePath, 'second.json'], /^syncbench: report takes one results file, got 2/]
+  ]
+  for (const [args, message] of cases) {
+    const { code, stdout, stderr } = await runCli([...args, '--out', path.join(dir, 'out')])
+    assert.equal(code, 1, args.join(' '))
+    assert.equal(stdout, '', args.join(' '))
+    assert.match(stderr, message)
+    assert.equal(stderr.trim().split('\n').length, 1, `one line: ${stderr}`)
+  }
+  assert.deepEqual((await readdir(dir)).sort(), ['bad-run.json', 'broken.json', 'other.json'], 'no output folder was created')
+})
+
+test('text chart: one row per series and axis value, the ceiling marked, ASCII on request', () => {
+  const results = loadFixture()
+  const groups = new Map(experimentsOf(results).map((g) => [g.experiment.name, g]))
+  const pool = groups.get('threadpool-sweep')
+  const lines = textChart(pool.experiment, pool.runs, { width: 30 }).trimEnd().split('\n')
+  assert.equal(lines.length, 7, 'title, 5 rows, legend')
+  assert.deepEqual(lines.slice(1, 6).map((l) => l.trim().split(/\s+/)[0]), ['1', '2', '4', '8', '16'])
+  // 1 thread reaches half the bar length of 2 threads, and its ceiling mark sits past its bar
+  const bar = (l) => l.replace(/^\s*\d+\s+/, '').split(/[ ┊]/)[0]
+  assert.ok(Math.abs(bar(lines[1]).length * 2 - bar(lines[2]).length) <= 2)
+  assert.match(lines[1], /█ *┊ +14\.\d ±/)
+  assert.match(lines[6], /mean of repeated runs, ± half the 95% CI; ┊ physical ceiling/)
+  const ascii = textChart(pool.experiment, pool.runs, { ascii: true })
+  assert.match(ascii, /^[\x20-\x7e\n—±]*$/, 'only ASCII besides the title dash and ±')
+  const sweep = groups.get('concurrency-sweep')
+  const rows = textChart(sweep.experiment, sweep.runs).split('\n').filter((l) => / (sync|async|fake-async) /.test(l))
+  assert.equal(rows.length, 21)
+  const seed = groups.get('seed-bcrypt')
+  assert.equal(textChart(seed.experiment, seed.runs), '', 'nothing swept, no text chart')
+  const files = textCharts(results)
+  assert.equal(files.match(/ — requests\/s vs /g).length, 4, 'delay, concurrency, threadpool, file size')
+  assert.match(files, /\(no run\)/, 'the failed run shows as a gap')
+})
