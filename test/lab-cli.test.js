@@ -47,7 +47,7 @@ const badInvocations = [
   [['serve', 'seed-readfile', '--only', 'fibers'], /--only must be one of readfile, readfilesync, fake-async, got "fibers"/],
   [['serve', 'seed-bcrypt', '--only', 'readfile'], /--only applies to seed-readfile only/],
   [['serve', 'lab', '--frobnicate'], /unknown option "--frobnicate"/],
-  [['serve', 'lab', '--port'], /"--port <value>" needs a value/]
+  [['serve', 'lab', '--port'], /option "--port" needs a value/]
 ]
 for (const [args, message] of badInvocations) {
   test(`syncbench ${args.join(' ')}: one line on stderr, exit 1`, async () => {

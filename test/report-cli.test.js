@@ -55,7 +55,7 @@ test('bad input: one line on stderr, a non-zero exit, nothing written', async (t
     [['report', notJson], /^syncbench: .*broken\.json: not JSON\n$/],
     [['report', wrongSchema], /^syncbench: .*other\.json: not a syncbench results file \(schema "something\/else"/],
     [['report', badRun], /^syncbench: .*bad-run\.json: runs\[0\] \(seed-bcrypt\/sync#1\) has an incomplete "server"\n$/],
-    [['report', fixturePath, '--frobnicate'], /^syncbench: report: Unknown option '--frobnicate'/],
+    [['report', fixturePath, '--frobnicate'], /^syncbench: report: unknown option "--frobnicate" \(see syncbench report --help\)\n$/],
     [['report', fixturePath, 'second.json'], /^syncbench: report takes one results file, got 2/]
   ]
   for (const [args, message] of cases) {

@@ -110,7 +110,7 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
   assert.ok(summary.includes(verdict))
 })
 
-test('seed-readfile prints the seed 002 table with readFile = 100%', async () => {
+test('seed-readfile prints the seed 002 table with readFile = 100%, 5 interleaved runs by default', async () => {
   const out = path.join(dir, 'readfile')
   const { code, stdout, stderr } = await runCli(['run', 'seed-readfile', '-n', '20', '-c', '5', '--quiet', '--out', out], { timeoutMs: 60_000 })
   assert.equal(code, 0, stderr)
@@ -120,9 +120,14 @@ test('seed-readfile prints the seed 002 table with readFile = 100%', async () =>
   assert.match(stdout, /^readFileSync +[\d.]+ \(\d+%\) +[\d.]+ \(\d+%\)/m)
   assert.match(stdout, /^fake async +[\d.]+ \(\d+%\) +[\d.]+ \(\d+%\)/m)
   const results = await readJson(path.join(out, 'results.json'))
-  assert.deepEqual(results.runs.map((r) => r.label), ['readFile', 'readFileSync', 'fake async'])
-  assert.deepEqual(results.runs.map((r) => r.config.strategy), ['async', 'sync', 'fake-async'])
+  const once = ['readFile', 'readFileSync', 'fake async']
+  assert.equal(results.experiments[0].runs, 5)
+  assert.equal(results.options.runs, null, 'no --runs given: each experiment uses its own default')
+  assert.deepEqual(results.runs.map((r) => r.label), [...once, ...once, ...once, ...once, ...once])
+  assert.deepEqual(results.runs.map((r) => r.repeat), [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5])
+  assert.deepEqual(results.runs.slice(0, 3).map((r) => r.config.strategy), ['async', 'sync', 'fake-async'])
   for (const run of results.runs) assert.equal(run.server.requests, 20)
+  assert.match(stdout, /^readFile .* p = [\d.]+/m, 'five runs each give a Welch p-value')
 })
 
 test('an experiment file: lab server, threadpool axis set at spawn, generic table', async () => {
@@ -151,6 +156,10 @@ test('an experiment file: lab server, threadpool axis set at spawn, generic tabl
   assert.match(stdout, /^Configuration +Req\/s +Time\/req ms +across ms +vs baseline +of ceiling$/m)
   assert.match(stdout, /^async pool=3 +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+x sync pool=3, p n\/a +\d+%$/m)
   assert.match(stdout, /^tiny: /m)
+  // After a sweep, a text chart of req/s against the swept axis, one bar per strategy and value.
+  assert.match(stdout, /^bcrypt cost 4 — requests\/s vs UV_THREADPOOL_SIZE$/m)
+  assert.match(stdout, /^ {2}1 {2}sync +█+[▏▎▍▌▋▊▉]? +\d+$/m)
+  assert.match(stdout, /^ {5}async +█+[▏▎▍▌▋▊▉]? +\d+$/m)
 })
 
 test('--workload serves and compares the module\'s handlers', async () => {

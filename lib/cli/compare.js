@@ -1,9 +1,9 @@
 // syncbench compare a.json b.json: every configuration measured in both results files, requests per
 // second of b against a, with a Welch t-test and stars, as Node core's benchmark/compare.R prints.
-import { parseArgs } from 'node:util'
+import { parseCommandArgs } from './args.js'
 import { SyncbenchError } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
-import { compareResults } from '../run/summarize.js'
+import { compareResults, describeRuns } from '../run/summarize.js'
 import { compareTable, renderText } from '../report/tables.js'
 import { renderMarkdownTable } from '../report/markdown.js'
 
@@ -25,13 +25,7 @@ Options:
  * @returns {Promise<number>}
  */
 export async function main (argv, io) {
-  let parsed
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { markdown: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } })
-  } catch (err) {
-    const code = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 'SB_ERR_UNKNOWN_OPTION' : 'SB_ERR_INVALID_OPTION'
-    throw new SyncbenchError(code, `compare: ${err.message.split('\n')[0]}`)
-  }
+  const parsed = parseCommandArgs('compare', argv, { markdown: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } })
   if (parsed.values.help) {
     io.stdout.write(help)
     return 0
@@ -43,7 +37,7 @@ export async function main (argv, io) {
   const [a, b] = [await readResultsFile(fileA), await readResultsFile(fileB)]
   const rows = compareResults(a, b)
   if (rows.length === 0) throw new SyncbenchError('SB_ERR_RESULTS', `${fileA} and ${fileB} have no successful configuration in common`)
-  const describe = (r, f) => `${f}: Node ${r.environment?.node ?? '?'}, ${r.options?.runs ?? '?'} run(s)`
+  const describe = (r, f) => `${f}: Node ${r.environment?.node ?? '?'}, ${describeRuns(r)} run(s)`
   const table = compareTable(rows, { a: describe(a, fileA), b: describe(b, fileB) })
   io.stdout.write(parsed.values.markdown ? `**${table.title}**\n\n${renderMarkdownTable(table)}` : renderText(table))
   if (!rows.some((r) => r.test.p >= 0)) io.stdout.write('(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)\n')

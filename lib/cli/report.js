@@ -1,7 +1,7 @@
 // syncbench report <results.json>: report.html, charts/*.png and summary.md from a results file,
 // with no network and no browser; the sweeps' text charts on stdout.
 import path from 'node:path'
-import { parseArgs } from 'node:util'
+import { parseCommandArgs } from './args.js'
 import { SyncbenchError } from '../errors.js'
 import { painter } from './output.js'
 import { readResultsFile, writeAtomic } from '../run/results-writer.js'
@@ -66,23 +66,12 @@ export async function main (argv, io) {
  * @returns {{ help: boolean, file: string, out?: string, png: boolean, quiet: boolean }}
  */
 export function parseReportArgs (argv) {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        out: { type: 'string' },
-        'no-png': { type: 'boolean' },
-        quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' }
-      }
-    })
-  } catch (err) {
-    const code = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 'SB_ERR_UNKNOWN_OPTION' : 'SB_ERR_INVALID_OPTION'
-    throw new SyncbenchError(code, `report: ${err.message.split('\n')[0]}`)
-  }
+  const parsed = parseCommandArgs('report', argv, {
+    out: { type: 'string' },
+    'no-png': { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
+    help: { type: 'boolean', short: 'h' }
+  })
   const { values, positionals } = parsed
   if (values.help) return { help: true, file: '', png: true, quiet: false }
   if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', 'report needs a results file: syncbench report <results.json> (see syncbench report --help)')

@@ -2,7 +2,7 @@
 // of every run, the seeds' own tables with this machine's numbers, a verdict per experiment, and
 // results/<timestamp>/{results.json,summary.md}.
 import path from 'node:path'
-import { parseArgs } from 'node:util'
+import { parseCommandArgs } from './args.js'
 import { SyncbenchError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
 import { formatAbReport } from '../load/ab-report.js'
@@ -15,6 +15,7 @@ import { getEngine, engineNames } from '../run/engines/index.js'
 import { experimentTables, renderText } from '../report/tables.js'
 import { renderSummaryMarkdown } from '../report/markdown.js'
 import { renderReport } from '../report/report.js'
+import { textCharts } from '../report/text-chart.js'
 import { createProgress } from '../run/progress.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
@@ -27,7 +28,8 @@ Options:
   --list                 list the built-in experiments and exit
   --experiment <file>    run your own experiment definition (.js default export or .json); repeatable
   --workload <file>      serve and compare the handler functions a module exports (sync(req), async(req), ...)
-  --runs <n>             repeat every configuration n times, interleaved (default 1); n >= 2 gives
+  --runs <n>             repeat every configuration n times, interleaved (default: the experiment's
+                         own, 2 for seed-bcrypt and 5 for seed-readfile, else 1); n >= 2 gives
                          95% confidence intervals and Welch t-test p-values
   -n, --requests <n>     override the experiments' request count
   -c, --concurrency <n>  override the experiments' concurrency (sweeps keep their own axis)
@@ -119,13 +121,17 @@ async function report ({ outcome, outDir, cwd, io }) {
     io.stdout.write('\n' + tables.map(renderText).join('\n') + '\n')
     io.stdout.write(paint('bold', s.verdict) + '\n')
   }
+  const charts = textCharts(results)
+  if (charts) io.stdout.write('\n' + charts + '\n')
   const summaryFile = path.join(outDir, 'summary.md')
   await writeAtomic(summaryFile, renderSummaryMarkdown(results, summaries))
   const rel = (f) => path.relative(cwd, f) || f
   let reportError = null
   let html = null
   try {
-    html = (await renderReport(results, outDir)).html
+    const rendered = await renderReport(results, outDir)
+    html = rendered.html
+    for (const w of rendered.warnings) io.stderr.write(`syncbench: warning: ${w}\n`)
   } catch (err) {
     if (!(err instanceof SyncbenchError)) throw err
     reportError = err
@@ -150,31 +156,20 @@ async function resolveExperiments (options, cwd) {
  * @param {string[]} argv
  */
 export function parseRunArgs (argv) {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        list: { type: 'boolean' },
-        experiment: { type: 'string', multiple: true },
-        workload: { type: 'string' },
-        runs: { type: 'string' },
-        requests: { type: 'string', short: 'n' },
-        concurrency: { type: 'string', short: 'c' },
-        engine: { type: 'string' },
-        target: { type: 'string' },
-        out: { type: 'string' },
-        'no-calibrate': { type: 'boolean' },
-        quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' }
-      }
-    })
-  } catch (err) {
-    const code = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 'SB_ERR_UNKNOWN_OPTION' : 'SB_ERR_INVALID_OPTION'
-    throw new SyncbenchError(code, `run: ${err.message.split('\n')[0]}`)
-  }
+  const parsed = parseCommandArgs('run', argv, {
+    list: { type: 'boolean' },
+    experiment: { type: 'string', multiple: true },
+    workload: { type: 'string' },
+    runs: { type: 'string' },
+    requests: { type: 'string', short: 'n' },
+    concurrency: { type: 'string', short: 'c' },
+    engine: { type: 'string' },
+    target: { type: 'string' },
+    out: { type: 'string' },
+    'no-calibrate': { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
+    help: { type: 'boolean', short: 'h' }
+  })
   const { values, positionals } = parsed
   const options = {
     help: Boolean(values.help),
@@ -182,7 +177,7 @@ export function parseRunArgs (argv) {
     names: positionals,
     experimentFiles: values.experiment ?? [],
     workload: values.workload,
-    runs: positiveInt('--runs', values.runs, 1000) ?? 1,
+    runs: positiveInt('--runs', values.runs, 1000),
     requests: positiveInt('-n', values.requests, 10_000_000),
     concurrency: positiveInt('-c', values.concurrency, 20_000),
     engine: values.engine ?? 'builtin',

@@ -1,6 +1,6 @@
 // syncbench serve: start the seed apps or the lab, print where they listen (or tell the parent over
 // IPC when forked by the runner), and run until SIGINT / SIGTERM.
-import { parseArgs } from 'node:util'
+import { parseCommandArgs } from './args.js'
 import { SyncbenchError, invalidOption } from '../errors.js'
 import { startApp, appNames } from '../lab/apps.js'
 import { seedReadfileServers } from '../lab/seed-readfile.js'
@@ -51,29 +51,16 @@ Forked with an IPC channel (lib/lab/spawn.js), the same data travels as messages
  * @returns {{ app: string, help?: boolean } & import('../lab/apps.js').AppOptions}
  */
 export function parseServeArgs (argv) {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        only: { type: 'string' },
-        'file-size': { type: 'string' },
-        'cache-dir': { type: 'string' },
-        framework: { type: 'string' },
-        'pool-size': { type: 'string' },
-        help: { type: 'boolean', short: 'h' }
-      }
-    })
-  } catch (err) {
-    // parseArgs' messages run over several sentences; the CLI prints one line naming the option.
-    const option = /'([^']+)'/.exec(err.message)?.[1] ?? ''
-    if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new SyncbenchError('SB_ERR_UNKNOWN_OPTION', `serve: unknown option "${option}" (see syncbench serve --help)`)
-    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `serve: ${option ? `option "${option}"` : 'an option'} ${/argument missing/.test(err.message) ? 'needs a value' : 'is malformed'}`)
-  }
+  const parsed = parseCommandArgs('serve', argv, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    only: { type: 'string' },
+    'file-size': { type: 'string' },
+    'cache-dir': { type: 'string' },
+    framework: { type: 'string' },
+    'pool-size': { type: 'string' },
+    help: { type: 'boolean', short: 'h' }
+  })
   const { values, positionals } = parsed
   if (values.help) return { app: '', help: true }
   if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', `serve needs an app: ${appNames.join(', ')} (see syncbench serve --help)`)

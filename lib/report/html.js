@@ -1,7 +1,7 @@
 // report.html: one self-contained file (inline CSS and SVG, no script, no external request, a CSP that
 // forbids any) with the machine, the seeds' tables, the charts and every run's details. Readable on a
 // phone: the charts scale to the width, wide tables scroll inside their own box.
-import { summarizeResults } from '../run/summarize.js'
+import { summarizeResults, describeRuns } from '../run/summarize.js'
 import { experimentTables } from './tables.js'
 import { experimentsOf, formatBytes } from './chart-data.js'
 import { formatAbReport } from '../load/ab-report.js'
@@ -76,7 +76,7 @@ function environmentSection (r) {
     ['Memory', e.totalMemoryBytes ? formatBytes(e.totalMemoryBytes) : '?'],
     ['UV_THREADPOOL_SIZE', e.uvThreadpoolSize ?? 'default (4)'],
     ['UV_USE_IO_URING', e.uvUseIoUring ?? 'default'],
-    ['Runs per configuration', String(r.options?.runs ?? '?')],
+    ['Runs per configuration', describeRuns(r)],
     ['Load engine', String(r.options?.engine ?? 'builtin')]
   ]
   return '<section id="environment"><h2>Environment</h2><dl class="env">' +

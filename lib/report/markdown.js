@@ -1,6 +1,7 @@
 // summary.md: the run's tables as markdown pipe tables, with the verdicts and the machine, ready to
 // paste into a blog post. The tables are lib/report/tables.js's, so terminal and markdown never differ.
 import { experimentTables } from './tables.js'
+import { describeRuns } from '../run/summarize.js'
 
 /**
  * @param {import('./tables.js').Table} table
@@ -24,7 +25,7 @@ export function renderSummaryMarkdown (results, summaries) {
   const out = ['# syncbench results', '']
   out.push(`Node ${env.node} (V8 ${env.v8}, libuv ${env.uv}) on ${env.cpuModel}, ${env.cpuCount} usable cores, ${env.platform}/${env.arch}; ` +
     `UV_THREADPOOL_SIZE ${env.uvThreadpoolSize ?? 'default (4)'}; syncbench ${results.syncbench}, engine ${results.options?.engine ?? 'builtin'}, ` +
-    `${results.options?.runs ?? 1} run(s) per configuration; ${results.createdAt}${results.finishedAt ? '' : ' (interrupted: partial results)'}.`, '')
+    `${describeRuns(results)} run(s) per configuration; ${results.createdAt}${results.finishedAt ? '' : ' (interrupted: partial results)'}.`, '')
   for (const s of summaries) {
     const tables = experimentTables(s)
     if (tables.length === 0) continue

@@ -162,6 +162,7 @@ export function validateExperiment (e, where) {
     labels.add(v.label)
     if (typeof v.path !== 'string' || !v.path.startsWith('/')) throw bad(`variant "${v.label}": path must start with "/", got "${v.path}"`)
   }
+  if (e.runs !== undefined && !(Number.isInteger(e.runs) && e.runs > 0 && e.runs <= 1000)) throw bad(`runs must be an integer from 1 to 1000, got "${e.runs}"`)
   const load = { ...e.load }
   for (const key of ['requests', 'concurrency']) {
     if (load[key] !== undefined && !(Number.isInteger(load[key]) && load[key] > 0)) throw bad(`load.${key} must be a positive integer, got "${load[key]}"`)

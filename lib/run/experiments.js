@@ -9,6 +9,8 @@
 //   reference    seed-002 only: the row that is 100% (the article's "Asynchrone")
 //   server       { app, args?, env? } started fresh for every run (lib/lab/spawn.js), or { workload } for a
 //                handlers module (lib/run/workload-server.js); a variant may override it
+//   runs         how many times each configuration runs by default (--runs overrides); the seeds repeat
+//                so that npm start prints p-values and still ends within 90 s on 2 cores
 //   load         LoadOptions without url: requests, concurrency, keepAlive...
 //   warmup       { requests, concurrency } sent before the measured window (default 4 requests, 2 at a time)
 //   variants     [{ label, path, config?, server? }]: the strategies compared
@@ -29,6 +31,7 @@ export const experiments = [
     description: 'the seed-bcrypt app, ab -k -c 20 -n 250 on /sync then /async',
     table: 'seed-001',
     baseline: 'sync',
+    runs: 2,
     server: { app: 'seed-bcrypt' },
     load: { requests: 250, concurrency: 20, keepAlive: true },
     variants: [
@@ -43,6 +46,7 @@ export const experiments = [
     description: 'the seed-readfile servers, ab -n 1000 -c 100 on readFile, readFileSync, fake async',
     table: 'seed-002',
     baseline: 'readFileSync',
+    runs: 5,
     reference: 'readFile',
     server: { app: 'seed-readfile' },
     load: { requests: 1000, concurrency: 100 },

@@ -15,7 +15,8 @@ import { builtinEngine } from './engines/builtin.js'
 /**
  * @typedef {object} RunnerOptions
  * @property {import('./experiment-loader.js').Experiment[]} experiments
- * @property {number} [runs=1]                  repeats of every configuration, interleaved
+ * @property {number} [runs]                    repeats of every configuration, interleaved (default: each
+ *                                              experiment's own `runs`, else 1)
  * @property {{ name: string, run: (options: object) => Promise<import('../types.js').LoadResult> }} [engine]  builtin by default
  * @property {string} [target]                  URL of a server already running: no server is started
  * @property {{ requests?: number, concurrency?: number, keepAlive?: boolean }} [overrides]
@@ -32,11 +33,11 @@ import { builtinEngine } from './engines/builtin.js'
  * @returns {Promise<{ results: import('../types.js').ResultsFile, file: string, interrupted: boolean, error: SyncbenchError|null }>}
  */
 export async function runExperiments (options) {
-  const { experiments, runs = 1, engine = builtinEngine, target, overrides = {}, outDir, signal, onEvent = () => {} } = options
+  const { experiments, runs, engine = builtinEngine, target, overrides = {}, outDir, signal, onEvent = () => {} } = options
   const file = path.join(outDir, 'results.json')
   const plans = experiments.map((experiment) => {
     const configurations = expandExperiment(experiment, overrides)
-    return { experiment, configurations, order: schedule(configurations, runs) }
+    return { experiment, configurations, order: schedule(configurations, runs ?? experiment.runs ?? 1) }
   })
   /** @type {import('../types.js').ResultsFile} */
   const results = {
@@ -45,13 +46,14 @@ export async function runExperiments (options) {
     createdAt: new Date().toISOString(),
     finishedAt: null,
     argv: options.argv ?? [],
-    options: { runs, engine: engine.name, target: target ?? null, calibrate: options.calibrate !== false, ...overrides, ...options.options },
+    options: { runs: runs ?? null, engine: engine.name, target: target ?? null, calibrate: options.calibrate !== false, ...overrides, ...options.options },
     environment: collectEnvironment(),
     experiments: plans.map(({ experiment, configurations }) => ({
       name: experiment.name,
       title: experiment.title,
       description: experiment.description,
       axes: Object.keys(experiment.axes ?? {}),
+      runs: runs ?? experiment.runs ?? 1,
       baseline: experiment.baseline,
       table: experiment.table,
       reference: experiment.reference,

@@ -128,3 +128,16 @@ export function compareResults (a, b) {
   }
   return out
 }
+
+/**
+ * How many runs each configuration had, in words: "3", or "2 (seed-bcrypt), 5 (seed-readfile)" when the
+ * experiments' own defaults differ. Older files recorded only options.runs.
+ * @param {import('../types.js').ResultsFile} results
+ * @returns {string}
+ */
+export function describeRuns (results) {
+  const per = results.experiments.map((e) => [e.name, e.runs ?? results.options?.runs ?? 1])
+  const distinct = new Set(per.map(([, n]) => n))
+  if (distinct.size <= 1) return String(distinct.values().next().value ?? results.options?.runs ?? 1)
+  return per.map(([name, n]) => `${n} (${name})`).join(', ')
+}

@@ -1,0 +1,24 @@
+import { parseArgs } from 'node:util'
+import { SyncbenchError } from '../errors.js'
+
+/**
+ * util.parseArgs for a syncbench command, with its errors turned into the one line the CLI prints
+ * (parseArgs' own messages run over several sentences and suggest `--` tricks).
+ * `syncbench ab` has its own parser: ab's getopt clustering and order rules need one.
+ * @param {string} command the command's name, for messages and the --help hint
+ * @param {string[]} argv
+ * @param {import('node:util').ParseArgsConfig['options']} options
+ * @returns {{ values: Record<string, any>, positionals: string[] }}
+ */
+export function parseCommandArgs (command, argv, options) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options })
+  } catch (err) {
+    const option = /'([^' ,]+)/.exec(err.message)?.[1] ?? ''
+    if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      throw new SyncbenchError('SB_ERR_UNKNOWN_OPTION', `${command}: unknown option "${option}" (see syncbench ${command} --help)`)
+    }
+    const problem = /argument missing/.test(err.message) ? 'needs a value' : 'takes no value'
+    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `${command}: option "${option}" ${problem} (see syncbench ${command} --help)`)
+  }
+}
