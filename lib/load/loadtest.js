@@ -155,7 +155,8 @@ export async function runEngine (o, target, addresses) {
  * @returns {import('../types.js').LoadResult}
  */
 function toResult (e, o, target, startedAt) {
-  const timeTakenSeconds = (e.lastTime - e.startTime) / 1000
+  // ab measures in whole microseconds; digits beyond that are float noise in the JSON.
+  const timeTakenSeconds = Math.round((e.lastTime - e.startTime) * 1000) / 1e6
   return {
     schema: 'syncbench/load-result@1',
     tool: { name: 'syncbench', version },
@@ -175,12 +176,22 @@ function toResult (e, o, target, startedAt) {
     htmlTransferredBytes: e.totalBread,
     // ab's "Total body sent" is every request byte written, headers included, when a body is sent.
     totalBodySentBytes: o.body ? e.totalPosted : 0,
-    ...rates({ done: e.done, timeTakenSeconds, concurrency: o.concurrency, totalRead: e.totalRead }),
-    connectionTimes: e.times.connectionTimes(),
-    percentiles: e.times.percentiles(),
-    latency: e.times.latency(),
+    ...mapValues(rates({ done: e.done, timeTakenSeconds, concurrency: o.concurrency, totalRead: e.totalRead }), (v) => roundTo(v, 6)),
+    connectionTimes: mapValues(e.times.connectionTimes(), (row) => mapValues(row, (ms) => roundTo(ms, 3))),
+    percentiles: mapValues(e.times.percentiles(), (ms) => roundTo(ms, 3)),
+    latency: mapValues(e.times.latency(), (ms) => roundTo(ms, 3)),
     statusCodes: e.statusCodes(),
     errors: { ...e.errors },
     aborted: e.aborted
   }
+}
+
+/** @template T @param {Record<string, T>} obj @param {(v: T) => any} f */
+function mapValues (obj, f) {
+  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, f(v)]))
+}
+
+function roundTo (value, digits) {
+  const f = 10 ** digits
+  return Math.round(value * f) / f
 }
