@@ -87,7 +87,7 @@
  * @typedef {object} ServerMetrics
  * @property {number} windowMs            length of the window since the last reset
  * @property {number} requests            requests the server answered in the window
- * @property {{ min: number, mean: number, p50: number, p99: number, max: number, stddev: number }} eventLoopDelay  ms (perf_hooks.monitorEventLoopDelay)
+ * @property {{ min: number, mean: number, p50: number, p99: number, max: number, stddev: number }} eventLoopDelay  ms: lateness of a 10 ms timer, sampled as perf_hooks.monitorEventLoopDelay does (lib/lab/metrics.js says why not the native one)
  * @property {number} elu                 event-loop utilization in the window, 0..1
  * @property {{ userMs: number, systemMs: number, percent: number }} cpu  percent of one core (can exceed 100)
  * @property {{ rssBytes: number, peakRssBytes: number, heapUsedBytes: number }} memory  peak is over the window

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { SyncbenchError } from '../errors.js'
+import { SyncbenchError, invalidOption } from '../errors.js'
 
 /**
  * util.parseArgs for a syncbench command, with its errors turned into the one line the CLI prints
@@ -21,4 +21,19 @@ export function parseCommandArgs (command, argv, options) {
     const problem = /argument missing/.test(err.message) ? 'needs a value' : 'takes no value'
     throw new SyncbenchError('SB_ERR_INVALID_OPTION', `${command}: option "${option}" ${problem} (see syncbench ${command} --help)`)
   }
+}
+
+/**
+ * A whole-number option within bounds, or undefined when it was not given.
+ * @param {string} flag as the user typed it, for the message
+ * @param {string|undefined} raw
+ * @param {number} min
+ * @param {number} max
+ * @returns {number|undefined}
+ */
+export function integerOption (flag, raw, min, max) {
+  if (raw === undefined) return undefined
+  const n = Number(raw)
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw invalidOption(flag, raw, `must be an integer from ${min} to ${max}`)
+  return n
 }

@@ -1,6 +1,6 @@
 // syncbench serve: start the seed apps or the lab, print where they listen (or tell the parent over
 // IPC when forked by the runner), and run until SIGINT / SIGTERM.
-import { parseCommandArgs } from './args.js'
+import { parseCommandArgs, integerOption } from './args.js'
 import { SyncbenchError, invalidOption } from '../errors.js'
 import { startApp, appNames } from '../lab/apps.js'
 import { seedReadfileServers } from '../lab/seed-readfile.js'
@@ -69,10 +69,9 @@ export function parseServeArgs (argv) {
   if (!appNames.includes(app)) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `serve: app must be one of ${appNames.join(', ')}, got "${app}"`)
   const options = { app }
   if (values.port !== undefined) {
-    const port = Number(values.port)
-    const last = app === 'seed-readfile' && values.only === undefined && port !== 0 ? 65533 : 65535
-    if (!/^\d+$/.test(values.port) || port > last) throw invalidOption('--port', values.port, `must be an integer from 0 to ${last}`)
-    options.port = port
+    // Three servers on port, port + 1 and port + 2 unless one is chosen with --only.
+    const last = app === 'seed-readfile' && values.only === undefined && values.port !== '0' ? 65533 : 65535
+    options.port = integerOption('--port', values.port, 0, last)
   }
   if (values.host !== undefined) {
     if (values.host.trim() === '') throw invalidOption('--host', values.host, 'must be an address such as 127.0.0.1')
@@ -97,9 +96,7 @@ export function parseServeArgs (argv) {
     options.framework = values.framework
   }
   if (values['pool-size'] !== undefined) {
-    const n = Number(values['pool-size'])
-    if (!/^\d+$/.test(values['pool-size']) || n < 1 || n > 256) throw invalidOption('--pool-size', values['pool-size'], 'must be an integer from 1 to 256')
-    options.poolSize = n
+    options.poolSize = integerOption('--pool-size', values['pool-size'], 1, 256)
   }
   return options
 }

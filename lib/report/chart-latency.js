@@ -92,7 +92,7 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
     const points = summarizeBy(withServer, axis, (r) => r.server.eventLoopDelay.p99)
     return sweepChart({
       ...base,
-      subtitle: 'p99 of how late the server\'s event loop ran (perf_hooks.monitorEventLoopDelay), log scale: while it is late, every request waits.',
+      subtitle: 'p99 of how late the server\'s event loop ran (a 10 ms timer, sampled as monitorEventLoopDelay does), log scale: while it is late, every request waits.',
       points,
       axis,
       refs: [],
@@ -117,7 +117,7 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
   const hi = lo * (top / lo) ** (inner / Math.max(inner - 80, inner / 2))
   return {
     ...base,
-    subtitle: 'How late the server\'s event loop ran timers during the run (perf_hooks.monitorEventLoopDelay), log scale. ' +
+    subtitle: 'How late the server\'s event loop ran a 10 ms timer during the run (sampled as perf_hooks.monitorEventLoopDelay does), log scale. ' +
       'While the loop is late, every request waits.',
     legend: [
       { label: 'p50', color: INK, shape: 'ring' },
