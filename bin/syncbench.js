@@ -4,13 +4,20 @@ import { commands, topLevelHelp, version } from '../lib/cli/commands.js'
 import { describeError } from '../lib/cli/output.js'
 
 const io = { stdout: process.stdout, stderr: process.stderr, env: process.env }
+// `syncbench ... | head` closes the pipe early: that is the reader's choice, not an error to report.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => { if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0); else throw err })
+}
 const [name, ...rest] = process.argv.slice(2)
 
 try {
   let code = 0
-  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+  if (name === undefined) {
+    // No command is a usage error: the help goes to stderr so a script sees an empty stdout.
+    io.stderr.write(topLevelHelp())
+    code = 2
+  } else if (name === '-h' || name === '--help' || name === 'help') {
     io.stdout.write(topLevelHelp())
-    code = name === undefined ? 1 : 0
   } else if (name === '--version' || name === '-V' || name === 'version') {
     io.stdout.write(`syncbench ${version}\n`)
   } else if (!Object.hasOwn(commands, name)) {

@@ -2,17 +2,21 @@
  * Errors with stable codes a caller can branch on. The CLI prints `message` on one line and exits
  * non-zero; library code throws these and never prints.
  *
- * Codes in use:
+ * Codes in use (thrown by the library, or sent by the lab servers in JSON error bodies):
  *   SB_ERR_INVALID_OPTION   a flag's value is out of range or malformed (message names flag and value)
  *   SB_ERR_UNKNOWN_OPTION   a flag syncbench does not know
- *   SB_ERR_MISSING_ARGUMENT a required positional argument (URL, file) is missing
+ *   SB_ERR_MISSING_ARGUMENT a required positional argument (URL, file, app) is missing
  *   SB_ERR_INVALID_URL      the URL cannot be parsed or has another scheme than http
- *   SB_ERR_UNKNOWN_COMMAND  `syncbench <command>` with an unknown command
  *   SB_ERR_CONNECT          the run was aborted as ab aborts it: connection refused or reset, too many connect failures
- *   SB_ERR_TIMEOUT          a connection stayed silent longer than -s (ab's inactivity timeout)
- *   SB_ERR_SERVER_START     a server under test did not start
+ *   SB_ERR_TIMEOUT          no response byte for -s seconds (ab's inactivity timeout)
+ *   SB_ERR_SERVER_START     a server under test did not start (or its data file could not be made)
+ *   SB_ERR_SERVER_EXITED    a server under test exited while the runner still needed it
+ *   SB_ERR_SERVER_METRICS   a server under test did not answer a metrics request
  *   SB_ERR_EXPERIMENT       an experiment definition or workload module is unusable
  *   SB_ERR_RESULTS          a results file is missing or unreadable
+ * In the lab's HTTP error bodies only: SB_ERR_NOT_FOUND (404), SB_ERR_BAD_PARAMETER (400, names the
+ * parameter), SB_ERR_METHOD (405), SB_ERR_WORKLOAD (500, the workload threw).
+ * An unknown command is reported by bin/syncbench.js itself (exit 2).
  */
 export class SyncbenchError extends Error {
   /**

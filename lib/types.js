@@ -11,7 +11,8 @@
  * @property {number} [requests=1]        -n: requests to perform
  * @property {number} [concurrency=1]     -c: requests in flight at once (connections)
  * @property {number} [timelimit=0]       -t: seconds at most (0 = no limit); -t implies requests=50000 unless -n follows it
- * @property {number} [timeout=30]        -s: seconds a connection may stay silent before it fails (ab's inactivity timeout)
+ * @property {number} [timeout=30]        -s: seconds the whole run may go without receiving a byte before it is
+ *                                        aborted (ab's inactivity timeout: one stalled socket among busy ones does not trip it)
  * @property {boolean} [keepAlive=false]  -k: send `Connection: Keep-Alive` and reuse connections the server keeps open
  * @property {string} [method]            GET by default; HEAD with -i, POST with -p, PUT with -u, any with -m
  * @property {string[]} [headers=[]]      -H: extra header lines "Name: value" (replacing a default of the same name, as ab does)
@@ -32,7 +33,7 @@
  */
 
 /**
- * One completed request, in ab's terms (microseconds since the epoch for starttime, ms for the rest),
+ * One completed request, in ab's terms (milliseconds since the epoch for start, ms for the rest),
  * as ab's -g gnuplot file lists them.
  * @typedef {object} RequestRecord
  * @property {number} start    epoch milliseconds (float) when the request's connection/write began

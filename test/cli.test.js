@@ -25,3 +25,24 @@ test('an unknown command is one line on stderr and exit 2', async () => {
   assert.match(stderr, /^syncbench: unknown command "frobnicate"/)
   assert.equal(stderr.trim().split('\n').length, 1)
 })
+
+test('no command: the help on stderr, nothing on stdout, exit 2', async () => {
+  const { code, stdout, stderr } = await runCli([])
+  assert.equal(code, 2)
+  assert.equal(stdout, '')
+  assert.match(stderr, /^Usage: syncbench <command> \[options\]$/m)
+})
+
+test('a reader closing the pipe early gets no stack trace', async () => {
+  // As `syncbench ab --help | head -0`: the reader is gone before the first write, which fails with EPIPE.
+  const { spawn } = await import('node:child_process')
+  const { once } = await import('node:events')
+  const { binPath } = await import('./helper.js')
+  const child = spawn(process.execPath, [binPath, 'ab', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  child.stdout.destroy()
+  const [code] = await once(child, 'close')
+  assert.equal(stderr, '')
+  assert.equal(code, 0)
+})

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs'
+import { version } from '../version.js'
 
-/** @type {string} */
-export const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+export { version }
 
 /**
  * Each command lives in its own module, loaded only when used so `syncbench ab` never pays for
@@ -30,6 +29,6 @@ Options:
   -h, --help     show this help (syncbench <command> --help for a command's options)
   -V, --version  print the version
 
-With no command, npm start runs \`syncbench run\`: the seed experiments, on this machine.
+npm start is \`syncbench run\`: the seed experiments, on this machine.
 `
 }
