@@ -1,14 +1,27 @@
 // `syncbench serve` from a terminal's point of view: help, bad options, the listening lines,
 // SIGINT / SIGTERM, a busy port; and spawnServer's start failures.
-import { test } from 'node:test'
+import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
 import { spawn, execFileSync } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { runCli, binPath, startHttpServer, httpGet } from './helper.js'
 import { spawnServer } from '../lib/lab/spawn.js'
+
+// The lab and seed-readfile create data files: in a temp dir every server of this file inherits, not /tmp/syncbench-cache.
+const savedCacheDir = process.env.SYNCBENCH_CACHE_DIR
+let cacheDir
+before(async () => {
+  cacheDir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-cli-cache-'))
+  process.env.SYNCBENCH_CACHE_DIR = cacheDir
+})
+after(async () => {
+  if (savedCacheDir === undefined) delete process.env.SYNCBENCH_CACHE_DIR
+  else process.env.SYNCBENCH_CACHE_DIR = savedCacheDir
+  await rm(cacheDir, { recursive: true, force: true })
+})
 
 /** Start `syncbench serve ...` as a user would (no IPC) and wait for its `lines` listening lines. */
 async function serveInTerminal (args, lines) {
@@ -136,4 +149,17 @@ test('a stopped handle refuses metrics and stop() is idempotent', async () => {
   await Promise.all([server.stop(), server.stop()])
   assert.throws(() => process.kill(server.pid, 0), { code: 'ESRCH' })
   await assert.rejects(server.metrics(), { code: 'SB_ERR_SERVER_EXITED' })
+})
+
+test('a forked server leads its own process group, so a terminal\'s Ctrl-C reaches only its parent', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+  const server = await spawnServer({ app: 'seed-bcrypt' })
+  try {
+    // /proc/<pid>/stat: pid (comm) state ppid pgrp ...
+    const fields = (await readFile(`/proc/${server.pid}/stat`, 'utf8')).replace(/^.*\) /, '').split(' ')
+    assert.equal(Number(fields[1]), process.pid, 'parent')
+    assert.equal(Number(fields[2]), server.pid, 'process group')
+    assert.notEqual(Number(fields[2]), Number((await readFile('/proc/self/stat', 'utf8')).replace(/^.*\) /, '').split(' ')[2]))
+  } finally {
+    await server.stop()
+  }
 })

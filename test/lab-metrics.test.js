@@ -75,7 +75,7 @@ describe('metrics of a lab child process', () => {
     assert.ok(after.windowMs < before.windowMs + 60_000)
   })
 
-  test('a blocking wait raises event-loop delay max past the wait; a timer does not', async () => {
+  test('a blocking wait raises event-loop delay max past the wait', async () => {
     await server.metrics({ reset: true })
     assert.equal((await httpGet(url + '/wait/sync?ms=300')).body, 'waited 300 ms')
     const blocked = await server.metrics({ reset: true })
@@ -83,7 +83,7 @@ describe('metrics of a lab child process', () => {
     assert.ok(blocked.eventLoopDelay.max >= 290, `max ${blocked.eventLoopDelay.max}`)
     assert.equal((await httpGet(url + '/wait/async?ms=300')).body, 'waited 300 ms')
     const waited = await server.metrics()
-    assert.ok(waited.eventLoopDelay.max < 290, `max ${waited.eventLoopDelay.max}`)
+    // The timer's run has no upper bound on its delay: a descheduled sampler can see any delay there.
     assert.equal(waited.requests, 1)
   })
 

@@ -16,7 +16,7 @@ test('syncbench report <results.json> writes report.html, charts and summary.md 
   assert.equal(stderr, '')
   assert.equal(code, 0)
   assert.match(stdout, /^Async bcrypt with 1 to 16 libuv threads — requests\/s vs UV_THREADPOOL_SIZE$/m, 'a text chart per sweep')
-  assert.match(stdout, /^ {3}1 {2}█+[▏▎▍▌▋▊▉]? *┊ +14\.\d ±\d\.\d\d$/m)
+  assert.match(stdout, /^ {3}1 {2}█+[▏▎▍▌▋▊▉]? *┊ +14\.\d ±\d\.\d$/m, 'mean to 3 figures, its CI to the same decimal')
   assert.match(stdout, /^report {3}report\.html\nsummary {2}summary\.md\ncharts {3}40 PNG in charts\/\n$/m)
   assert.deepEqual((await readdir(dir)).sort(), ['charts', 'report.html', 'results.json', 'summary.md'])
   assert.equal((await readdir(path.join(dir, 'charts'))).length, 40)
@@ -90,4 +90,23 @@ test('text chart: one row per series and axis value, the ceiling marked, ASCII o
   const files = textCharts(results)
   assert.equal(files.match(/ — requests\/s vs /g).length, 4, 'delay, concurrency, threadpool, file size')
   assert.match(files, /\(no run\)/, 'the failed run shows as a gap')
+})
+
+test('Ctrl-C while rendering: exit 130 (or 0 if it had finished), never a temp file left', async (t) => {
+  const { spawn } = await import('node:child_process')
+  const { once } = await import('node:events')
+  const { binPath } = await import('./helper.js')
+  const dir = await tempDir(t)
+  const file = path.join(dir, 'results.json')
+  await copyFile(fixturePath, file)
+  const child = spawn(process.execPath, [binPath, 'report', file], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  // The text charts come first; the 40 PNGs take a few seconds after them.
+  child.stdout.once('data', () => child.kill('SIGINT'))
+  const [code] = await once(child, 'close')
+  if (code === 130) assert.equal(stderr, 'syncbench: report interrupted; the files written so far are complete\n')
+  else assert.equal(code, 0, stderr)
+  const leftovers = [...await readdir(dir), ...await readdir(path.join(dir, 'charts')).catch(() => [])].filter((f) => f.includes('.tmp') || f.startsWith('.'))
+  assert.deepEqual(leftovers, [])
 })

@@ -3,16 +3,26 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
-import { mkdtemp, readFile, rm, writeFile, access } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm, writeFile, access } from 'node:fs/promises'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { runCli, startHttpServer, binPath } from './helper.js'
+import { runCli, startHttpServer, startRawServer, binPath } from './helper.js'
 import { spawnServer } from '../lib/lab/spawn.js'
 import { welchTTest, formatP } from '../lib/run/stats.js'
 
 let dir
-before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-run-')) })
-after(() => rm(dir, { recursive: true, force: true }))
+const savedCacheDir = process.env.SYNCBENCH_CACHE_DIR
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-run-'))
+  // Every CLI and server this file starts inherits it: the lab's and seed-readfile's data files and the
+  // readfile calibration's go into this temp dir, removed after, never into /tmp/syncbench-cache.
+  process.env.SYNCBENCH_CACHE_DIR = path.join(dir, 'cache')
+})
+after(async () => {
+  if (savedCacheDir === undefined) delete process.env.SYNCBENCH_CACHE_DIR
+  else process.env.SYNCBENCH_CACHE_DIR = savedCacheDir
+  await rm(dir, { recursive: true, force: true })
+})
 
 const readJson = async (file) => JSON.parse(await readFile(file, 'utf8'))
 
@@ -30,6 +40,10 @@ test('--help prints the options on stdout', async () => {
   assert.equal(code, 0)
   assert.match(stdout, /^Usage: syncbench run/)
   assert.match(stdout, /--runs <n>/)
+  assert.match(stdout, /report\.html and charts\/\*\.png/)
+  assert.match(stdout, /^ {2}--no-report {2}/m)
+  assert.match(stdout, /-q, --quiet .*text charts/)
+  assert.match(stdout, /concurrency is above its request count gets that many requests/)
 })
 
 test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summary.md', async () => {
@@ -104,6 +118,11 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
   assert.ok(verdict.includes(`x sync (${expected})`), `${verdict} should contain ${expected}`)
   assert.match(verdict, /ceiling \d+ cores x [\d.]+ hash\/s = [\d.]+ req\/s: sync \d+%, async \d+%/)
 
+  // The one run test that renders the HTML report (the others pass --no-report).
+  assert.match(await readFile(path.join(out, 'report.html'), 'utf8'), /<html/i)
+  assert.ok((await readdir(path.join(out, 'charts'))).some((f) => f.endsWith('.png')), 'charts/*.png')
+  assert.match(stderr, /report\.html/)
+
   const summary = await readFile(path.join(out, 'summary.md'), 'utf8')
   assert.match(summary, /^\| Metrics \| sync \| async \|$/m)
   assert.match(summary, /^\| Complete requests: \| 6 \| 6 \|$/m)
@@ -112,7 +131,7 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
 
 test('seed-readfile prints the seed 002 table with readFile = 100%, 5 interleaved runs by default', async () => {
   const out = path.join(dir, 'readfile')
-  const { code, stdout, stderr } = await runCli(['run', 'seed-readfile', '-n', '20', '-c', '5', '--quiet', '--out', out], { timeoutMs: 60_000 })
+  const { code, stdout, stderr } = await runCli(['run', 'seed-readfile', '-n', '20', '-c', '5', '--quiet', '--no-report', '--out', out], { timeoutMs: 60_000 })
   assert.equal(code, 0, stderr)
   assert.doesNotMatch(stdout, /^=== /m, '--quiet prints no per-run report')
   assert.match(stdout, /^Mode +Req\/s +Time\/req/m)
@@ -145,7 +164,7 @@ test('an experiment file: lab server, threadpool axis set at spawn, generic tabl
     calibration: { op: 'bcrypt', cost: 4 }
   }))
   const out = path.join(dir, 'tiny')
-  const { code, stdout, stderr } = await runCli(['run', '--experiment', file, '--quiet', '--out', out], { timeoutMs: 60_000 })
+  const { code, stdout, stderr } = await runCli(['run', '--experiment', file, '--quiet', '--no-report', '--out', out], { timeoutMs: 60_000 })
   assert.equal(code, 0, stderr)
   const results = await readJson(path.join(out, 'results.json'))
   assert.deepEqual(results.runs.map((r) => r.label), ['sync pool=1', 'async pool=1', 'sync pool=3', 'async pool=3'])
@@ -169,7 +188,7 @@ test('--workload serves and compares the module\'s handlers', async () => {
     export async function async () { await new Promise((resolve) => setTimeout(resolve, 2)); return { done: true } }
   `)
   const out = path.join(dir, 'workload')
-  const { code, stdout, stderr } = await runCli(['run', '--workload', file, '-n', '20', '-c', '4', '--quiet', '--out', out], { timeoutMs: 60_000 })
+  const { code, stdout, stderr } = await runCli(['run', '--workload', file, '-n', '20', '-c', '4', '--quiet', '--no-report', '--out', out], { timeoutMs: 60_000 })
   assert.equal(code, 0, stderr)
   const results = await readJson(path.join(out, 'results.json'))
   assert.deepEqual(results.runs.map((r) => r.label), ['sync', 'async'])
@@ -181,6 +200,9 @@ test('--workload serves and compares the module\'s handlers', async () => {
   }
   assert.equal(results.runs[1].load.document.length, Buffer.byteLength('{"done":true}'))
   assert.match(stdout, /^workload: async is [\d.]+x sync/m)
+  await assert.rejects(access(path.join(out, 'report.html')), '--no-report writes no report.html')
+  await assert.rejects(access(path.join(out, 'charts')), '--no-report writes no charts/')
+  await access(path.join(out, 'summary.md'))
 })
 
 test('--target runs against a server already running (no server metrics from a plain server)', async () => {
@@ -189,7 +211,7 @@ test('--target runs against a server already running (no server metrics from a p
     const file = path.join(dir, 'target.json')
     await writeFile(file, JSON.stringify({ name: 'remote', server: { app: 'lab' }, load: { requests: 5 }, variants: [{ label: 'a', path: '/a' }, { label: 'b', path: '/b' }] }))
     const out = path.join(dir, 'target')
-    const { code, stderr } = await runCli(['run', '--experiment', file, '--target', server.url, '--quiet', '--out', out])
+    const { code, stderr } = await runCli(['run', '--experiment', file, '--target', server.url, '--quiet', '--no-report', '--out', out])
     assert.equal(code, 0, stderr)
     const results = await readJson(path.join(out, 'results.json'))
     assert.deepEqual(results.runs.map((r) => r.load.document.path), ['/a', '/b'])
@@ -206,7 +228,7 @@ test('--target on a syncbench server reads its metrics over /__syncbench/metrics
     const file = path.join(dir, 'target-lab.json')
     await writeFile(file, JSON.stringify({ name: 'remote-lab', server: { app: 'lab' }, load: { requests: 5 }, variants: [{ label: 'wait', path: '/wait/async?ms=1' }] }))
     const out = path.join(dir, 'target-lab')
-    const { code, stderr } = await runCli(['run', '--experiment', file, '--target', server.servers[0].url, '--quiet', '--out', out])
+    const { code, stderr } = await runCli(['run', '--experiment', file, '--target', server.servers[0].url, '--quiet', '--no-report', '--out', out])
     assert.equal(code, 0, stderr)
     const [run] = (await readJson(path.join(out, 'results.json'))).runs
     assert.equal(run.server.requests, 5, 'the window was reset after the warm-up')
@@ -219,7 +241,7 @@ test('--target on a syncbench server reads its metrics over /__syncbench/metrics
 test('errors: one line each, non-zero exit', async (t) => {
   const oneLine = (stderr) => assert.equal(stderr.trim().split('\n').length, 1, stderr)
   await t.test('unknown experiment', async () => {
-    const { code, stdout, stderr } = await runCli(['run', 'nope', '--out', path.join(dir, 'e1')])
+    const { code, stdout, stderr } = await runCli(['run', 'nope', '--no-report', '--out', path.join(dir, 'e1')])
     assert.equal(code, 1)
     assert.equal(stdout, '')
     assert.match(stderr, /^syncbench: unknown experiment "nope" \(try: seed-bcrypt, /)
@@ -227,16 +249,23 @@ test('errors: one line each, non-zero exit', async (t) => {
     await assert.rejects(access(path.join(dir, 'e1')), 'nothing written')
   })
   await t.test('missing workload file', async () => {
-    const { code, stderr } = await runCli(['run', '--workload', './missing.js'], { cwd: dir })
+    const { code, stderr } = await runCli(['run', '--workload', './missing.js', '--no-report'], { cwd: dir })
     assert.equal(code, 1)
     assert.match(stderr, /^syncbench: --workload \.\/missing\.js: no such file$/m)
     oneLine(stderr)
   })
   await t.test('workload module that throws', async () => {
     await writeFile(path.join(dir, 'throws.mjs'), 'throw new Error("boom at load")\n')
-    const { code, stderr } = await runCli(['run', '--workload', 'throws.mjs'], { cwd: dir })
+    const { code, stderr } = await runCli(['run', '--workload', 'throws.mjs', '--no-report'], { cwd: dir })
     assert.equal(code, 1)
     assert.match(stderr, /^syncbench: --workload throws\.mjs threw while loading: boom at load$/m)
+    oneLine(stderr)
+  })
+  await t.test('workload module with no handler functions', async () => {
+    await writeFile(path.join(dir, 'empty.mjs'), 'export const answer = 42\n')
+    const { code, stderr } = await runCli(['run', '--workload', 'empty.mjs', '--no-report'], { cwd: dir })
+    assert.equal(code, 1)
+    assert.match(stderr, /^syncbench: --workload empty\.mjs exports no handler functions \(export e\.g\. sync\(req\) and async\(req\)\)$/m)
     oneLine(stderr)
   })
   await t.test('bad option value', async () => {
@@ -253,7 +282,7 @@ test('errors: one line each, non-zero exit', async (t) => {
       variants: [{ label: 'ok', path: '/wait/sync?ms=0' }, { label: 'broken', path: '/', server: { args: ['--pool-size', '0'] } }]
     }))
     const out = path.join(dir, 'fails')
-    const { code, stderr } = await runCli(['run', '--experiment', file, '--quiet', '--out', out])
+    const { code, stderr } = await runCli(['run', '--experiment', file, '--quiet', '--no-report', '--out', out])
     assert.equal(code, 1)
     const lines = stderr.trim().split('\n')
     assert.match(lines[lines.length - 1], /^syncbench: .*pool-size/)
@@ -277,14 +306,16 @@ test('Ctrl-C keeps the runs measured so far and exits 130', async () => {
   }))
   const out = path.join(dir, 'interrupt')
   // The second run would take 100 x 200 ms; the interrupt comes as soon as the first run's report is out.
-  const child = spawn(process.execPath, [binPath, 'run', '--experiment', file, '-n', '100', '--out', out], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [binPath, 'run', '--experiment', file, '-n', '100', '--no-report', '--out', out], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
   const safety = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  let sent = false
   child.stdout.setEncoding('utf8').on('data', (d) => {
     stdout += d
-    if (stdout.includes('(longest request)')) child.kill('SIGINT')
+    // Once: a second SIGINT ends syncbench at once.
+    if (!sent && stdout.includes('(longest request)')) sent = child.kill('SIGINT')
   })
   const [code] = await once(child, 'close')
   clearTimeout(safety)
@@ -298,3 +329,195 @@ test('Ctrl-C keeps the runs measured so far and exits 130', async () => {
   assert.ok(results.runs[1].load.completeRequests < 100)
   assert.equal(results.runs[1].error, null)
 })
+
+/** pids of the live processes whose environment holds SB_TEST_MARK=<mark> (Linux /proc). */
+async function markedProcesses (mark) {
+  const pids = []
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    let environ
+    try {
+      environ = await readFile(`/proc/${entry}/environ`, 'latin1')
+      // A zombie keeps its /proc entry until reaped, with an empty environ: it is gone for our purpose.
+    } catch {
+      continue
+    }
+    if (environ.split('\0').includes(`SB_TEST_MARK=${mark}`)) pids.push(Number(entry))
+  }
+  return pids
+}
+
+/** Start the CLI as a terminal would: in its own process group, so the test can signal the whole group. */
+function runDetached (args, mark) {
+  const child = spawn(process.execPath, [binPath, ...args], {
+    env: { ...process.env, NO_COLOR: '1', SB_TEST_MARK: mark },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true
+  })
+  const out = { stdout: '', stderr: '' }
+  child.stdout.setEncoding('utf8').on('data', (d) => { out.stdout += d; child.emit('output') })
+  child.stderr.setEncoding('utf8').on('data', (d) => { out.stderr += d; child.emit('output') })
+  const safety = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL') } catch {} }, 90_000)
+  const closed = once(child, 'close').finally(() => clearTimeout(safety))
+  /** Resolve once stdout or stderr satisfies `test` (checked on every chunk). */
+  const output = (test) => new Promise((resolve, reject) => {
+    const check = () => { if (test(out)) { child.off('output', check); resolve() } }
+    child.on('output', check)
+    closed.then(() => reject(new Error(`exited first: ${out.stderr}`)))
+    check()
+  })
+  return { child, out, closed, output }
+}
+
+const linuxOnly = process.platform !== 'linux' && 'reads /proc'
+
+test('Ctrl-C in a terminal (SIGINT to the whole process group): exit 130, partial run kept, no process left', { skip: linuxOnly }, async () => {
+  const file = path.join(dir, 'group.mjs')
+  const measuring = path.join(dir, 'group-measuring')
+  // slow marks its 6th call: the 4 warm-up requests are over, the measured load of the second run is on.
+  await writeFile(file, `import { writeFileSync } from 'node:fs'
+    let calls = 0
+    export function sync () { return 'quick' }
+    export async function slow () {
+      if (++calls === 6) writeFileSync(${JSON.stringify(measuring)}, '')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      return 'slow'
+    }
+  `)
+  const out = path.join(dir, 'group')
+  const mark = `group-${process.pid}-${Date.now()}`
+  const run = runDetached(['run', '--workload', file, '-n', '100', '-c', '2', '--no-report', '--out', out], mark)
+  await waitForFile(measuring)
+  const before = await markedProcesses(mark)
+  assert.ok(before.includes(run.child.pid))
+  assert.ok(before.length >= 2, 'the CLI and its workload server')
+  process.kill(-run.child.pid, 'SIGINT')
+  const [code, signal] = await run.closed
+  assert.equal(signal, null, run.out.stderr)
+  assert.equal(code, 130, run.out.stderr)
+  assert.match(run.out.stderr, /interrupted: partial/)
+  const results = await readJson(path.join(out, 'results.json'))
+  assert.equal(results.finishedAt, null)
+  assert.deepEqual(results.runs.map((r) => r.label), ['sync', 'slow'])
+  assert.equal(results.runs[0].load.completeRequests, 100)
+  assert.equal(results.runs[1].error, null, 'the interrupt is not recorded as a failure')
+  assert.ok(results.runs[1].load, 'the partial run\'s load is kept')
+  assert.equal(results.runs[1].load.aborted, true)
+  assert.ok(results.runs[1].load.completeRequests < 100)
+  await access(path.join(out, 'summary.md'))
+  // Neither the runner nor the servers it started (in their own groups) is left behind.
+  assert.equal(await eventually(async () => (await markedProcesses(mark)).length === 0), true, 'no process left')
+})
+
+test('Ctrl-C during calibration is the interrupt: exit 130, results.json kept, the calibration child gone', { skip: linuxOnly }, async () => {
+  const file = path.join(dir, 'calibrating.json')
+  // bcrypt cost 16 takes seconds per hash: the calibration is surely still running when the signal comes.
+  await writeFile(file, JSON.stringify({
+    name: 'calibrating',
+    server: { app: 'lab' },
+    load: { requests: 2 },
+    variants: [{ label: 'wait', path: '/wait/async?ms=1' }],
+    calibration: { op: 'bcrypt', cost: 16 }
+  }))
+  const out = path.join(dir, 'calibrating')
+  const mark = `calibrate-${process.pid}-${Date.now()}`
+  const run = runDetached(['run', '--experiment', file, '--no-report', '--out', out], mark)
+  // Wait for the calibration child itself (a process of this run other than the CLI).
+  let calibrator
+  while (!calibrator) {
+    for (const pid of await markedProcesses(mark)) {
+      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
+      if (cmdline.includes('calibrate-child.js')) calibrator = pid
+    }
+    if (!calibrator) await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  process.kill(-run.child.pid, 'SIGINT')
+  const [code] = await run.closed
+  assert.equal(code, 130, run.out.stderr)
+  assert.doesNotMatch(run.out.stderr, /calibration of bcrypt failed/)
+  const results = await readJson(path.join(out, 'results.json'))
+  assert.equal(results.finishedAt, null)
+  assert.deepEqual(results.runs, [])
+  await access(path.join(out, 'summary.md'))
+  assert.deepEqual(await markedProcesses(mark), [])
+})
+
+test('a second Ctrl-C ends syncbench at once, servers included, even when a handler never returns', { skip: linuxOnly }, async (t) => {
+  const file = path.join(dir, 'spin.mjs')
+  const started = path.join(dir, 'spin-started')
+  // The handler marks that it runs, then blocks its server for good: after the first Ctrl-C the runner
+  // waits for metrics that never come (60 s); only the second Ctrl-C ends it.
+  await writeFile(file, `import { writeFileSync } from 'node:fs'
+    export function spin () { writeFileSync(${JSON.stringify(started)}, String(process.pid)); for (;;); }
+  `)
+  const out = path.join(dir, 'spin')
+  const mark = `spin-${process.pid}-${Date.now()}`
+  const run = runDetached(['run', '--workload', file, '-n', '2', '-c', '1', '--no-calibrate', '--no-report', '--out', out], mark)
+  await waitForFile(started)
+  const server = Number(await readFile(started, 'utf8'))
+  // If syncbench fails to kill it, the spinning server must not outlive the test.
+  t.after(() => { try { process.kill(server, 'SIGKILL') } catch {} })
+  process.kill(-run.child.pid, 'SIGINT')
+  await run.output((o) => /Ctrl-C again to quit at once/.test(o.stderr))
+  process.kill(-run.child.pid, 'SIGINT')
+  const [code, signal] = await run.closed
+  // Ended by the default SIGINT action: a shell reports exit status 130.
+  assert.equal(signal, 'SIGINT', `code ${code}: ${run.out.stderr}`)
+  assert.equal((await readJson(path.join(out, 'results.json'))).finishedAt, null)
+  // SIGKILL was sent before syncbench ended; its delivery to a process spinning on the other core is
+  // asynchronous, so wait for the death (bounded) instead of reading the state at one instant.
+  assert.equal(await eventually(async () => !(await alive(server))), true, 'the blocked server was killed')
+  assert.equal(await eventually(async () => (await markedProcesses(mark)).length === 0), true, 'no process left')
+})
+
+test('a measured run that fails keeps the partial LoadResult beside the error', async () => {
+  let served = 0
+  // Answers the warm-up (4) and 3 measured requests, then resets every connection.
+  const server = await startRawServer((socket) => {
+    socket.once('data', (data) => {
+      // The runner's metrics requests (/__syncbench/*) are not counted: a plain server has none.
+      if (data.toString().includes(' /__syncbench/')) return socket.end('HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n')
+      if (++served > 7) return socket.resetAndDestroy()
+      socket.end('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok')
+    })
+  })
+  try {
+    const file = path.join(dir, 'resets.json')
+    await writeFile(file, JSON.stringify({ name: 'resets', server: { app: 'lab' }, load: { requests: 20, concurrency: 1 }, variants: [{ label: 'a', path: '/a' }] }))
+    const out = path.join(dir, 'resets')
+    const { code, stderr } = await runCli(['run', '--experiment', file, '--target', server.url, '--quiet', '--no-report', '--out', out])
+    assert.equal(code, 1, stderr)
+    const [run] = (await readJson(path.join(out, 'results.json'))).runs
+    assert.equal(run.error.code, 'SB_ERR_CONNECT')
+    assert.equal(run.load.completeRequests, 3)
+    assert.equal(run.load.options.requests, 20)
+  } finally {
+    await server.close()
+  }
+})
+
+/** Is `pid` running? A zombie (killed, not yet reaped by init) is not. */
+async function alive (pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null)
+  return stat !== null && !/^\d+ \(.*\) Z/.test(stat)
+}
+
+/** Poll `check` until it is true (resolves true) or 10 s passed (resolves false): a safety net, not a measure. */
+async function eventually (check) {
+  const deadline = Date.now() + 10_000
+  while (Date.now() < deadline) {
+    if (await check()) return true
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return false
+}
+
+async function waitForFile (file) {
+  for (;;) {
+    try {
+      return await access(file)
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+}

@@ -8,7 +8,7 @@ import { runCli } from './helper.js'
 import { parse as parseAb, abEngine } from '../lib/run/engines/ab.js'
 import { parse as parseWrk, wrkEngine } from '../lib/run/engines/wrk.js'
 import { parse as parseAutocannon, autocannonEngine } from '../lib/run/engines/autocannon.js'
-import { emptyResult } from '../lib/run/engines/shape.js'
+import { emptyResult, runTool, probe } from '../lib/run/engines/shape.js'
 
 // ab 2.3's report as the French seed article (seed 002, fs.readFile server) printed it, with the
 // header lines ab prints before it.
@@ -114,7 +114,7 @@ for (const engine of [abEngine, wrkEngine, autocannonEngine]) {
   test(`--engine ${engine.name} drives a real run into the same result shape`, async (t) => {
     if (!(await engine.available())) return t.skip(`${engine.name} is not installed`)
     const out = path.join(dir, engine.name)
-    const { code, stdout, stderr } = await runCli(['run', '--workload', workload, '-n', '30', '-c', '3', '--engine', engine.name, '--out', out], { timeoutMs: 60_000 })
+    const { code, stdout, stderr } = await runCli(['run', '--workload', workload, '-n', '30', '-c', '3', '--engine', engine.name, '--no-report', '--out', out], { timeoutMs: 60_000 })
     assert.equal(code, 0, stderr)
     assert.match(stdout, /^Complete requests: +\d+$/m)
     const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8'))
@@ -130,3 +130,37 @@ for (const engine of [abEngine, wrkEngine, autocannonEngine]) {
     assert.ok(run.server.requests >= run.load.completeRequests && run.server.requests <= run.load.completeRequests + 3, String(run.server.requests))
   })
 }
+
+test('probe: true for a command that runs (whatever its exit code), false for one that is not installed', () => {
+  assert.equal(probe(process.execPath, ['-e', 'process.exit(1)']), true)
+  assert.equal(probe('syncbench-no-such-tool', ['-h']), false)
+})
+
+test('runTool: onStderr can stop the tool; past timeoutMs the tool is killed and the call rejects', async () => {
+  // A tool that says it is done on stderr, then waits for SIGINT to print its summary (as wrk does).
+  const script = `process.on('SIGINT', () => { console.log('summary'); process.exit(0) })
+    process.stderr.write('syncbench:done\\n'); setInterval(() => {}, 1000)`
+  const seen = []
+  const out = await runTool(process.execPath, ['-e', script], {
+    onStderr: (stderr, stop) => { seen.push(stderr); if (stderr.includes('syncbench:done')) stop() }
+  })
+  assert.equal(out.code, 0)
+  assert.equal(out.stdout, 'summary\n')
+  assert.ok(seen.length >= 1)
+  // A tool that never ends (wrk whose -n is never reached): the safety timeout ends it.
+  await assert.rejects(runTool(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { timeoutMs: 200 }), {
+    code: 'SB_ERR_TIMEOUT',
+    message: /did not finish within 0\.2 s and was killed/
+  })
+})
+
+test('runTool: an aborted signal sends the tool SIGINT', async () => {
+  const controller = new AbortController()
+  const script = `process.on('SIGINT', () => { console.log('partial'); process.exit(0) })
+    process.stderr.write('running\\n'); setInterval(() => {}, 1000)`
+  const out = await runTool(process.execPath, ['-e', script], {
+    signal: controller.signal,
+    onStderr: (stderr) => { if (stderr.includes('running')) controller.abort() }
+  })
+  assert.equal(out.stdout, 'partial\n')
+})

@@ -31,7 +31,7 @@ test('Welch t-test on unequal sizes and variances (scipy reference values)', () 
   close(s.df, 4.485856609144276, 1e-9, 'df')
   close(s.p, 2.4271195435415403e-07, 1e-12, 'p')
   assert.equal(s.stars, '***')
-  assert.equal(formatP(s), 'p < 0.001 ***')
+  assert.equal(formatP(s), 'p = 2.43e-7 ***')
 })
 
 test('the test is symmetric: swapping sides flips t and keeps p', () => {
@@ -87,5 +87,5 @@ test('stars follow compare.R', () => {
   assert.equal(stars(0.04), '*')
   assert.equal(stars(0.05), '')
   assert.equal(stars(NaN), '')
-  assert.equal(formatP({ t: 1, df: 3, p: 0.0031, stars: '**' }), 'p = 0.003 **')
+  assert.equal(formatP({ t: 1, df: 3, p: 0.0031, stars: '**' }), 'p = 0.0031 **')
 })

@@ -5,7 +5,7 @@ import { SyncbenchError } from '../errors.js'
 import { version } from './commands.js'
 import { parseAbArgs } from '../load/ab-args.js'
 import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../load/ab-report.js'
-import { createRequestLog, formatAbCsv, formatAbGnuplot, writeFileAtomic } from '../load/ab-files.js'
+import { createRequestLog, formatAbCsv, formatAbGnuplot, writeAbFile } from '../load/ab-files.js'
 
 const USAGE_CODES = new Set(['SB_ERR_INVALID_OPTION', 'SB_ERR_UNKNOWN_OPTION', 'SB_ERR_MISSING_ARGUMENT', 'SB_ERR_INVALID_URL'])
 
@@ -147,8 +147,8 @@ export async function main (argv, io) {
   try {
     // ab writes the CSV first, then the gnuplot file, and only when a request completed
     if (log && result.completeRequests > 0) {
-      if (output.csv) await writeFileAtomic('-e', output.csv, formatAbCsv(log.records.map((r) => r.total)))
-      if (output.gnuplot) await writeFileAtomic('-g', output.gnuplot, formatAbGnuplot(log.records))
+      if (output.csv) await writeAbFile('-e', output.csv, formatAbCsv(log.records.map((r) => r.total)))
+      if (output.gnuplot) await writeAbFile('-g', output.gnuplot, formatAbGnuplot(log.records))
     }
   } catch (err) {
     return fail(io, err)

@@ -32,6 +32,23 @@ Options:
  * @returns {Promise<number>}
  */
 export async function main (argv, io) {
+  // Ctrl-C stops before the next file: every file already written is whole, none is half-written.
+  const controller = new AbortController()
+  const onSigint = () => controller.abort()
+  process.once('SIGINT', onSigint)
+  try {
+    return await report(argv, io, controller.signal)
+  } finally {
+    process.off('SIGINT', onSigint)
+  }
+}
+
+/**
+ * @param {string[]} argv
+ * @param {import('./output.js').Io} io
+ * @param {AbortSignal} signal
+ */
+async function report (argv, io, signal) {
   const options = parseReportArgs(argv)
   if (options.help) {
     io.stdout.write(help)
@@ -47,7 +64,14 @@ export async function main (argv, io) {
   }
   // Plot, linkedom and resvg load only once the input is known to be good
   const { renderReport } = await import('../report/report.js')
-  const report = await renderReport(results, outDir, { png: options.png })
+  let report
+  try {
+    report = await renderReport(results, outDir, { png: options.png, signal })
+  } catch (err) {
+    if (!signal.aborted) throw err
+    io.stderr.write('syncbench: report interrupted; the files written so far are complete\n')
+    return 130
+  }
   for (const w of report.warnings) io.stderr.write(`syncbench: warning: ${w}\n`)
   const summaryFile = path.join(outDir, 'summary.md')
   await writeAtomic(summaryFile, renderSummaryMarkdown(results, summarizeResults(results)))

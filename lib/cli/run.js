@@ -1,8 +1,8 @@
 // syncbench run: the seed experiments (or any experiment) with a fresh server per run, the ab report
 // of every run, the seeds' own tables with this machine's numbers, a verdict per experiment, and
-// results/<timestamp>/{results.json,summary.md}.
+// results/<timestamp>/{results.json,summary.md,report.html,charts/}.
 import path from 'node:path'
-import { parseCommandArgs } from './args.js'
+import { parseCommandArgs, integerOption } from './args.js'
 import { SyncbenchError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
 import { formatAbReport } from '../load/ab-report.js'
@@ -17,6 +17,7 @@ import { renderSummaryMarkdown } from '../report/markdown.js'
 import { renderReport } from '../report/report.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from '../run/progress.js'
+import { killChildren } from '../run/children.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -32,16 +33,21 @@ Options:
                          own, 2 for seed-bcrypt and 5 for seed-readfile, else 1); n >= 2 gives
                          95% confidence intervals and Welch t-test p-values
   -n, --requests <n>     override the experiments' request count
-  -c, --concurrency <n>  override the experiments' concurrency (sweeps keep their own axis)
+  -c, --concurrency <n>  override the experiments' concurrency (sweeps keep their own axis); a run whose
+                         concurrency is above its request count gets that many requests (ab refuses -c > -n)
   --engine <name>        load generator: ${engineNames.join(', ')} (default builtin; external ones must be installed)
   --target <url>         load a server already running there instead of starting one per run
-  --out <dir>            where results.json and summary.md go (default results/<timestamp>)
+  --out <dir>            where results.json, summary.md, report.html and charts/*.png go
+                         (default results/<timestamp>)
+  --no-report            write only results.json and summary.md (no report.html, no charts/)
   --no-calibrate         skip timing one operation alone (no ceiling in the verdict)
-  -q, --quiet            print only the tables and verdicts, no per-run ab report, no progress
+  -q, --quiet            print only the tables, their text charts and the verdicts: no per-run ab
+                         report, no progress
   -h, --help             show this help
 
 Progress (run, runs left, ETA) goes to stderr when it is a terminal. Ctrl-C stops after the current
-run's partial measurement and keeps everything measured so far in results.json.
+run's partial measurement, keeps everything measured so far in results.json, writes the summary and
+exits 130; a second Ctrl-C ends syncbench at once (results.json keeps the runs finished before).
 `
 
 /**
@@ -68,12 +74,23 @@ export async function main (argv, io) {
   const outDir = await createOutDir({ out: options.out, cwd })
 
   const controller = new AbortController()
-  // Held until the summary is written: a Ctrl-C at any point ends the runs, never the writing.
-  const onSigint = () => controller.abort()
+  // Held until the summary is written: a first Ctrl-C ends the runs, never the writing. A second one
+  // (a hung server, a slow report) ends syncbench at once: its helpers first (they are in their own
+  // process groups, so the terminal's signal missed them), then itself by the default SIGINT action
+  // (exit status 130). Forked servers stop by themselves when the IPC channel closes.
+  const onSigint = () => {
+    if (!controller.signal.aborted) {
+      io.stderr.write('syncbench: interrupted: ending the current run and writing the summary (Ctrl-C again to quit at once)\n')
+      return controller.abort()
+    }
+    process.off('SIGINT', onSigint)
+    killChildren()
+    process.kill(process.pid, 'SIGINT')
+  }
   process.on('SIGINT', onSigint)
   try {
     const outcome = await measure({ options, experiments, engine, outDir, argv, io, signal: controller.signal })
-    return await report({ outcome, outDir, cwd, io })
+    return await report({ outcome, outDir, cwd, io, html: options.report })
   } finally {
     process.off('SIGINT', onSigint)
   }
@@ -93,7 +110,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       calibrate: options.calibrate,
       outDir,
       argv,
-      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null },
+      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report },
       signal,
       onEvent (event) {
         progress.event(event)
@@ -110,8 +127,8 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
   }
 }
 
-/** The tables and verdicts on stdout, summary.md and the HTML report beside results.json, the exit code. */
-async function report ({ outcome, outDir, cwd, io }) {
+/** The tables and verdicts on stdout, summary.md and (unless --no-report) the HTML report beside results.json, the exit code. */
+async function report ({ outcome, outDir, cwd, io, html: withHtml }) {
   const paint = painter(io.stdout, io.env)
   const { results, file, interrupted, error } = outcome
   const summaries = summarizeResults(results)
@@ -129,7 +146,7 @@ async function report ({ outcome, outDir, cwd, io }) {
   let reportError = null
   let html = null
   try {
-    const rendered = await renderReport(results, outDir)
+    const rendered = withHtml ? await renderReport(results, outDir) : { html: null, warnings: [] }
     html = rendered.html
     for (const w of rendered.warnings) io.stderr.write(`syncbench: warning: ${w}\n`)
   } catch (err) {
@@ -167,6 +184,7 @@ export function parseRunArgs (argv) {
     target: { type: 'string' },
     out: { type: 'string' },
     'no-calibrate': { type: 'boolean' },
+    'no-report': { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
     help: { type: 'boolean', short: 'h' }
   })
@@ -177,13 +195,14 @@ export function parseRunArgs (argv) {
     names: positionals,
     experimentFiles: values.experiment ?? [],
     workload: values.workload,
-    runs: positiveInt('--runs', values.runs, 1000),
-    requests: positiveInt('-n', values.requests, 10_000_000),
-    concurrency: positiveInt('-c', values.concurrency, 20_000),
+    runs: integerOption('--runs', values.runs, 1, 1000),
+    requests: integerOption('-n', values.requests, 1, 10_000_000),
+    concurrency: integerOption('-c', values.concurrency, 1, 20_000),
     engine: values.engine ?? 'builtin',
     target: values.target,
     out: values.out,
     calibrate: !values['no-calibrate'],
+    report: !values['no-report'],
     quiet: Boolean(values.quiet)
   }
   if (!engineNames.includes(options.engine)) throw invalidOption('--engine', options.engine, `must be one of ${engineNames.join(', ')}`)
@@ -194,11 +213,4 @@ export function parseRunArgs (argv) {
   }
   if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
   return options
-}
-
-function positiveInt (flag, raw, max) {
-  if (raw === undefined) return undefined
-  const n = Number(raw)
-  if (!/^\d+$/.test(raw) || n < 1 || n > max) throw invalidOption(flag, raw, `must be an integer from 1 to ${max}`)
-  return n
 }

@@ -2,10 +2,12 @@
 // folder and reused while its size matches. Never a path taken from a request.
 import os from 'node:os'
 import path from 'node:path'
-import { randomBytes, randomFill } from 'node:crypto'
+import { randomFill } from 'node:crypto'
 import { promisify } from 'node:util'
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises'
+import { mkdir, stat } from 'node:fs/promises'
 import { SyncbenchError } from '../errors.js'
+import { writeFileAtomic } from '../fs-atomic.js'
+import { formatBytes } from '../format.js'
 
 export const DEFAULT_FILE_SIZE = 4 * 1024 * 1024
 export const MAX_FILE_SIZE = 1024 * 1024 * 1024
@@ -25,13 +27,11 @@ export function parseSize (raw) {
   return Number.isSafeInteger(bytes) && bytes <= MAX_FILE_SIZE ? bytes : null
 }
 
-/** Byte count as people read it: 4194304 -> "4 MiB", 1000 -> "1000 B". */
-export function formatSize (bytes) {
-  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]]) {
-    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`
-  }
-  return `${bytes} B`
-}
+/**
+ * Byte count as people read it: 4194304 -> "4 MiB", 1000 -> "1000 B" (lib/format.js's formatBytes).
+ * @deprecated use formatBytes from lib/format.js; kept while lib/lab/lab-app.js imports it
+ */
+export const formatSize = formatBytes
 
 /**
  * The cache folder: --cache-dir, else $SYNCBENCH_CACHE_DIR, else <os.tmpdir()>/syncbench-cache.
@@ -72,27 +72,21 @@ async function create (dir, file, size) {
   } catch (err) {
     if (err.code !== 'ENOENT') throw cacheError(dir, err)
   }
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   try {
     await mkdir(dir, { recursive: true })
-    const handle = await open(temp, 'wx')
-    try {
-      const buffer = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)))
-      for (let written = 0; written < size;) {
-        const chunk = buffer.subarray(0, Math.min(buffer.length, size - written))
-        await fill(chunk)
-        await handle.write(chunk, 0, chunk.length)
-        written += chunk.length
-      }
-    } finally {
-      await handle.close()
-    }
-    await rename(temp, file)
+    // streamed chunk by chunk: a 1 GiB file never sits whole in memory
+    await writeFileAtomic(file, randomChunks(size))
   } catch (err) {
-    await unlink(temp).catch(() => {})
     throw cacheError(dir, err)
   }
   return file
+}
+
+/** `size` random bytes in chunks of at most CHUNK, each a fresh buffer (the writer may still hold the last). */
+async function * randomChunks (size) {
+  for (let left = size; left > 0; left -= CHUNK) {
+    yield await fill(Buffer.allocUnsafe(Math.min(CHUNK, left)))
+  }
 }
 
 function cacheError (dir, err) {

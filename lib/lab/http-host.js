@@ -37,7 +37,9 @@ export async function hostServer ({ name, handler, metrics, env, port, host }) {
   })
   server.listen(port, host)
   try {
-    await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => { throw err })])
+    // once() rejects on 'error' and unsubscribes from both events when either comes, so a later
+    // server error is not swallowed by a leftover listener.
+    await once(server, 'listening')
   } catch (err) {
     server.close()
     throw listenError(err, name, port, host)

@@ -1,5 +1,5 @@
 // The child side of the IPC protocol between a server syncbench forked and its parent (the runner):
-//   child -> parent  { type: 'syncbench:ready', servers: [{ name, url, port }], env }
+//   child -> parent  { type: 'syncbench:ready', servers: [{ name, url, port }], env, ...info }
 //   parent -> child  { type: 'syncbench:metrics', id, reset, server? }
 //   child -> parent  { type: 'syncbench:metrics', id, metrics }
 //   child -> parent  { type: 'syncbench:error', code, message }   (then the child exits non-zero)
@@ -22,9 +22,10 @@ export const ERROR = 'syncbench:error'
  * @param {import('../types.js').Environment} options.env
  * @param {(request: { reset: boolean, server?: string }) => import('../types.js').ServerMetrics | Promise<import('../types.js').ServerMetrics>} options.read
  * @param {() => void} [options.onDisconnect] the parent is gone: nobody will stop this server, so stop it
+ * @param {Record<string, unknown>} [options.info] more fields for the ready message (the workload server's handler names)
  * @returns {{ stop: () => void }}
  */
-export function serveIpc (channel, { servers, env, read, onDisconnect }) {
+export function serveIpc (channel, { servers, env, read, onDisconnect, info }) {
   const onMessage = async (message) => {
     if (!message || message.type !== METRICS) return
     let metrics
@@ -39,7 +40,7 @@ export function serveIpc (channel, { servers, env, read, onDisconnect }) {
   const disconnected = () => onDisconnect?.()
   channel.on('message', onMessage)
   channel.on('disconnect', disconnected)
-  send(channel, { type: READY, servers: servers.map(({ name, url, port }) => ({ name, url, port })), env })
+  send(channel, { ...info, type: READY, servers: servers.map(({ name, url, port }) => ({ name, url, port })), env })
   return {
     stop () {
       channel.off('message', onMessage)

@@ -1,8 +1,7 @@
 // ab's -g (gnuplot TSV) and -e (CSV of percentages served) files, from the per-request records,
-// written atomically: a temp name in the same directory, then rename.
-import { writeFile, rename, rm } from 'node:fs/promises'
-import { dirname, basename, join } from 'node:path'
+// written atomically (lib/fs-atomic.js: a temp name in the same directory, then rename).
 import { SyncbenchError } from '../errors.js'
+import { writeFileAtomic as writeAtomic } from '../fs-atomic.js'
 import { abRoundMs, printfFixed } from './ab-report.js'
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
@@ -54,18 +53,15 @@ export function formatAbCsv (totals) {
 }
 
 /**
- * Write `text` to `file` atomically (temp file in the same directory, then rename).
+ * Write a -g / -e file atomically (lib/fs-atomic.js); a failure names the option it came from.
  * @param {string} flag the option the file came from, for the error message
  * @param {string} file
  * @param {string} text
  */
-export async function writeFileAtomic (flag, file, text) {
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`)
+export async function writeAbFile (flag, file, text) {
   try {
-    await writeFile(tmp, text)
-    await rename(tmp, file)
+    await writeAtomic(file, text)
   } catch (err) {
-    await rm(tmp, { force: true })
     throw new SyncbenchError('SB_ERR_INVALID_OPTION', `${flag} cannot write "${file}": ${err.code ?? err.message}`, { cause: err })
   }
 }

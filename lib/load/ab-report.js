@@ -221,8 +221,9 @@ export function formatAbHtmlReport (result, output = {}) {
   if (sendBody) lines.push(row('Total body sent', result.totalBodySentBytes))
   lines.push(row('HTML transferred', `${result.htmlTransferredBytes} bytes`))
   if (t > 0) {
-    lines.push(row('Requests per second', printfFixed(done / t, 2)),
-      row('Transfer rate', `${printfFixed(result.totalTransferredBytes / 1024 / t, 2)} kb/s received`))
+    // the LoadResult's own rates (lib/load/stats.js rates()), as the text report prints them
+    lines.push(row('Requests per second', printfFixed(result.requestsPerSecond, 2)),
+      row('Transfer rate', `${printfFixed(result.transferRateKBps, 2)} kb/s received`))
     if (sendBody) {
       lines.push(`<tr ><td colspan=2 ${td}>&nbsp;</td><td colspan=2 ${td}>${printfFixed(result.totalBodySentBytes / 1024 / t, 2)} kb/s sent</td></tr>`,
         `<tr ><td colspan=2 ${td}>&nbsp;</td><td colspan=2 ${td}>${printfFixed((result.totalTransferredBytes + result.totalBodySentBytes) / 1024 / t, 2)} kb/s total</td></tr>`)

@@ -1,6 +1,8 @@
 // From a ResultsFile to the numbers the charts draw: which axis an experiment sweeps, which runs form a
 // series, and the mean and 95% CI of repeated runs (lib/run/stats.js, compare.R's method).
 import { summarize } from '../run/stats.js'
+import { isMeasured } from '../run/summarize.js'
+import { formatBytes } from '../format.js'
 
 /** Config keys that are settings of the experiment, never a swept axis worth a chart of its own. */
 const NOT_AXES = new Set(['strategy', 'requests', 'app', 'workload', 'keepAlive', 'engine', 'timelimit'])
@@ -14,7 +16,7 @@ const LOG_AXES = new Set(['concurrency', 'threadpoolSize', 'poolSize', 'fileSize
  * @property {string} strategy   config.strategy ('' when unset): picks the colour
  * @property {string} label      the runs' label (what the tables call this configuration)
  * @property {number|null} x     the swept axis value (null when the experiment sweeps nothing numeric)
- * @property {import('../types.js').RunRecord[]} runs   the successful runs
+ * @property {import('../types.js').RunRecord[]} runs   the measured runs (isMeasured)
  * @property {number} n
  * @property {number} mean
  * @property {number} ciLow      NaN when n < 2
@@ -87,7 +89,7 @@ export function isLogAxis (axis, values) {
 }
 
 /**
- * Summarize one metric per (series, x): mean and 95% CI over the repeats that succeeded.
+ * Summarize one metric per (series, x): mean and 95% CI over the measured repeats (isMeasured).
  * @param {import('../types.js').RunRecord[]} runs
  * @param {string|null} axis
  * @param {(run: import('../types.js').RunRecord) => number|undefined|null} metric
@@ -97,7 +99,7 @@ export function summarizeBy (runs, axis, metric) {
   const series = seriesOf(runs, axis)
   const groups = new Map()
   for (const run of runs) {
-    if (run.error || !run.load) continue
+    if (!isMeasured(run)) continue
     const value = metric(run)
     if (typeof value !== 'number' || !Number.isFinite(value)) continue
     const x = axis === null ? null : Number(run.config[axis])
@@ -160,13 +162,4 @@ export function axisTitle (axis) {
 export function formatAxisValue (axis, v) {
   if (axis === 'fileSize') return formatBytes(v)
   return String(v)
-}
-
-/** 65536 -> "64 KiB". @param {number} bytes */
-export function formatBytes (bytes) {
-  const units = ['B', 'KiB', 'MiB', 'GiB']
-  let v = bytes
-  let i = 0
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++ }
-  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[i]}`
 }

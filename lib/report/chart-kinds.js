@@ -4,6 +4,7 @@
 import * as Plot from '@observablehq/plot'
 import { isLogAxis, seriesNames, axisTitle, formatAxisValue } from './chart-data.js'
 import { colorsFor, niceLogTicks, REFERENCE_COLOR, INK } from './chart-style.js'
+import { formatNumber } from '../format.js'
 
 /** The wide layout: report.html on a desktop and the PNGs. The narrow one (phones) passes width. */
 export const WIDTH = 720
@@ -168,10 +169,11 @@ function denseSamples (xs, log) {
 
 /** The hover text of a point in report.html: mean, CI and the number of runs. */
 function describe (p) {
-  const ci = p.n > 1 && Number.isFinite(p.ciLow) ? ` (95% CI ${trimNumber(p.ciLow)} to ${trimNumber(p.ciHigh)}, ${p.n} runs)` : ''
-  return `${trimNumber(p.mean)}${ci}`
+  const ci = p.n > 1 && Number.isFinite(p.ciLow) ? ` (95% CI ${formatNumber(p.ciLow)} to ${formatNumber(p.ciHigh)}, ${p.n} runs)` : ''
+  return `${formatNumber(p.mean)}${ci}`
 }
 
+/** Log-axis tick labels: short and with thousands separators ("1,000"), unlike the values they mark. */
 function trimNumber (v) {
   return Number(v.toPrecision(3)).toLocaleString('en-US')
 }

@@ -5,8 +5,9 @@ import { experimentsOf, sweptAxis, summarizeBy, seriesNames, axisTitle, shortTit
 import { environmentNote } from './chart-style.js'
 import { sweepChart, barChart } from './chart-kinds.js'
 import { latencyChart, eventLoopChart } from './chart-latency.js'
-
-const MiB = 1048576
+import { isMeasured } from '../run/summarize.js'
+import { mean } from '../run/stats.js'
+import { formatNumber as fmt, MIB } from '../format.js'
 /** Strategies that run the work on the event loop: one core is their ceiling whatever the machine has. */
 const BLOCKING = new Set(['sync', 'fake-async', 'immediate', 'bcryptjs-sync', 'bcryptjs-async'])
 
@@ -15,7 +16,7 @@ const BLOCKING = new Set(['sync', 'fake-async', 'immediate', 'bcryptjs-sync', 'b
  * @property {object} experiment  the experiment entry (title adjusted for a workload part)
  * @property {string} name        the experiment's name in the results file
  * @property {string} id          file-name prefix of this part's charts
- * @property {import('../types.js').RunRecord[]} runs   successful runs only
+ * @property {import('../types.js').RunRecord[]} runs   measured runs only (isMeasured)
  * @property {string|null} axis
  * @property {number|null} cores
  * @property {string} note
@@ -31,7 +32,7 @@ const BLOCKING = new Set(['sync', 'fake-async', 'immediate', 'bcryptjs-sync', 'b
 export function chartsFor (results, options = {}) {
   const specs = []
   for (const { experiment, runs } of experimentsOf(results)) {
-    const ok = runs.filter((r) => !r.error && r.load)
+    const ok = runs.filter(isMeasured)
     if (ok.length === 0) continue
     for (const part of partsOf(experiment, ok, results)) {
       const ctx = { ...part, width: options.width }
@@ -140,11 +141,11 @@ function cpu (ctx) {
 
 function memory (ctx) {
   const { experiment, runs, axis } = ctx
-  const points = summarizeBy(runs, axis, (r) => r.server ? r.server.memory.peakRssBytes / MiB : undefined)
+  const points = summarizeBy(runs, axis, (r) => r.server ? r.server.memory.peakRssBytes / MIB : undefined)
   if (points.length === 0) return null
   const threads = (p) => {
     const t = p.runs.map((r) => r.server?.threads).filter((x) => x > 0)
-    return t.length ? Math.round(t.reduce((a, b) => a + b, 0) / t.length) : null
+    return t.length ? Math.round(mean(t)) : null
   }
   const base = {
     id: `${ctx.id}-memory`,
@@ -188,14 +189,6 @@ function subtitleFor (points, what) {
 }
 
 const cap = (s) => s[0].toUpperCase() + s.slice(1)
-
-/** @param {number} v */
-export function fmt (v) {
-  if (!Number.isFinite(v)) return '–'
-  if (Math.abs(v) >= 100) return String(Math.round(v))
-  if (Math.abs(v) >= 10) return v.toFixed(1)
-  return v.toFixed(2)
-}
 
 /** @param {string} s */
 function slug (s) {

@@ -3,7 +3,8 @@
 // phone: the charts scale to the width, wide tables scroll inside their own box.
 import { summarizeResults, describeRuns } from '../run/summarize.js'
 import { experimentTables } from './tables.js'
-import { experimentsOf, formatBytes } from './chart-data.js'
+import { experimentsOf } from './chart-data.js'
+import { formatBytes, MIB } from '../format.js'
 import { formatAbReport } from '../load/ab-report.js'
 import { escapeXml as esc } from './svg.js'
 
@@ -28,7 +29,7 @@ figure svg{display:block;width:100%;height:auto}.chart-narrow{display:none}
 figcaption{font-size:.8rem;color:var(--muted);padding:.25rem .5rem}
 details{margin:.35rem 0}details details{margin-left:1rem}summary{cursor:pointer}
 pre{font-size:.75rem;line-height:1.35;background:var(--soft);padding:.5rem;overflow-x:auto;max-width:100%}
-.error{color:#b42318;font-weight:600}
+.error{color:#b42318;font-weight:600}.partial{color:#b54708;font-weight:600}
 @media (max-width:40rem){main{padding:.6rem}h1{font-size:1.3rem}figure{margin:1rem -.3rem;padding:0}
 figure svg.chart-wide{display:none}figure svg.chart-narrow{display:block}}
 `
@@ -108,7 +109,7 @@ function tableHtml (t) {
 }
 
 const RUN_COLUMNS = [
-  ['Run', (r) => r.id],
+  ['Run', (r) => isPartial(r) ? `${r.id} (partial)` : r.id],
   ['Req/s', (r) => r.load && r.load.requestsPerSecond.toFixed(2)],
   ['Time/req ms', (r) => r.load && r.load.timePerRequestMs.toFixed(1)],
   ['p50 ms', (r) => r.load && r.load.latency.p50.toFixed(1)],
@@ -117,7 +118,7 @@ const RUN_COLUMNS = [
   ['Failed', (r) => r.load && String(r.load.failedRequests)],
   ['Loop p99 ms', (r) => r.server && r.server.eventLoopDelay.p99.toFixed(1)],
   ['CPU %', (r) => r.server && r.server.cpu.percent.toFixed(0)],
-  ['Peak RSS MiB', (r) => r.server && (r.server.memory.peakRssBytes / 1048576).toFixed(1)],
+  ['Peak RSS MiB', (r) => r.server && (r.server.memory.peakRssBytes / MIB).toFixed(1)],
   ['Threads', (r) => r.server && String(r.server.threads)]
 ]
 
@@ -132,9 +133,14 @@ function runsTable (runs) {
 
 /** @param {import('../types.js').RunRecord} r */
 function runDetails (r) {
-  const parts = [`<details><summary>${esc(r.id)}${r.error ? ' <span class="error">failed</span>' : ''}</summary>`]
+  const mark = r.error ? ' <span class="error">failed</span>' : isPartial(r) ? ' <span class="partial">partial</span>' : ''
+  const parts = [`<details><summary>${esc(r.id)}${mark}</summary>`]
   parts.push(`<p class="muted">${esc(Object.entries(r.config ?? {}).map(([k, v]) => `${k}=${v}`).join(' · '))} · engine ${esc(r.engine)} · started ${esc(r.startedAt)}</p>`)
   if (r.error) parts.push(`<p class="error">${esc(r.error.code)}: ${esc(r.error.message)}</p>`)
+  if (isPartial(r)) {
+    const of = r.load.options?.requests ? ` of ${r.load.options.requests}` : ''
+    parts.push(`<p class="partial">Interrupted after ${esc(r.load.completeRequests)}${esc(of)} requests: a partial run, left out of the tables, verdicts and charts.</p>`)
+  }
   if (r.load) parts.push(`<pre>${esc(safeAb(r.load).replace(/^\n+/, ''))}</pre>`)
   if (r.server) {
     const s = r.server
@@ -149,6 +155,11 @@ function runDetails (r) {
   }
   parts.push('</details>')
   return parts.join('')
+}
+
+/** Interrupted mid-measurement (Ctrl-C): its load result covers part of the requests (not isMeasured). */
+function isPartial (r) {
+  return !r.error && Boolean(r.load?.aborted)
 }
 
 /** A report must render even from a results file older or odder than this code: no table then. */

@@ -1,9 +1,11 @@
 // From a ResultsFile to results/<timestamp>/report.html and charts/*.png, written so that a crash or
-// Ctrl-C never leaves a half-written report: PNGs go to a temporary folder swapped in whole, the HTML
-// to a temporary name renamed over the old one.
+// Ctrl-C never leaves a half-written file: each PNG and the HTML go to a temporary name renamed over
+// the old one (lib/fs-atomic.js). charts/ always exists while a report is rewritten; the PNGs of an
+// older report that this one no longer draws are deleted once the new ones are in place.
 import path from 'node:path'
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, rm } from 'node:fs/promises'
 import { SyncbenchError } from '../errors.js'
+import { writeFileAtomic, removeStaleTemps } from '../fs-atomic.js'
 import { chartsFor } from './charts.js'
 import { renderChartSvg } from './svg.js'
 import { svgToPngAsync, pngHasFonts } from './png.js'
@@ -12,6 +14,8 @@ import { renderHtml } from './html.js'
 export { checkResults } from './check-results.js'
 
 const NARROW = 420
+/** What older syncbench versions left after a crash: a charts folder swapped in two renames, the HTML's and summary.md's temp names. */
+const OLD_LEFTOVERS = /^(\.charts\.\d+\.(tmp|old)|(report\.html|summary\.md)\.\d+\.tmp)$/
 
 /**
  * @typedef {object} RenderedReport
@@ -24,10 +28,12 @@ const NARROW = 420
  * Render every chart the results call for, then write report.html and charts/*.png into outDir.
  * @param {import('../types.js').ResultsFile} results
  * @param {string} outDir
- * @param {{ png?: boolean }} [options]  png: false skips the PNGs (report.html only)
+ * @param {{ png?: boolean, signal?: AbortSignal }} [options]  png: false skips the PNGs (report.html only,
+ *        charts/ left as it is); signal: stop before the next file (the files written so far are whole)
  * @returns {Promise<RenderedReport>}
  */
 export async function renderReport (results, outDir, options = {}) {
+  const { signal } = options
   const specs = chartsFor(results)
   // phones get their own layout: the wide one scaled to 360 px would print 6 px text
   const narrow = new Map(chartsFor(results, { width: NARROW }).map((spec) => [spec.id, spec]))
@@ -39,48 +45,61 @@ export async function renderReport (results, outDir, options = {}) {
   }))
   const warnings = []
   await mkdir(outDir, { recursive: true }).catch((err) => { throw writeError(outDir, err) })
+  await removeLeftovers(outDir).catch((err) => { throw writeError(outDir, err) })
   const chartsDir = path.join(outDir, 'charts')
   const written = []
   if (options.png !== false) {
     if (charts.length > 0 && !pngHasFonts()) warnings.push('no system font found: the PNG charts have no text (install fonts-dejavu-core); report.html is not affected')
-    const temp = path.join(outDir, `.charts.${process.pid}.tmp`)
-    const old = path.join(outDir, `.charts.${process.pid}.old`)
+    const files = charts.map(({ spec }) => `${spec.id}.png`)
     try {
-      await rm(temp, { recursive: true, force: true })
-      await mkdir(temp)
+      await mkdir(chartsDir, { recursive: true })
+      await removeStaleTemps(chartsDir)
       // resvg renders off the main thread; two at a time keeps a 2-core machine busy without queueing all
-      await mapLimit(charts, 2, async ({ spec, svg }) => {
-        await writeFile(path.join(temp, `${spec.id}.png`), await svgToPngAsync(svg))
+      await mapLimit(charts, 2, async ({ svg }, i) => {
+        signal?.throwIfAborted()
+        await writeFileAtomic(path.join(chartsDir, files[i]), await svgToPngAsync(svg))
       })
-      await rename(chartsDir, old).catch((err) => { if (err.code !== 'ENOENT') throw err })
-      await rename(temp, chartsDir)
-      await rm(old, { recursive: true, force: true })
+      const keep = new Set(files)
+      const stale = (await readdir(chartsDir)).filter((name) => name.endsWith('.png') && !keep.has(name))
+      await Promise.all(stale.map((name) => rm(path.join(chartsDir, name), { force: true })))
     } catch (err) {
-      await rm(temp, { recursive: true, force: true }).catch(() => {})
-      if (err instanceof SyncbenchError) throw err
+      if (err instanceof SyncbenchError || err === signal?.reason) throw err
       throw writeError(chartsDir, err)
     }
-    for (const c of charts) written.push(path.join(chartsDir, `${c.spec.id}.png`))
+    for (const file of files) written.push(path.join(chartsDir, file))
   }
+  signal?.throwIfAborted()
   const htmlFile = path.join(outDir, 'report.html')
   const html = renderHtml(results, options.png === false ? charts.map(({ png, ...c }) => c) : charts)
-  const temp = `${htmlFile}.${process.pid}.tmp`
-  try {
-    await writeFile(temp, html)
-    await rename(temp, htmlFile)
-  } catch (err) {
-    await rm(temp, { force: true }).catch(() => {})
-    throw writeError(htmlFile, err)
-  }
+  await writeFileAtomic(htmlFile, html).catch((err) => { throw writeError(htmlFile, err) })
   return { html: htmlFile, charts: written, warnings }
 }
 
+/** Temporary files and folders that a killed render (this version or an older one) left in outDir. */
+async function removeLeftovers (outDir) {
+  await removeStaleTemps(outDir)
+  const old = (await readdir(outDir)).filter((name) => OLD_LEFTOVERS.test(name))
+  await Promise.all(old.map((name) => rm(path.join(outDir, name), { recursive: true, force: true })))
+}
+
+/** fn over items, `limit` at a time; rejects only once every started call has settled (no write left running). */
 async function mapLimit (items, limit, fn) {
   let next = 0
+  let failed = false
   const worker = async () => {
-    while (next < items.length) await fn(items[next++])
+    while (next < items.length && !failed) {
+      const i = next++
+      try {
+        await fn(items[i], i)
+      } catch (err) {
+        failed = true
+        throw err
+      }
+    }
   }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker))
+  const rejected = settled.find((s) => s.status === 'rejected')
+  if (rejected) throw rejected.reason
 }
 
 function writeError (file, err) {

@@ -1,7 +1,8 @@
 // The comparison tables of `syncbench run` and `syncbench compare`, as data ({ title, columns, rows })
 // built from lib/run/summarize.js's summaries, and their plain-text rendering for the terminal.
 // lib/report/markdown.js renders the same tables for summary.md.
-import { formatP } from '../run/stats.js'
+import { formatP, formatPValue } from '../run/stats.js'
+import { MIB } from '../format.js'
 
 /**
  * @typedef {object} Table
@@ -80,7 +81,7 @@ function generic (s, rows) {
   return { title: `${s.name}: ${s.title}`, columns: ['Configuration', 'Req/s', '95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right'], rows: body }
 }
 
-/** "1.97x sync p = 0.003 **" or '' for a baseline. */
+/** "1.97x sync, p = 0.00312 **" or '' for a baseline. */
 function significance (r) {
   if (!r.comparison) return ''
   return `${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline}, ${formatP(r.comparison.test)}`
@@ -90,7 +91,7 @@ function serverTable (s, rows) {
   const body = rows.map((r) => {
     const m = r.server
     if (!m) return [r.label, '', '', '', '', '', '', '']
-    return [r.label, m.loopP99.toFixed(1), m.loopMax.toFixed(1), m.elu.toFixed(2), m.cpuPercent.toFixed(0), (m.peakRssBytes / 1048576).toFixed(1), String(m.threads),
+    return [r.label, m.loopP99.toFixed(1), m.loopMax.toFixed(1), m.elu.toFixed(2), m.cpuPercent.toFixed(0), (m.peakRssBytes / MIB).toFixed(1), String(m.threads),
       r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`]
   })
   return { title: `${s.name}: server metrics (measured window)`, columns: ['Strategy', 'loop p99 ms', 'loop max ms', 'ELU', 'CPU %', 'peak RSS MiB', 'threads', 'of ceiling'], align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'], rows: body }
@@ -117,12 +118,6 @@ export function renderText (table) {
   const widths = table.columns.map((c, i) => Math.max(c.length, ...table.rows.map((r) => (r[i] ?? '').length)))
   const line = (cells) => cells.map((c, i) => table.align[i] === 'right' ? (c ?? '').padStart(widths[i]) : (c ?? '').padEnd(widths[i])).join('  ').trimEnd()
   return [table.title, line(table.columns), widths.map((w) => '-'.repeat(w)).join('  '), ...table.rows.map(line)].join('\n') + '\n'
-}
-
-/** compare.R-like p-value column: 4 decimals, or 3 significant digits below 0.0001. */
-function formatPValue (p) {
-  if (!(p >= 0)) return 'n/a'
-  return p < 0.0001 ? p.toExponential(2) : p.toFixed(4)
 }
 
 function ci (summary, digits) {

@@ -2,6 +2,8 @@
 // and `syncbench report`: one bar per series at each axis value, eighth-block precision, the
 // physical ceiling marked where the runner calibrated one. Plain text; the CLI decides on colour.
 import { experimentsOf, sweptAxis, summarizeBy, seriesNames, formatAxisValue, axisTitle } from './chart-data.js'
+import { isMeasured } from '../run/summarize.js'
+import { formatNumber as fmt } from '../format.js'
 
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉']
 
@@ -28,7 +30,7 @@ export function textCharts (results, options = {}) {
  * @returns {string}
  */
 export function textChart (experiment, runs, { width = 40, ascii = false } = {}) {
-  const ok = runs.filter((r) => !r.error && r.load)
+  const ok = runs.filter(isMeasured)
   const axis = sweptAxis(experiment, ok)
   if (axis === null) return ''
   const points = summarizeBy(ok, axis, (r) => r.load.requestsPerSecond)
@@ -52,8 +54,10 @@ export function textChart (experiment, runs, { width = 40, ascii = false } = {})
       const head = `  ${(j === 0 ? xLabels[i] : '').padStart(xWidth)}  ${nameWidth ? name.padEnd(nameWidth) + '  ' : ''}`
       if (!p) { lines.push(`${head}${' '.repeat(width)}  (no run)`); continue }
       const barText = bar(p.mean * scale, width, ceiling ? Math.round(ceiling(x) * scale) : null, ascii)
-      const ci = p.n > 1 && Number.isFinite(p.ciLow) ? ` ±${fmt((p.ciHigh - p.ciLow) / 2)}` : ''
-      lines.push(`${head}${barText}  ${fmt(p.mean)}${ci}`)
+      const mean = fmt(p.mean)
+      // the half width to the mean's last digit: "14.4 ±0.7", not "14.4 ±0.704"
+      const ci = p.n > 1 && Number.isFinite(p.ciLow) ? ` ±${((p.ciHigh - p.ciLow) / 2).toFixed((mean.split('.')[1] ?? '').length)}` : ''
+      lines.push(`${head}${barText}  ${mean}${ci}`)
     }
   }
   const notes = [`${Math.max(...points.map((p) => p.n)) > 1 ? 'mean of repeated runs, ± half the 95% CI' : 'one run per point'}`]
@@ -84,10 +88,4 @@ function ceilingAt (cal, axis) {
   const cores = cal.usableCores ?? 1
   if (axis === 'concurrency' || axis === 'threadpoolSize' || axis === 'poolSize') return (x) => Math.min(x, cores) * single
   return () => cores * single
-}
-
-function fmt (v) {
-  if (Math.abs(v) >= 100) return String(Math.round(v))
-  if (Math.abs(v) >= 10) return v.toFixed(1)
-  return v.toFixed(2)
 }

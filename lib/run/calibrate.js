@@ -5,6 +5,7 @@ import os from 'node:os'
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { SyncbenchError } from '../errors.js'
+import { track } from './children.js'
 
 const childPath = fileURLToPath(new URL('./calibrate-child.js', import.meta.url))
 const UNITS = { bcrypt: 'hash/s', bcryptjs: 'hash/s', readfile: 'read/s' }
@@ -21,16 +22,29 @@ const UNITS = { bcrypt: 'hash/s', bcryptjs: 'hash/s', readfile: 'read/s' }
 
 /**
  * @param {{ op: 'bcrypt'|'bcryptjs'|'readfile', cost?: number, bytes?: number }} spec
- * @param {{ env?: NodeJS.ProcessEnv, timeoutMs?: number }} [options]
+ * @param {{ env?: NodeJS.ProcessEnv, timeoutMs?: number, signal?: AbortSignal }} [options]
+ *   signal: ends the child (the error is then an AbortError)
  * @returns {Promise<Calibration>}
  */
 export async function calibrate (spec, options = {}) {
   const param = spec.op === 'readfile' ? String(spec.bytes ?? 4 * 1024 * 1024) : String(spec.cost ?? 10)
   const stdout = await new Promise((resolve, reject) => {
-    execFile(process.execPath, [childPath, spec.op, param], { env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000 }, (err, out, errOut) => {
-      if (err) reject(new SyncbenchError('SB_ERR_EXPERIMENT', `calibration of ${spec.op} failed: ${(errOut || err.message).trim().split('\n').pop()}`, { cause: err }))
-      else resolve(out)
-    })
+    const execOptions = {
+      env: options.env ?? process.env,
+      timeout: options.timeoutMs ?? 60_000,
+      signal: options.signal,
+      // Its own process group: a terminal's Ctrl-C goes to the runner only, which ends this child
+      // through `signal`; a crash of the child is then never confused with the interrupt.
+      detached: true
+    }
+    track(execFile(process.execPath, [childPath, spec.op, param], execOptions, (err, out, errOut) => {
+      if (err?.name === 'AbortError') return reject(err)
+      if (!err) return resolve(out)
+      const failure = new SyncbenchError('SB_ERR_EXPERIMENT', `calibration of ${spec.op} failed: ${(errOut || err.message).trim().split('\n').pop()}`, { cause: err })
+      // The runner tells a child ended by SIGINT (an interrupt) from a crash by this.
+      failure.signal = err.signal ?? null
+      reject(failure)
+    }))
   })
   const { opMs, samples } = JSON.parse(stdout)
   const usableCores = os.availableParallelism()

@@ -6,6 +6,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
 import { SyncbenchError } from '../errors.js'
 import { experiments as builtins } from './experiments.js'
+import { spawnWorkloadServer } from './workload-server.js'
 
 /**
  * @typedef {object} Variant
@@ -94,7 +95,7 @@ export async function loadExperimentFile (file, cwd) {
 export async function loadWorkload (file, cwd) {
   const abs = await existingFile('--workload', file, cwd)
   // A module namespace lists its exports alphabetically: put the usual baseline, sync, first.
-  const names = (await workloadHandlerNames(abs, `--workload ${file}`)).sort((a, b) => (b === 'sync') - (a === 'sync'))
+  const names = (await workloadHandlerNames(abs, file)).sort((a, b) => (b === 'sync') - (a === 'sync'))
   return validateExperiment({
     name: 'workload',
     title: `Your handlers: ${path.basename(abs)}`,
@@ -108,38 +109,17 @@ export async function loadWorkload (file, cwd) {
 }
 
 /**
- * Import a workload module and list its handler functions (named exports, or the properties of a
- * default-exported object). The workload server child calls this too, so both agree on the routes.
+ * List a workload module's handler functions as the workload server child finds them (its ready
+ * message), so the runner never imports the user's module: top-level side effects (timers, CPU,
+ * open sockets) stay in a child that is stopped right after.
  * @param {string} abs absolute path
- * @param {string} what how error messages name the module
+ * @param {string} file the module as the user named it, for messages
  * @returns {Promise<string[]>}
  */
-export async function workloadHandlerNames (abs, what) {
-  const handlers = await importWorkload(abs, what)
-  return Object.keys(handlers)
-}
-
-/**
- * @param {string} abs
- * @param {string} what
- * @returns {Promise<Record<string, Function>>}
- */
-export async function importWorkload (abs, what) {
-  let mod
-  try {
-    mod = await import(pathToFileURL(abs).href)
-  } catch (err) {
-    throw new SyncbenchError('SB_ERR_EXPERIMENT', `${what} threw while loading: ${oneLine(err)}`, { cause: err })
-  }
-  const source = mod.default && typeof mod.default === 'object' ? { ...mod.default, ...mod } : mod
-  const handlers = {}
-  for (const [name, value] of Object.entries(source)) {
-    if (name !== 'default' && typeof value === 'function') handlers[name] = value
-  }
-  if (Object.keys(handlers).length === 0) {
-    throw new SyncbenchError('SB_ERR_EXPERIMENT', `${what} exports no handler functions (export e.g. sync(req) and async(req))`)
-  }
-  return handlers
+export async function workloadHandlerNames (abs, file) {
+  const handle = await spawnWorkloadServer({ workload: abs, label: file })
+  await handle.stop()
+  return handle.handlers
 }
 
 /**

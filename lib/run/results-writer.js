@@ -1,8 +1,10 @@
 // results/<timestamp>/results.json, rewritten after every run to a temporary name and renamed over
-// the old one: a crash or Ctrl-C at any moment leaves the last complete file, never a half-written one.
+// the old one (lib/fs-atomic.js): a crash or Ctrl-C at any moment leaves the last complete file, never
+// a half-written one.
 import path from 'node:path'
-import { mkdir, readdir, readFile, rename, writeFile, unlink } from 'node:fs/promises'
+import { mkdir, readFile } from 'node:fs/promises'
 import { SyncbenchError } from '../errors.js'
+import { writeFileAtomic } from '../fs-atomic.js'
 
 export const RESULTS_SCHEMA = 'syncbench/results@1'
 
@@ -25,31 +27,31 @@ export async function createOutDir ({ out, cwd, now }) {
     await mkdir(dir, { recursive: true }).catch((err) => { throw outError(out, err) })
     return dir
   }
-  const base = path.join(cwd, 'results', timestampName(now))
-  // Two runs started within the same second get -2, -3... rather than sharing a folder.
+  const parent = path.join(cwd, 'results')
+  await mkdir(parent, { recursive: true }).catch((err) => { throw outError('results', err) })
+  const base = path.join(parent, timestampName(now))
+  // Two runs started within the same second get -2, -3... rather than sharing a folder: the leaf is
+  // made without `recursive`, so exactly one process creates it and every other one gets EEXIST.
   for (let i = 1; ; i++) {
     const dir = i === 1 ? base : `${base}-${i}`
     try {
-      await mkdir(dir, { recursive: true })
-      if ((await readdir(dir)).length === 0) return dir
+      await mkdir(dir)
+      return dir
     } catch (err) {
-      throw outError(path.relative(cwd, dir), err)
+      if (err.code !== 'EEXIST') throw outError(path.relative(cwd, dir), err)
     }
   }
 }
 
 /**
- * Write text to `file` atomically.
+ * Write text to `file` atomically (lib/fs-atomic.js), failures as SB_ERR_RESULTS.
  * @param {string} file
  * @param {string} text
  */
 export async function writeAtomic (file, text) {
-  const temp = `${file}.${process.pid}.tmp`
   try {
-    await writeFile(temp, text)
-    await rename(temp, file)
+    await writeFileAtomic(file, text)
   } catch (err) {
-    await unlink(temp).catch(() => {})
     throw new SyncbenchError('SB_ERR_RESULTS', `cannot write ${file} (${err.code || err.message})`, { cause: err })
   }
 }

@@ -3,7 +3,7 @@
 // then the server stopped; results.json is rewritten after every run so an interruption keeps them.
 import path from 'node:path'
 import { SyncbenchError } from '../errors.js'
-import { version } from '../cli/commands.js'
+import { version } from '../version.js'
 import { spawnServer } from '../lab/spawn.js'
 import { collectEnvironment } from '../lab/metrics.js'
 import { spawnWorkloadServer } from './workload-server.js'
@@ -11,6 +11,7 @@ import { expandExperiment, baselines, schedule } from './plan.js'
 import { calibrate, calibrationKey } from './calibrate.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
 import { builtinEngine } from './engines/builtin.js'
+import { track } from './children.js'
 
 /**
  * @typedef {object} RunnerOptions
@@ -71,6 +72,7 @@ export async function runExperiments (options) {
   let index = 0
   let error = null
   let stop = false
+  let calibrationInterrupted = false
   for (const [e, { experiment, order }] of plans.entries()) {
     if (stop || signal?.aborted) break
     if (experiment.calibration && options.calibrate !== false && !target) {
@@ -78,10 +80,14 @@ export async function runExperiments (options) {
       if (!calibrations.has(key)) {
         onEvent({ type: 'calibrate', experiment: experiment.name, op: experiment.calibration.op })
         try {
-          calibrations.set(key, await calibrate(experiment.calibration))
+          calibrations.set(key, await calibrate(experiment.calibration, { signal }))
         } catch (err) {
-          // Ctrl-C in a terminal also kills the calibration child: that is the interrupt, not a failure.
-          if (signal?.aborted) break
+          // Ctrl-C ends the calibration child (or, outside syncbench's own process groups, the terminal's
+          // SIGINT reached it first): that is the interrupt, not a failure.
+          if (signal?.aborted || err.signal === 'SIGINT') {
+            calibrationInterrupted = true
+            break
+          }
           throw err
         }
       }
@@ -95,6 +101,12 @@ export async function runExperiments (options) {
       const started = Date.now()
       const record = await runOne({ experiment, configuration, repeat, engine, target, signal })
       durations.set(configuration.label + '\0' + experiment.name, Date.now() - started)
+      if (record.error) {
+        // A connection error can beat the Ctrl-C that caused it: the SIGINT handler runs on a later
+        // turn of the event loop (signals are read in its poll phase, before setImmediate callbacks).
+        await new Promise((resolve) => setImmediate(resolve))
+        if (signal?.aborted) record.error = null
+      }
       results.runs.push(record)
       await save()
       onEvent({ type: 'run-end', index, total, record })
@@ -105,7 +117,7 @@ export async function runExperiments (options) {
       }
     }
   }
-  const interrupted = Boolean(signal?.aborted)
+  const interrupted = calibrationInterrupted || Boolean(signal?.aborted)
   if (!interrupted && !error) {
     results.finishedAt = new Date().toISOString()
     await save()
@@ -139,8 +151,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       url = new URL(configuration.path, target).href
     } else {
       handle = configuration.server.workload
-        ? await spawnWorkloadServer({ workload: configuration.server.workload, env: configuration.server.env })
-        : await spawnServer({ app: configuration.server.app, args: configuration.server.args, env: configuration.server.env })
+        ? await spawnWorkloadServer({ workload: configuration.server.workload, label: path.basename(configuration.server.workload), env: configuration.server.env, onChild: track })
+        : await spawnServer({ app: configuration.server.app, args: configuration.server.args, env: configuration.server.env, onChild: track })
       url = handle.servers[0].url + configuration.path
     }
     record.serverEnv = await handle.env
@@ -149,11 +161,17 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       await builtinEngine.run({ url, requests: warmup.requests, concurrency: Math.min(warmup.concurrency, warmup.requests), keepAlive: configuration.load.keepAlive, signal })
     }
     await handle.metrics({ reset: true })
-    record.load = await engine.run({ ...configuration.load, url, signal })
+    try {
+      record.load = await engine.run({ ...configuration.load, url, signal })
+    } catch (err) {
+      // What was measured before the failure (loadtest's partial LoadResult) is kept either way.
+      record.load = err?.result ?? null
+      throw err
+    }
     record.server = await handle.metrics()
   } catch (err) {
     if (!(err instanceof SyncbenchError)) throw err
-    // Ctrl-C in a terminal reaches the server child too: a server gone after the interrupt is not a failure.
+    // A server or tool gone after the interrupt is the interrupt, not a failure.
     if (!signal?.aborted) record.error = { code: err.code, message: err.message }
   } finally {
     await handle?.stop()

@@ -3,11 +3,23 @@
 // ceiling, the server metrics; per experiment one verdict line. Pure functions of the ResultsFile,
 // so `syncbench run`, `syncbench compare` and the report all agree.
 import { summarize as summarizeValues, welchTTest, formatP, mean } from './stats.js'
+import { formatNumber } from '../format.js'
+
+/**
+ * Whether a run counts in the figures: it did not fail, it has a load result, and that result was not
+ * cut short (an interrupted run's req/s covers a part of the requests and would drag the mean).
+ * The one filter of the tables, the verdicts, compare and the charts.
+ * @param {import('../types.js').RunRecord} run
+ * @returns {boolean}
+ */
+export function isMeasured (run) {
+  return !run.error && Boolean(run.load) && !run.load.aborted
+}
 
 /**
  * @typedef {object} Row
  * @property {string} label
- * @property {import('../types.js').RunRecord[]} runs   the successful runs
+ * @property {import('../types.js').RunRecord[]} runs   the measured runs (isMeasured)
  * @property {number} failed                              runs that failed or were interrupted
  * @property {Record<string, import('./stats.js').Summary>} figures  requestsPerSecond, timePerRequestMs, ... over repeats
  * @property {{ baseline: string, ratio: number, test: import('./stats.js').WelchResult }|null} comparison  req/s against the baseline
@@ -50,7 +62,7 @@ export function rps (runs) {
 }
 
 function row (label, runs, calibration) {
-  const ok = runs.filter((r) => r.load && !r.error && !r.load.aborted)
+  const ok = runs.filter(isMeasured)
   const figures = {}
   for (const f of FIGURES) figures[f] = summarizeValues(ok.map((r) => r.load[f]))
   const servers = ok.map((r) => r.server).filter(Boolean)
@@ -76,7 +88,7 @@ function row (label, runs, calibration) {
 }
 
 /**
- * "async is 1.97x sync (p = 0.003 **); ceiling 2 cores x 15.4 hash/s = 30.8 req/s: sync 46%, async 92%"
+ * "async is 1.97x sync (p = 0.00312 **); ceiling 2 cores x 15.4 hash/s = 30.8 req/s: sync 46%, async 92%"
  * With many configurations (sweeps) only the best and the worst ratio are named.
  */
 function verdict ({ name, rows, calibration }) {
@@ -94,16 +106,10 @@ function verdict ({ name, rows, calibration }) {
     const calibrated = measured.filter((r) => r.efficiency !== null)
     const shown = calibrated.length > 4 ? [...calibrated].sort((a, b) => b.efficiency - a.efficiency).filter((_, i, a) => i === 0 || i === a.length - 1) : calibrated
     const eff = shown.map((r) => `${r.label} ${Math.round(r.efficiency * 100)}%`).join(', ')
-    parts.push(`ceiling ${calibration.usableCores} cores x ${fmt(perCore)} ${calibration.unit ?? 'op/s'} = ${fmt(calibration.ceilingRps)} req/s: ${eff}`)
+    parts.push(`ceiling ${calibration.usableCores} cores x ${formatNumber(perCore)} ${calibration.unit ?? 'op/s'} = ${formatNumber(calibration.ceilingRps)} req/s: ${eff}`)
   }
   const single = measured.every((r) => r.runs.length < 2) ? ' [1 run each: --runs 5 for p-values]' : ''
   return `${name}: ${parts.join('; ')}${single}`
-}
-
-/** 3 significant figures, no exponent: 30.8, 15.4, 2250 */
-function fmt (x) {
-  if (x >= 100) return String(Math.round(x))
-  return Number(x.toPrecision(3)).toString()
 }
 
 /**
@@ -113,13 +119,12 @@ function fmt (x) {
  * @returns {{ experiment: string, label: string, a: import('./stats.js').Summary, b: import('./stats.js').Summary, change: number, test: import('./stats.js').WelchResult }[]}
  */
 export function compareResults (a, b) {
-  const ok = (r) => r.load && !r.error && !r.load.aborted
   const key = (r) => `${r.experiment}\0${r.label}`
-  const keys = [...new Set(a.runs.filter(ok).map(key))]
+  const keys = [...new Set(a.runs.filter(isMeasured).map(key))]
   const out = []
   for (const k of keys) {
-    const ra = a.runs.filter((r) => ok(r) && key(r) === k)
-    const rb = b.runs.filter((r) => ok(r) && key(r) === k)
+    const ra = a.runs.filter((r) => isMeasured(r) && key(r) === k)
+    const rb = b.runs.filter((r) => isMeasured(r) && key(r) === k)
     if (rb.length === 0) continue
     const [experiment, label] = k.split('\0')
     const sa = summarizeValues(rps(ra))

@@ -1,5 +1,10 @@
 // --engine ab: the same run driven by Apache Bench itself, its report parsed back into LoadResult's
-// shape. The parse reads the labels ab 2.3 prints; fields ab does not print (HDR latency) stay 0.
+// shape. The parse reads the labels ab 2.3 prints. How this LoadResult differs from the builtin's:
+// - options: the LoadOptions as given (no bodyBytes, no defaults filled in: see shape.js emptyResult).
+// - percentiles, connection times and latency.* in whole ms, as ab prints them (builtin: fractions);
+//   latency.p999/p9999 stay 0 (ab prints no HDR figures).
+// - statusCodes and errors stay {}: ab prints only the Non-2xx and failure counts.
+// - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with SB_ERR_TIMEOUT.
 import { SyncbenchError } from '../../errors.js'
 import { emptyResult, runTool, probe } from './shape.js'
 
@@ -14,16 +19,18 @@ export const abEngine = {
     const args = ['-n', String(options.requests ?? 1), '-c', String(options.concurrency ?? 1), '-s', String(options.timeout ?? 30)]
     if (options.keepAlive) args.push('-k')
     args.push(options.url)
+    const startedAt = new Date().toISOString()
     let out
     try {
-      out = await runTool('ab', args, { signal: options.signal })
+      out = await runTool('ab', args, { signal: options.signal, timeoutMs: options.timelimit ? (options.timelimit + 30) * 1000 : undefined })
     } catch (err) {
+      if (err instanceof SyncbenchError) throw new SyncbenchError(err.code, `--engine ab: ${err.message}`, { cause: err })
       throw new SyncbenchError('SB_ERR_CONNECT', `--engine ab: cannot run ab (${err.code || err.message})`, { cause: err })
     }
     if (!/Complete requests:/.test(out.stdout)) {
       throw new SyncbenchError('SB_ERR_CONNECT', `--engine ab: ${(out.stderr.trim().split('\n').pop() || `exit code ${out.code}`)}`)
     }
-    const result = parse(out.stdout, emptyResult(options))
+    const result = parse(out.stdout, { ...emptyResult(options), startedAt })
     result.aborted = Boolean(options.signal?.aborted)
     return result
   }

@@ -1,10 +1,15 @@
 // --engine autocannon: the same run driven by autocannon's CLI (-a requests, -c connections, --json),
-// its JSON parsed into LoadResult's shape. autocannon always keeps connections alive (HTTP/1.1) and
-// times latency in whole milliseconds; it has no connect/processing/waiting split (left 0).
+// its JSON parsed into LoadResult's shape. How this LoadResult differs from the builtin's:
+// - options: the LoadOptions as given (no bodyBytes, no defaults filled in: see shape.js emptyResult).
+// - keepAliveRequests = every request: autocannon always keeps connections alive (HTTP/1.1), whatever -k says.
+// - latency and percentiles in whole ms (autocannon's resolution); no 66/80/95/98 percentiles (left 0).
+// - no connect/processing/waiting split (only the total row), HTML transferred and Total body sent 0,
+//   document length 0; failures are all counted as receive failures (errors + timeouts).
+// - timeTakenSeconds is autocannon's start-to-finish, which includes up to one 10 ms sample tick.
+// - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with SB_ERR_TIMEOUT.
 import { createRequire } from 'node:module'
-import { spawnSync } from 'node:child_process'
 import { SyncbenchError } from '../../errors.js'
-import { emptyResult, deriveRates, runTool } from './shape.js'
+import { emptyResult, deriveRates, runTool, probe } from './shape.js'
 
 /** The CLI script: the project's own autocannon (a dev dependency) if present, else one on PATH. */
 function command () {
@@ -19,7 +24,7 @@ export const autocannonEngine = {
   name: 'autocannon',
   available () {
     const [cmd, pre] = command()
-    return !spawnSync(cmd, [...pre, '--version'], { stdio: 'ignore', timeout: 20_000 }).error
+    return probe(cmd, [...pre, '--version'])
   },
   /**
    * @param {import('../../types.js').LoadOptions} options
@@ -33,8 +38,9 @@ export const autocannonEngine = {
       '-t', String(options.timeout ?? 30), '-L', '10', '--json', options.url]
     let out
     try {
-      out = await runTool(cmd, args, { signal: options.signal })
+      out = await runTool(cmd, args, { signal: options.signal, timeoutMs: options.timelimit ? (options.timelimit + 30) * 1000 : undefined })
     } catch (err) {
+      if (err instanceof SyncbenchError) throw new SyncbenchError(err.code, `--engine autocannon: ${err.message}`, { cause: err })
       throw new SyncbenchError('SB_ERR_CONNECT', `--engine autocannon: cannot run autocannon (${err.code || err.message})`, { cause: err })
     }
     const result = parse(out.stdout, emptyResult(options))

@@ -2,7 +2,9 @@
 // tool reports: fields a tool does not measure stay 0 (documented per adapter), so tables, the
 // ab-format report and results.json never meet a missing field.
 import { spawn, spawnSync } from 'node:child_process'
-import { version } from '../../cli/commands.js'
+import { SyncbenchError } from '../../errors.js'
+import { version } from '../../version.js'
+import { track } from '../children.js'
 
 const zeroRow = () => ({ min: 0, mean: 0, sd: 0, median: 0, max: 0 })
 
@@ -58,28 +60,45 @@ export function deriveRates (result) {
 }
 
 /**
- * Run a command to completion, collecting stdout and stderr; kill it when `signal` aborts.
+ * Run a command to completion, collecting stdout and stderr. The tool gets its own process group, so a
+ * terminal's Ctrl-C reaches only the runner: `signal` then sends it SIGINT (ab and wrk print what they
+ * measured so far, as after Ctrl-C in a terminal). Past `timeoutMs` it is killed and the promise
+ * rejects with SB_ERR_TIMEOUT; lib/run/children.js ends it if the runner goes first.
  * @param {string} cmd
  * @param {string[]} args
- * @param {{ signal?: AbortSignal, timeoutMs?: number }} [options]
+ * @param {object} [options]
+ * @param {AbortSignal} [options.signal]
+ * @param {number} [options.timeoutMs=600000]
+ * @param {NodeJS.ProcessEnv} [options.env]
+ * @param {(stderr: string, stop: () => void) => void} [options.onStderr]  called on every chunk with all
+ *   stderr so far; `stop()` sends the tool SIGINT (wrk's adapter ends a run at -n this way)
  * @returns {Promise<{ code: number|null, stdout: string, stderr: string }>}
  */
-export function runTool (cmd, args, { signal, timeoutMs = 600_000 } = {}) {
+export function runTool (cmd, args, { signal, timeoutMs = 600_000, env, onStderr } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = track(spawn(cmd, args, { env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }))
     let stdout = ''
     let stderr = ''
+    let timedOut = false
+    const stop = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT') }
+    const kill = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') }
     child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
-    // SIGINT makes ab and wrk print what they measured so far, like Ctrl-C in a terminal.
-    const onAbort = () => child.kill('SIGINT')
-    signal?.addEventListener('abort', onAbort, { once: true })
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.on('error', (err) => { clearTimeout(timer); reject(err) })
-    child.on('close', (code) => {
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d
+      onStderr?.(stderr, stop)
+    })
+    signal?.addEventListener('abort', stop, { once: true })
+    if (signal?.aborted) stop()
+    const timer = setTimeout(() => { timedOut = true; kill() }, timeoutMs)
+    const settle = () => {
       clearTimeout(timer)
-      signal?.removeEventListener('abort', onAbort)
-      resolve({ code, stdout, stderr })
+      signal?.removeEventListener('abort', stop)
+    }
+    child.on('error', (err) => { settle(); kill(); reject(err) })
+    child.on('close', (code) => {
+      settle()
+      if (timedOut) reject(new SyncbenchError('SB_ERR_TIMEOUT', `${cmd} did not finish within ${timeoutMs / 1000} s and was killed`))
+      else resolve({ code, stdout, stderr })
     })
   })
 }
@@ -88,8 +107,9 @@ export function runTool (cmd, args, { signal, timeoutMs = 600_000 } = {}) {
  * Is `cmd` installed? Probed by running it with `args` (a help flag): spawn fails with ENOENT when absent.
  * @param {string} cmd
  * @param {string[]} args
+ * @param {number} [timeoutMs=20000]
  */
-export function probe (cmd, args) {
-  const r = spawnSync(cmd, args, { stdio: 'ignore', timeout: 10_000 })
+export function probe (cmd, args, timeoutMs = 20_000) {
+  const r = spawnSync(cmd, args, { stdio: 'ignore', timeout: timeoutMs })
   return !r.error
 }

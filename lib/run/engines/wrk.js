@@ -1,17 +1,26 @@
 // --engine wrk: the same run driven by wrk (one thread, -c connections, HTTP/1.1 keep-alive always:
 // wrk has no other mode). wrk runs for a duration, so lib/run/engines/wrk-stop.lua counts responses
 // and the adapter stops wrk with SIGINT at -n; in-flight requests may add up to c - 1 more.
-// Not measured by wrk, left 0: connect/processing/waiting rows (total only), HTML bytes (keep-alive: every request, wrk speaks HTTP/1.1 only).
-import { spawn, spawnSync } from 'node:child_process'
+// Connect/read/timeout errors are not responses: a run with errors may never reach -n, so it ends at
+// runTool's safety timeout (600 s, or -t + 30 s) with SB_ERR_TIMEOUT instead of wrk's -d of an hour.
+// How this LoadResult differs from the builtin engine's:
+// - options: the LoadOptions as given (no bodyBytes, no defaults filled in: see shape.js emptyResult).
+// - not measured by wrk, left 0: connect/processing/waiting rows (total only), HTML transferred,
+//   Total body sent, Server Software, p99.9/p99.99; document length is 0 (wrk does not report it).
+// - keepAliveRequests = every request (wrk speaks HTTP/1.1 keep-alive only), whatever -k says.
+// - percentiles in whole ms (rounded from wrk's microseconds); latency.* keeps the fractions.
+// - timeTakenSeconds is wrk's own duration, which includes the round trip of the SIGINT that stops it.
+// - errors: only ETIMEDOUT and ECONNREFUSED (wrk counts connect/read/write/timeout errors, not their causes).
 import { fileURLToPath } from 'node:url'
 import { SyncbenchError } from '../../errors.js'
-import { emptyResult, deriveRates } from './shape.js'
+import { emptyResult, deriveRates, runTool, probe } from './shape.js'
 
 const script = fileURLToPath(new URL('./wrk-stop.lua', import.meta.url))
 
 export const wrkEngine = {
   name: 'wrk',
-  available: () => !spawnSync('wrk', ['-v'], { stdio: 'ignore', timeout: 10_000 }).error,
+  // wrk -v prints its version and exits 1: only a spawn error means it is missing.
+  available: () => probe('wrk', ['-v']),
   /**
    * @param {import('../../types.js').LoadOptions} options
    * @returns {Promise<import('../../types.js').LoadResult>}
@@ -20,24 +29,20 @@ export const wrkEngine = {
     const requests = options.requests ?? 1
     const args = ['-t', '1', '-c', String(options.concurrency ?? 1), '-d', `${options.timelimit || 3600}s`,
       '--timeout', `${options.timeout ?? 30}s`, '-s', script, options.url]
-    const out = await new Promise((resolve, reject) => {
-      const child = spawn('wrk', args, { env: { ...process.env, SB_REQUESTS: String(requests) }, stdio: ['ignore', 'pipe', 'pipe'] })
-      let stdout = ''
-      let stderr = ''
-      const stop = () => child.kill('SIGINT')
-      options.signal?.addEventListener('abort', stop, { once: true })
-      child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-      child.stderr.setEncoding('utf8').on('data', (d) => {
-        stderr += d
-        if (stderr.includes('syncbench:done')) stop()
+    const startedAt = new Date().toISOString()
+    let out
+    try {
+      out = await runTool('wrk', args, {
+        signal: options.signal,
+        env: { ...process.env, SB_REQUESTS: String(requests) },
+        timeoutMs: options.timelimit ? (options.timelimit + 30) * 1000 : undefined,
+        onStderr: (stderr, stop) => { if (stderr.includes('syncbench:done')) stop() }
       })
-      child.on('error', reject)
-      child.on('close', (code) => {
-        options.signal?.removeEventListener('abort', stop)
-        resolve({ code, stdout, stderr })
-      })
-    }).catch((err) => { throw new SyncbenchError('SB_ERR_CONNECT', `--engine wrk: cannot run wrk (${err.code || err.message})`, { cause: err }) })
-    const result = parse(out.stdout, emptyResult(options))
+    } catch (err) {
+      if (err instanceof SyncbenchError) throw new SyncbenchError(err.code, `--engine wrk: ${err.message}`, { cause: err })
+      throw new SyncbenchError('SB_ERR_CONNECT', `--engine wrk: cannot run wrk (${err.code || err.message})`, { cause: err })
+    }
+    const result = parse(out.stdout, { ...emptyResult(options), startedAt })
     if (result === null) throw new SyncbenchError('SB_ERR_CONNECT', `--engine wrk: ${out.stderr.replace('syncbench:done', '').trim().split('\n').pop() || `exit code ${out.code}`}`)
     result.aborted = Boolean(options.signal?.aborted)
     return result

@@ -1,0 +1,42 @@
+// The processes a run starts (server children, calibration children, ab/wrk/autocannon). Each gets
+// its own process group, so no terminal signal reaches it: whoever ends the runner early (a second
+// Ctrl-C) ends them here first, and a runner that exits takes them along (a server would stop when its
+// IPC channel closes, but not while a handler blocks its event loop).
+/** @type {Set<import('node:child_process').ChildProcess>} */
+const live = new Set()
+
+const killAll = (signal = 'SIGKILL') => {
+  for (const child of live) {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+  }
+}
+
+/**
+ * Remember `child` until it exits.
+ * @param {import('node:child_process').ChildProcess} child
+ * @returns {import('node:child_process').ChildProcess}
+ */
+export function track (child) {
+  if (live.size === 0) process.on('exit', onExit)
+  live.add(child)
+  child.once('exit', () => forget(child))
+  child.once('error', () => forget(child))
+  return child
+}
+
+function forget (child) {
+  live.delete(child)
+  if (live.size === 0) process.off('exit', onExit)
+}
+
+function onExit () {
+  killAll()
+}
+
+/**
+ * Kill every helper process still running (SIGKILL by default).
+ * @param {NodeJS.Signals} [signal]
+ */
+export function killChildren (signal) {
+  killAll(signal)
+}
