@@ -139,7 +139,8 @@
  * @property {Record<string, string|number|boolean>} config  the configuration: strategy, workload, concurrency, requests, delay, poolSize, threadpoolSize, ...
  * @property {number} repeat             1..N
  * @property {'builtin'|'ab'|'wrk'|'autocannon'} engine
- * @property {LoadResult|null} load      null when the run failed
+ * @property {LoadResult|null} load      null when nothing was measured; a failed or interrupted run keeps its
+ *                                       partial result (then `error` is set, or `load.aborted` is true)
  * @property {ServerMetrics|null} server metrics of the measured window only
  * @property {Environment|null} serverEnv
  * @property {string} startedAt
@@ -154,7 +155,7 @@
  * @property {string} createdAt
  * @property {string|null} finishedAt    null while running or after a crash / Ctrl-C
  * @property {string[]} argv
- * @property {object} options            the runner's options
+ * @property {object} options            the runner's options (runs, engine, target, calibrate, report, overrides...)
  * @property {Environment} environment   of the runner's machine
  * @property {{ name: string, title: string, description: string, axes: string[], runs?: number, baseline?: string,
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op?: string, unit?: string, samples?: number },

@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { mkdtemp, rm, stat, readdir } from 'node:fs/promises'
 import { spawnServer } from '../lib/lab/spawn.js'
-import { parseSize, ensureDataFile, cacheDir, formatSize } from '../lib/lab/data-file.js'
+import { parseSize, ensureDataFile, cacheDir } from '../lib/lab/data-file.js'
 import { createServerMetrics, collectEnvironment } from '../lib/lab/metrics.js'
 import { httpGet } from './helper.js'
 
@@ -130,8 +130,6 @@ describe('the data file', () => {
     assert.equal(parseSize('1g'), 1024 ** 3)
     assert.equal(parseSize('0'), 0)
     for (const bad of ['1025m', '2g', '-1', 'lots', '4 megs', '', '1e3']) assert.equal(parseSize(bad), null, bad)
-    assert.equal(formatSize(4194304), '4 MiB')
-    assert.equal(formatSize(1000), '1000 B')
   })
 
   test('cacheDir: option, then SYNCBENCH_CACHE_DIR, then the temporary folder', () => {

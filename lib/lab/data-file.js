@@ -7,7 +7,6 @@ import { promisify } from 'node:util'
 import { mkdir, stat } from 'node:fs/promises'
 import { SyncbenchError } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
-import { formatBytes } from '../format.js'
 
 export const DEFAULT_FILE_SIZE = 4 * 1024 * 1024
 export const MAX_FILE_SIZE = 1024 * 1024 * 1024
@@ -26,12 +25,6 @@ export function parseSize (raw) {
   const bytes = Math.round(Number(match[1]) * units[match[2].toLowerCase()])
   return Number.isSafeInteger(bytes) && bytes <= MAX_FILE_SIZE ? bytes : null
 }
-
-/**
- * Byte count as people read it: 4194304 -> "4 MiB", 1000 -> "1000 B" (lib/format.js's formatBytes).
- * @deprecated use formatBytes from lib/format.js; kept while lib/lab/lab-app.js imports it
- */
-export const formatSize = formatBytes
 
 /**
  * The cache folder: --cache-dir, else $SYNCBENCH_CACHE_DIR, else <os.tmpdir()>/syncbench-cache.

@@ -4,7 +4,8 @@ import os from 'node:os'
 import express from 'express'
 import { Piscina } from 'piscina'
 import { workloads, strategies, strategiesOf, delayParam, execute } from './workloads.js'
-import { ensureDataFile, parseSize, DEFAULT_FILE_SIZE, formatSize } from './data-file.js'
+import { ensureDataFile, parseSize, DEFAULT_FILE_SIZE } from './data-file.js'
+import { formatBytes } from '../format.js'
 
 /**
  * The route table, as GET / shows it.
@@ -45,7 +46,7 @@ export function parseParams (route, searchParams) {
     const raw = searchParams.get(name)
     if (raw === null) { params[name] = spec.default; continue }
     const value = spec.type === 'size' ? parseSize(raw) : /^\d+$/.test(raw) ? Number(raw) : null
-    const range = spec.type === 'size' ? `${spec.min} to ${formatSize(spec.max)}` : `${spec.min} to ${spec.max}`
+    const range = spec.type === 'size' ? `${spec.min} to ${formatBytes(spec.max)}` : `${spec.min} to ${spec.max}`
     if (value === null || value < spec.min || value > spec.max) {
       return badParam(name, `${name} must be ${spec.type === 'size' ? 'a size' : 'an integer'} from ${range} (${spec.unit}), got "${raw}"`)
     }
