@@ -29,7 +29,7 @@ try {
   }
   process.exitCode = code
 } catch (err) {
-  const { line, exitCode } = describeError(err)
+  const { line, exitCode } = describeError(err, Object.hasOwn(commands, name) ? name : undefined)
   io.stderr.write(line + '\n')
   process.exitCode = exitCode
 }

@@ -50,7 +50,7 @@ test('serve --help prints the usage on stdout and exits 0', async () => {
 })
 
 const badInvocations = [
-  [['serve'], /serve needs an app/],
+  [['serve'], /^syncbench serve: an app is needed: seed-bcrypt, seed-readfile, lab/],
   [['serve', 'nope'], /app must be one of seed-bcrypt, seed-readfile, lab, got "nope"/],
   [['serve', 'lab', '--port', '70000'], /--port must be an integer from 0 to 65535, got "70000"/],
   [['serve', 'lab', '--port', 'abc'], /--port .*got "abc"/],
@@ -63,9 +63,10 @@ const badInvocations = [
   [['serve', 'lab', '--port'], /option "--port" needs a value/]
 ]
 for (const [args, message] of badInvocations) {
-  test(`syncbench ${args.join(' ')}: one line on stderr, exit 1`, async () => {
+  test(`syncbench ${args.join(' ')}: one line on stderr, exit 2 (usage)`, async () => {
     const { code, stdout, stderr } = await runCli(args)
-    assert.equal(code, 1)
+    assert.equal(code, 2)
+    assert.match(stderr, /^syncbench serve: /)
     assert.equal(stdout, '')
     assert.match(stderr, message)
     assert.equal(stderr.trim().split('\n').length, 1, stderr)
@@ -125,7 +126,7 @@ test('a port already in use: one clear line, exit 1; spawnServer rejects with SB
     const { code, stdout, stderr } = await runCli(['serve', 'seed-bcrypt', '--port', String(busy.port)])
     assert.equal(code, 1)
     assert.equal(stdout, '')
-    assert.equal(stderr, `syncbench: seed-bcrypt: --port ${busy.port} is already in use on 127.0.0.1 (EADDRINUSE)\n`)
+    assert.equal(stderr, `syncbench serve: seed-bcrypt: --port ${busy.port} is already in use on 127.0.0.1 (EADDRINUSE)\n`)
     await assert.rejects(spawnServer({ app: 'seed-readfile', args: ['--only', 'readfile', '--port', String(busy.port)] }), {
       name: 'SyncbenchError',
       code: 'SB_ERR_SERVER_START',

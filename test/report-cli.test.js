@@ -50,17 +50,18 @@ test('bad input: one line on stderr, a non-zero exit, nothing written', async (t
   r.runs[0].server.cpu = null
   await writeFile(badRun, JSON.stringify(r))
   const cases = [
-    [['report'], /^syncbench: report needs a results file: syncbench report <results\.json>/],
-    [['report', path.join(dir, 'missing.json')], /^syncbench: .*missing\.json: no such file\n$/],
-    [['report', notJson], /^syncbench: .*broken\.json: not JSON\n$/],
-    [['report', wrongSchema], /^syncbench: .*other\.json: not a syncbench results file \(schema "something\/else"/],
-    [['report', badRun], /^syncbench: .*bad-run\.json: runs\[0\] \(seed-bcrypt\/sync#1\) has an incomplete "server"\n$/],
-    [['report', fixturePath, '--frobnicate'], /^syncbench: report: unknown option "--frobnicate" \(see syncbench report --help\)\n$/],
-    [['report', fixturePath, 'second.json'], /^syncbench: report takes one results file, got 2/]
+    [['report'], /^syncbench report: a results file is needed: syncbench report <results\.json>/],
+    [['report', path.join(dir, 'missing.json')], /^syncbench report: .*missing\.json: no such file\n$/],
+    [['report', notJson], /^syncbench report: .*broken\.json: not JSON\n$/],
+    [['report', wrongSchema], /^syncbench report: .*other\.json: not a syncbench results file \(schema "something\/else"/],
+    [['report', badRun], /^syncbench report: .*bad-run\.json: runs\[0\] \(seed-bcrypt\/sync#1\) has an incomplete "server"\n$/],
+    [['report', fixturePath, '--frobnicate'], /^syncbench report: unknown option "--frobnicate" \(see syncbench report --help\)\n$/],
+    [['report', fixturePath, 'second.json'], /^syncbench report: one results file expected, got 2/]
   ]
   for (const [args, message] of cases) {
     const { code, stdout, stderr } = await runCli([...args, '--out', path.join(dir, 'out')])
-    assert.equal(code, 1, args.join(' '))
+    // A bad command line exits 2, a bad results file 1.
+    assert.equal(code, /unknown option|needed|expected/.test(message.source) ? 2 : 1, args.join(' '))
     assert.equal(stdout, '', args.join(' '))
     assert.match(stderr, message)
     assert.equal(stderr.trim().split('\n').length, 1, `one line: ${stderr}`)
@@ -105,7 +106,7 @@ test('Ctrl-C while rendering: exit 130 (or 0 if it had finished), never a temp f
   // The text charts come first; the 40 PNGs take a few seconds after them.
   child.stdout.once('data', () => child.kill('SIGINT'))
   const [code] = await once(child, 'close')
-  if (code === 130) assert.equal(stderr, 'syncbench: report interrupted; the files written so far are complete\n')
+  if (code === 130) assert.equal(stderr, 'syncbench report: interrupted; the files written so far are complete\n')
   else assert.equal(code, 0, stderr)
   const leftovers = [...await readdir(dir), ...await readdir(path.join(dir, 'charts')).catch(() => [])].filter((f) => f.includes('.tmp') || f.startsWith('.'))
   assert.deepEqual(leftovers, [])

@@ -2,12 +2,11 @@
 import { accessSync, constants } from 'node:fs'
 import { dirname } from 'node:path'
 import { SyncbenchError } from '../errors.js'
-import { version } from './commands.js'
+import { version } from '../version.js'
+import { describeError } from './output.js'
 import { parseAbArgs } from '../load/ab-args.js'
 import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../load/ab-report.js'
 import { createRequestLog, formatAbCsv, formatAbGnuplot, writeAbFile } from '../load/ab-files.js'
-
-const USAGE_CODES = new Set(['SB_ERR_INVALID_OPTION', 'SB_ERR_UNKNOWN_OPTION', 'SB_ERR_MISSING_ARGUMENT', 'SB_ERR_INVALID_URL'])
 
 export function helpText () {
   return `syncbench ab ${version}: an ApacheBench 2.3 drop-in (same flags, same report)
@@ -56,8 +55,9 @@ Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the repo
 function fail (io, err) {
   const e = /** @type {any} */ (err)
   if (err instanceof SyncbenchError) {
-    io.stderr.write(`syncbench ab: ${e.message}\n`)
-    return USAGE_CODES.has(e.code) ? 2 : 1
+    const { line, exitCode } = describeError(err, 'ab')
+    io.stderr.write(line + '\n')
+    return exitCode
   }
   // a system error that escaped the engine still gets one line, not a stack
   if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) {

@@ -3,6 +3,7 @@ import { SyncbenchError, invalidOption } from '../errors.js'
 
 /**
  * util.parseArgs for a syncbench command, with its errors turned into the one line the CLI prints
+ * (bin/ puts `syncbench <command>: ` in front)
  * (parseArgs' own messages run over several sentences and suggest `--` tricks).
  * `syncbench ab` has its own parser: ab's getopt clustering and order rules need one.
  * @param {string} command the command's name, for messages and the --help hint
@@ -16,10 +17,10 @@ export function parseCommandArgs (command, argv, options) {
   } catch (err) {
     const option = /'([^' ,]+)/.exec(err.message)?.[1] ?? ''
     if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      throw new SyncbenchError('SB_ERR_UNKNOWN_OPTION', `${command}: unknown option "${option}" (see syncbench ${command} --help)`)
+      throw new SyncbenchError('SB_ERR_UNKNOWN_OPTION', `unknown option "${option}" (see syncbench ${command} --help)`)
     }
     const problem = /argument missing/.test(err.message) ? 'needs a value' : 'takes no value'
-    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `${command}: option "${option}" ${problem} (see syncbench ${command} --help)`)
+    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `option "${option}" ${problem} (see syncbench ${command} --help)`)
   }
 }
 

@@ -31,7 +31,7 @@ export async function main (argv, io) {
     return 0
   }
   if (parsed.positionals.length !== 2) {
-    throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', `compare needs two results files, got ${parsed.positionals.length} (see syncbench compare --help)`)
+    throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', `two results files expected, got ${parsed.positionals.length} (see syncbench compare --help)`)
   }
   const [fileA, fileB] = parsed.positionals
   const [a, b] = [await readResultsFile(fileA), await readResultsFile(fileB)]

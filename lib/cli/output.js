@@ -24,14 +24,20 @@ export function painter (stream, env) {
   return (style, text) => `\x1b[${codes[style]}m${text}\x1b[0m`
 }
 
+/** Codes of a bad command line: exit 2, as usage errors do by convention (ab and getopt tools too). */
+export const USAGE_CODES = new Set(['SB_ERR_INVALID_OPTION', 'SB_ERR_UNKNOWN_OPTION', 'SB_ERR_MISSING_ARGUMENT', 'SB_ERR_INVALID_URL'])
+
 /**
- * Turn any error into the one line the CLI prints, and its exit code. User errors (SyncbenchError)
- * never show a stack; anything else is a bug and keeps its stack for the report.
+ * Turn any error into the one line the CLI prints, `syncbench <command>: message`, and its exit code:
+ * 2 for a bad command line, 1 for a run that failed. User errors (SyncbenchError) never show a stack;
+ * anything else is a bug and keeps its stack for the report (exit 70).
  * @param {unknown} err
+ * @param {string} [command]
  * @returns {{ line: string, exitCode: number }}
  */
-export function describeError (err) {
-  if (err instanceof SyncbenchError) return { line: `syncbench: ${err.message}`, exitCode: 1 }
+export function describeError (err, command) {
+  const who = command ? `syncbench ${command}` : 'syncbench'
+  if (err instanceof SyncbenchError) return { line: `${who}: ${err.message}`, exitCode: USAGE_CODES.has(err.code) ? 2 : 1 }
   const e = /** @type {Error} */ (err)
-  return { line: `syncbench: internal error: ${e && e.stack ? e.stack : String(err)}`, exitCode: 70 }
+  return { line: `${who}: internal error: ${e && e.stack ? e.stack : String(err)}`, exitCode: 70 }
 }

@@ -69,10 +69,10 @@ async function report (argv, io, signal) {
     report = await renderReport(results, outDir, { png: options.png, signal })
   } catch (err) {
     if (!signal.aborted) throw err
-    io.stderr.write('syncbench: report interrupted; the files written so far are complete\n')
+    io.stderr.write('syncbench report: interrupted; the files written so far are complete\n')
     return 130
   }
-  for (const w of report.warnings) io.stderr.write(`syncbench: warning: ${w}\n`)
+  for (const w of report.warnings) io.stderr.write(`syncbench report: warning: ${w}\n`)
   const summaryFile = path.join(outDir, 'summary.md')
   await writeAtomic(summaryFile, renderSummaryMarkdown(results, summarizeResults(results)))
   const show = (file) => {
@@ -98,8 +98,8 @@ export function parseReportArgs (argv) {
   })
   const { values, positionals } = parsed
   if (values.help) return { help: true, file: '', png: true, quiet: false }
-  if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', 'report needs a results file: syncbench report <results.json> (see syncbench report --help)')
-  if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `report takes one results file, got ${positionals.length}: ${positionals.join(' ')}`)
+  if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', 'a results file is needed: syncbench report <results.json> (see syncbench report --help)')
+  if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `one results file expected, got ${positionals.length}: ${positionals.join(' ')}`)
   if (values.out === '') throw new SyncbenchError('SB_ERR_INVALID_OPTION', '--out must be a folder, got ""')
   return { help: false, file: positionals[0], out: values.out, png: !values['no-png'], quiet: Boolean(values.quiet) }
 }

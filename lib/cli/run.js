@@ -80,7 +80,7 @@ export async function main (argv, io) {
   // (exit status 130). Forked servers stop by themselves when the IPC channel closes.
   const onSigint = () => {
     if (!controller.signal.aborted) {
-      io.stderr.write('syncbench: interrupted: ending the current run and writing the summary (Ctrl-C again to quit at once)\n')
+      io.stderr.write('syncbench run: interrupted: ending the current run and writing the summary (Ctrl-C again to quit at once)\n')
       return controller.abort()
     }
     process.off('SIGINT', onSigint)
@@ -148,14 +148,14 @@ async function report ({ outcome, outDir, cwd, io, html: withHtml }) {
   try {
     const rendered = withHtml ? await renderReport(results, outDir) : { html: null, warnings: [] }
     html = rendered.html
-    for (const w of rendered.warnings) io.stderr.write(`syncbench: warning: ${w}\n`)
+    for (const w of rendered.warnings) io.stderr.write(`syncbench run: warning: ${w}\n`)
   } catch (err) {
     if (!(err instanceof SyncbenchError)) throw err
     reportError = err
   }
-  io.stderr.write(`syncbench: results in ${rel(file)}, ${rel(summaryFile)}${html ? `, ${rel(html)}` : ''}${interrupted ? ' (interrupted: partial)' : ''}\n`)
+  io.stderr.write(`syncbench run: results in ${rel(file)}, ${rel(summaryFile)}${html ? `, ${rel(html)}` : ''}${interrupted ? ' (interrupted: partial)' : ''}\n`)
   const failures = [error, reportError].filter(Boolean)
-  for (const err of failures) io.stderr.write(`syncbench: ${err.message}\n`)
+  for (const err of failures) io.stderr.write(`syncbench run: ${err.message}\n`)
   if (failures.length > 0) return 1
   return interrupted ? 130 : 0
 }

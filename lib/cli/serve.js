@@ -63,10 +63,10 @@ export function parseServeArgs (argv) {
   })
   const { values, positionals } = parsed
   if (values.help) return { app: '', help: true }
-  if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', `serve needs an app: ${appNames.join(', ')} (see syncbench serve --help)`)
-  if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `serve takes one app, got "${positionals.join(' ')}"`)
+  if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', `an app is needed: ${appNames.join(', ')} (see syncbench serve --help)`)
+  if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `one app expected, got "${positionals.join(' ')}"`)
   const [app] = positionals
-  if (!appNames.includes(app)) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `serve: app must be one of ${appNames.join(', ')}, got "${app}"`)
+  if (!appNames.includes(app)) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `the app must be one of ${appNames.join(', ')}, got "${app}"`)
   const options = { app }
   if (values.port !== undefined) {
     // Three servers on port, port + 1 and port + 2 unless one is chosen with --only.

@@ -162,10 +162,10 @@ function waitReady (child, exited, timeoutMs, stderr) {
 }
 
 /**
- * The last line of a child's stderr, without the CLI's "syncbench: " prefix.
+ * The last line of a child's stderr, without the CLI's "syncbench serve: " prefix.
  * @param {string} text
  */
 export function lastLine (text) {
   const lines = text.trim().split('\n')
-  return lines[lines.length - 1].replace(/^syncbench: /, '')
+  return lines[lines.length - 1].replace(/^syncbench(?: [a-z]+)?: /, '')
 }

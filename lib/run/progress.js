@@ -15,10 +15,10 @@ export function createProgress (stream, { quiet = false } = {}) {
   }
   return {
     event (e) {
-      if (e.type === 'calibrate') show(`syncbench: timing one ${e.op} operation alone for ${e.experiment}...`)
+      if (e.type === 'calibrate') show(`syncbench run: timing one ${e.op} operation alone for ${e.experiment}...`)
       if (e.type === 'run-start') {
         const left = e.total - e.index
-        show(`syncbench: run ${e.index}/${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${left} left${e.etaMs === null ? '' : `, ETA ${formatDuration(e.etaMs)}`}`)
+        show(`syncbench run: run ${e.index}/${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${left} left${e.etaMs === null ? '' : `, ETA ${formatDuration(e.etaMs)}`}`)
       }
       // The per-run ab report goes to stdout: clear our line so a shared terminal stays readable.
       if (e.type === 'run-end' && shown) {
