@@ -50,3 +50,37 @@ test('same-sized headers with another status or Content-Length are parsed, not t
   assert.equal(r.failedRequests, 1)
   assert.equal(s.requests.length, 6, 'one connection carried every request')
 })
+
+test('HeaderCache stops keeping headers that never come back, and keeps one in 64 to notice a change', () => {
+  const buf = Buffer.alloc(65536)
+  const cache = new HeaderCache()
+  let kept = 0
+  for (let i = 0; i < 640; i++) {
+    const head = `HTTP/1.1 200 OK\r\nX-Id: ${String(i).padStart(6, '0')}\r\n\r\n`
+    buf.write(head, 'latin1')
+    assert.equal(cache.match(buf, head.length), -1, `response ${i} differs from the last`)
+    cache.store(buf, head.length, 200, false, 0)
+    if (cache.length > 0) kept++
+  }
+  assert.ok(kept >= 64 && kept < 64 + 640 / 64 + 1, `kept ${kept}`)
+  // The server settles on one header: within 64 responses it is kept and recognised again.
+  const head = 'HTTP/1.1 200 OK\r\nX-Id: stable\r\n\r\n'
+  buf.write(head, 'latin1')
+  let hits = 0
+  for (let i = 0; i < 128; i++) {
+    if (cache.match(buf, head.length) === head.length) hits++
+    else cache.store(buf, head.length, 200, false, 0)
+  }
+  assert.ok(hits >= 64, `hits ${hits}`)
+})
+
+test('a status ab finds in the body (no "HTTP" in the header) is read again for each response', async () => {
+  const head = 'XTTP/1.1 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 17\r\n\r\n'
+  const bodies = ['HTTP/1.1 404 body', 'HTTP/1.1 201 body', 'HTTP/1.1 201 body']
+  const s = await startScriptedServer((h, index) => head + bodies[index])
+  closers.push(s.close)
+  const r = await loadtest({ url: s.url, requests: 3, concurrency: 1, keepAlive: true })
+  assert.equal(r.completeRequests, 3)
+  assert.deepEqual(r.statusCodes, { 404: 1, 201: 2 })
+  assert.equal(r.non2xxResponses, 1)
+})

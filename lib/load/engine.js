@@ -4,9 +4,9 @@
 import { performance } from 'node:perf_hooks'
 import { SyncbenchError } from '../errors.js'
 import { HEADER_LIMIT, KEEP_ALIVE, CONTENT_LENGTH, SERVER, findHeaderEnd, indexOfCI, statusCode, atoi } from './response-parser.js'
-import { frameResponse, feedBody, COMPLETE, INVALID } from './http11.js'
 import { Connection, connectOptions, CONNECTING, CONNECTED, READING, SYNC_CONNECT_ERRORS, describeError } from './connection.js'
 import { RequestTimes } from './stats.js'
+import { HeaderCache } from './header-cache.js'
 
 /** setTimeout's longest delay; a longer -s is waited for in several turns. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -20,7 +20,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1
  * @property {number} requests
  * @property {number} concurrency
  * @property {boolean} keepAlive
- * @property {boolean} http11
+ * @property {typeof import('./http11.js')|null} http11 the HTTP/1.1 framing module under --http1.1 (loaded
+ *   by loadtest() only then: a plain ab run skips two modules), else null
  * @property {boolean} head
  * @property {boolean} variableLength
  * @property {boolean} continueOnReceiveError
@@ -39,7 +40,8 @@ export class Engine {
     this.request = o.request
     this.requests = o.requests
     this.keepAlive = o.keepAlive
-    this.http11 = o.http11
+    this.http11 = o.http11 !== null
+    this.framing = o.http11
     this.head = o.head
     this.variableLength = o.variableLength
     this.heartbeat = o.onProgress ? o.heartbeat : 0
@@ -85,6 +87,7 @@ export class Engine {
     this.timer = null
     this.found = { length: 0 }
     this.where = { at: 0 }
+    this.headerCache = new HeaderCache()
     this.resolve = () => {}
     this.onWatchdog = this.watchdog.bind(this)
     this.onAbort = this.abort.bind(this)
@@ -173,6 +176,8 @@ export class Engine {
     let s
     let bodyStart
     if (c.cbx === 0) {
+      const cached = this.headerCache.match(chunk, r)
+      if (cached !== -1) return this.cachedHeader(c, chunk, end, cached)
       s = findHeaderEnd(chunk, end, this.found)
       if (s === -1) {
         if (r >= HEADER_LIMIT) return this.headerTooBig(c)
@@ -208,19 +213,51 @@ export class Engine {
     }
 
     if (this.http11) {
-      frameResponse(c, buf, s, code, this.keepAlive, this.head)
-    } else if (this.keepAlive && indexOfCI(buf, 0, s, KEEP_ALIVE) !== -1) {
-      // ab decides keep-alive by a case-insensitive search for "Keep-Alive" anywhere in the header.
-      c.keepalive = true
-      const cl = indexOfCI(buf, 0, s, CONTENT_LENGTH)
-      c.length = cl !== -1 && !this.head ? atoi(buf, cl + 16, s) : 0
+      this.framing.frameResponse(c, buf, s, code, this.keepAlive, this.head)
+    } else {
+      if (this.keepAlive && indexOfCI(buf, 0, s, KEEP_ALIVE) !== -1) {
+        // ab decides keep-alive by a case-insensitive search for "Keep-Alive" anywhere in the header.
+        c.keepalive = true
+        const cl = indexOfCI(buf, 0, s, CONTENT_LENGTH)
+        c.length = cl !== -1 && !this.head ? atoi(buf, cl + 16, s) : 0
+      }
+      // Only what the header's bytes alone decide: a header read whole, ended by "\r\n\r\n" ("\n\n"
+      // is ab's fallback when the whole read has no "\r\n\r\n", body included), with its status
+      // digits inside it (ab takes them after the first "HTTP" of the read, body included).
+      const at = this.where.at
+      if (buf === chunk && this.found.length === 4 && code >= 0 && at !== -1 && at + 3 <= bodyStart) {
+        this.headerCache.store(chunk, bodyStart, code, c.keepalive, c.length)
+      }
     }
+    this.startOthers()
+    return bodyStart
+  }
 
+  /**
+   * header() for a response that starts with the same bytes as the last header parsed (HeaderCache).
+   * @param {Connection} c @param {Buffer} chunk @param {number} end @param {number} bodyStart
+   */
+  cachedHeader (c, chunk, end, bodyStart) {
+    const cache = this.headerCache
+    c.gotHeader = true
+    if (this.good === 0) this.serverName(chunk, end)
+    const code = cache.code
+    this.statusCounts[code]++
+    if (code < 200 || code > 299) this.errResponse++
+    if (cache.keepalive) {
+      c.keepalive = true
+      c.length = cache.contentLength
+    }
+    this.startOthers()
+    return bodyStart
+  }
+
+  /** ab connects one socket first and opens the others once a response header has arrived. */
+  startOthers () {
     if (!this.requestsInitialized) {
       this.requestsInitialized = true
       for (let i = 1; i < this.conns.length; i++) this.startConnect(this.conns[i])
     }
-    return bodyStart
   }
 
   /** ab keeps the Server header's value up to the first space or control byte. */
@@ -250,10 +287,11 @@ export class Engine {
   /** @param {Connection} c @param {Buffer} chunk @param {number} from @param {number} to @param {number} now */
   body11 (c, chunk, from, to, now) {
     const before = c.bread
-    const status = feedBody(c, chunk, from, to)
+    const framing = this.framing
+    const status = framing.feedBody(c, chunk, from, to)
     this.totalBread += c.bread - before
-    if (status === COMPLETE) this.responseDone(c, c.keepalive, now)
-    else if (status === INVALID) this.closeConnection(c, now)
+    if (status === framing.COMPLETE) this.responseDone(c, c.keepalive, now)
+    else if (status === framing.INVALID) this.closeConnection(c, now)
   }
 
   /**
