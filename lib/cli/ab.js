@@ -6,7 +6,6 @@ import { version } from '../version.js'
 import { describeError } from './output.js'
 import { parseAbArgs } from '../load/ab-args.js'
 import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../load/ab-report.js'
-import { createRequestLog, formatAbCsv, formatAbGnuplot, writeAbFile } from '../load/ab-files.js'
 
 export function helpText () {
   return `syncbench ab ${version}: an ApacheBench 2.3 drop-in (same flags, same report)
@@ -100,7 +99,9 @@ export async function main (argv, io) {
     options.heartbeat = output.heartbeat
     options.onProgress = (done) => io.stderr.write(`Completed ${done} requests\n`)
   }
-  const log = output.gnuplot || output.csv ? createRequestLog() : null
+  // -g and -e only: the files module (and node:crypto behind its atomic write) costs startup otherwise.
+  const files = output.gnuplot || output.csv ? await import('../load/ab-files.js') : null
+  const log = files ? files.createRequestLog() : null
   if (log) options.onRequest = log.onRequest
   const controller = new AbortController()
   options.signal = controller.signal
@@ -147,8 +148,8 @@ export async function main (argv, io) {
   try {
     // ab writes the CSV first, then the gnuplot file, and only when a request completed
     if (log && result.completeRequests > 0) {
-      if (output.csv) await writeAbFile('-e', output.csv, formatAbCsv(log.records.map((r) => r.total)))
-      if (output.gnuplot) await writeAbFile('-g', output.gnuplot, formatAbGnuplot(log.records))
+      if (output.csv) await files.writeAbFile('-e', output.csv, files.formatAbCsv(log.records.map((r) => r.total)))
+      if (output.gnuplot) await files.writeAbFile('-g', output.gnuplot, files.formatAbGnuplot(log.records))
     }
   } catch (err) {
     return fail(io, err)

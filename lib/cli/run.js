@@ -18,6 +18,7 @@ import { renderReport } from '../report/report.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from '../run/progress.js'
 import { killChildren } from '../run/children.js'
+import { MAX_CONCURRENCY } from '../load/ab-args.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -197,7 +198,7 @@ export function parseRunArgs (argv) {
     workload: values.workload,
     runs: integerOption('--runs', values.runs, 1, 1000),
     requests: integerOption('-n', values.requests, 1, 10_000_000),
-    concurrency: integerOption('-c', values.concurrency, 1, 20_000),
+    concurrency: integerOption('-c', values.concurrency, 1, MAX_CONCURRENCY),
     engine: values.engine ?? 'builtin',
     target: values.target,
     out: values.out,

@@ -1,6 +1,6 @@
 // The text ab 2.3 prints, rebuilt from a LoadResult: same labels, order, column widths and rounding,
 // so scripts that parse ab's report parse ours. Only the banner is our own.
-import { version } from '../cli/commands.js'
+import { version } from '../version.js'
 
 /**
  * ab keeps times as integer microseconds and reduces them with (us + 500) / 1000 in integer

@@ -1,13 +1,11 @@
 // loadtest(options) -> LoadResult: validate LoadOptions, resolve the host once, run the engine,
 // and turn ab's counters and the request times into the LoadResult contract (lib/types.js).
 import { SyncbenchError, invalidOption } from '../errors.js'
-import { version } from '../cli/commands.js'
+import { version } from '../version.js'
 import { parseTarget, buildRequest, isIpAddress } from './request.js'
 import { Engine } from './engine.js'
 import { rates } from './stats.js'
-
-/** ab's number of requests when only a time limit is given (-t implies -n 50000). */
-export const TIMED_REQUESTS = 50000
+import { TIMELIMIT_REQUESTS } from './ab-args.js'
 
 /** ab's defaults, in LoadOptions terms. */
 export const defaultOptions = Object.freeze({
@@ -57,7 +55,7 @@ export function normalizeOptions (options) {
   const o = {
     ...defaultOptions,
     ...options,
-    requests: options.requests ?? (timelimit > 0 ? TIMED_REQUESTS : 1),
+    requests: options.requests ?? (timelimit > 0 ? TIMELIMIT_REQUESTS : 1),
     headers: options.headers ?? [],
     cookies: options.cookies ?? [],
     timelimit
