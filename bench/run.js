@@ -85,10 +85,17 @@ async function measure (peer, url) {
   child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
   child.stderr.setEncoding('utf8').on('data', (d) => { out += d })
   const started = process.hrtime.bigint()
-  await once(child, 'close')
+  // Every load loop is bounded: a peer that hangs is killed after two minutes.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+  let raw
+  try {
+    await once(child, 'close')
+    raw = readFileSync(timeFile, 'utf8').trim()
+  } finally {
+    clearTimeout(timer)
+    rmSync(dir, { recursive: true, force: true })
+  }
   const wall = Number(process.hrtime.bigint() - started) / 1e9
-  const raw = readFileSync(timeFile, 'utf8').trim()
-  rmSync(dir, { recursive: true, force: true })
   let cpu
   let rssKiB = NaN
   if (gnuTime) {

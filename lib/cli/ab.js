@@ -123,13 +123,12 @@ export async function main (argv, io) {
   try {
     result = await loadtest(options)
   } catch (err) {
+    process.off('SIGINT', onSigint)
     // ab's way out of a run it gives up (apr_err): the error on stderr and, when some requests
     // completed, "Total of N requests completed" on stdout instead of the report
     const done = err?.result?.completeRequests ?? 0
     if (!output.json) io.stdout.write(done > 0 ? `${pending}Total of ${done} requests completed\n` : io.stdout.isTTY ? '\n' : '')
     return fail(io, err)
-  } finally {
-    process.off('SIGINT', onSigint)
   }
   const interrupted = controller.signal.aborted
 
@@ -146,13 +145,16 @@ export async function main (argv, io) {
   }
 
   try {
-    // ab writes the CSV first, then the gnuplot file, and only when a request completed
+    // ab writes the CSV first, then the gnuplot file, and only when a request completed. The SIGINT
+    // handler stays until they are written, so a Ctrl-C here cannot leave a temporary file behind.
     if (log && result.completeRequests > 0) {
       if (output.csv) await files.writeAbFile('-e', output.csv, files.formatAbCsv(log.records.map((r) => r.total)))
       if (output.gnuplot) await files.writeAbFile('-g', output.gnuplot, files.formatAbGnuplot(log.records))
     }
   } catch (err) {
     return fail(io, err)
+  } finally {
+    process.off('SIGINT', onSigint)
   }
   // ab exits 1 after printing the report of an interrupted run
   return interrupted || result.aborted ? 1 : 0

@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { SyncbenchError } from '../../errors.js'
 import { version } from '../../version.js'
 import { track } from '../children.js'
+import { rates } from '../../load/stats.js'
 
 const zeroRow = () => ({ min: 0, mean: 0, sd: 0, median: 0, max: 0 })
 
@@ -48,14 +49,8 @@ export function emptyResult (options) {
 
 /** Fill the derived ab figures from the counts and the duration, as ab computes them. */
 export function deriveRates (result) {
-  const t = result.timeTakenSeconds
-  const done = result.completeRequests
-  if (t > 0 && done > 0) {
-    result.requestsPerSecond = done / t
-    result.timePerRequestMs = result.concurrency * t * 1000 / done
-    result.timePerRequestAcrossMs = t * 1000 / done
-    result.transferRateKBps = result.totalTransferredBytes / 1024 / t
-  }
+  const { timeTakenSeconds, completeRequests: done, concurrency, totalTransferredBytes: totalRead } = result
+  if (timeTakenSeconds > 0 && done > 0) Object.assign(result, rates({ done, timeTakenSeconds, concurrency, totalRead }))
   return result
 }
 
