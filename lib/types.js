@@ -154,7 +154,7 @@
  * @property {string} syncbench          syncbench version
  * @property {string} createdAt
  * @property {string|null} finishedAt    null while running or after a crash / Ctrl-C
- * @property {string[]} argv
+ * @property {string[]} argv               the `syncbench run` arguments (after "run")
  * @property {object} options            the runner's options (runs, engine, target, calibrate, report, overrides...)
  * @property {Environment} environment   of the runner's machine
  * @property {{ name: string, title: string, description: string, axes: string[], runs?: number, baseline?: string,

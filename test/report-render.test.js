@@ -25,6 +25,7 @@ test('report.html and charts/*.png from the fixed results file', async (t) => {
 
   const html = await readFile(out.html, 'utf8')
   assert.match(html, /^<!doctype html>/)
+  assert.match(html, /Command: syncbench run all --runs 3</, 'the command as the user typed it')
   assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/)
   assert.match(html, /Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"/)
   // self-contained: nothing the browser would fetch

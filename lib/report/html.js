@@ -65,7 +65,7 @@ export function renderHtml (results, charts) {
 
 function headline (r) {
   const state = r.finishedAt ? `finished ${r.finishedAt}` : 'did not finish (partial results)'
-  return `Started ${r.createdAt}, ${state}. ${r.runs.length} runs. Command: syncbench ${(r.argv ?? []).join(' ')}`
+  return `Started ${r.createdAt}, ${state}. ${r.runs.length} runs. Command: ${['syncbench run', ...(r.argv ?? [])].join(' ')}`
 }
 
 function environmentSection (r) {
