@@ -73,6 +73,10 @@ function assertSame (ab, sb, t) {
   assert.equal(sb.values.failures, ab.values.failures)
   assert.deepEqual(sb.labels, ab.labels)
   t.diagnostic(DETERMINISTIC.filter((l) => l in ab.values).map((l) => `${l}: ${ab.values[l]}`).join('; '))
+  // Requests per second: expected within about 10% of ab's on longer runs, never asserted (timing
+  // never decides a test); shown so a reader of the test output can see it.
+  const rps = (r) => Number.parseFloat(r.values['Requests per second'])
+  t.diagnostic(`Requests per second: ab ${rps(ab)}, syncbench ${rps(sb)} (ratio ${(rps(sb) / rps(ab)).toFixed(2)})`)
 }
 
 describe('syncbench ab matches ab 2.3', { skip: abMissing ?? false }, () => {

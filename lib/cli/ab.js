@@ -139,7 +139,8 @@ export async function main (argv, io) {
     if (!interrupted) {
       const end = formatAbDone(result.completeRequests, output.heartbeat)
       pending += end.stdout
-      if (end.stderr) io.stderr.write(end.stderr)
+      // ab's closing "Finished N requests" is progress too: only on a terminal, like the Completed lines
+      if (end.stderr && io.stderr.isTTY) io.stderr.write(end.stderr)
     }
     io.stdout.write(pending + (output.html ? formatAbHtmlReport(result, output) : formatAbReport(result, output)))
   }
