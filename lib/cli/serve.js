@@ -38,7 +38,8 @@ Options:
   --pool-size <n>     lab: worker threads of the worker strategy, piscina (default: CPU count)
   -h, --help          show this help
 
-Options an app does not use (--framework for seed-bcrypt, ...) are accepted and ignored, so a runner
+Options an app does not use (--framework for seed-bcrypt, ...) are accepted and ignored, except --only
+(seed-readfile only), so a runner
 can pass the same options to every app.
 
 Every server also answers GET /__syncbench/metrics (the process's measurement window as JSON;
