@@ -39,3 +39,14 @@ export class SyncbenchError extends Error {
 export function invalidOption (flag, value, expected) {
   return new SyncbenchError('SB_ERR_INVALID_OPTION', `${flag} ${expected}, got "${value}"`)
 }
+
+/**
+ * The first line of an error's message (or of the thrown value), for one-line CLI messages about
+ * errors that come from user code, such as a workload module that throws while loading.
+ * @param {unknown} err
+ * @returns {string}
+ */
+export function firstLine (err) {
+  const e = /** @type {Error} */ (err)
+  return String(e && e.message ? e.message : err).split('\n')[0]
+}

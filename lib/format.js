@@ -40,3 +40,14 @@ export function formatNumber (v) {
   // below 1e-6 toPrecision switches to 1.23e-7 notation: spell the digits out instead
   return v.toFixed(Math.min(100, 2 - Math.floor(Math.log10(Math.abs(Number(text))))))
 }
+
+/**
+ * Round to a number of decimals, for JSON figures: 1.2345678 -> 1.235 (digits 3).
+ * @param {number} value
+ * @param {number} [digits=3]
+ * @returns {number}
+ */
+export function roundTo (value, digits = 3) {
+  const f = 10 ** digits
+  return Math.round(value * f) / f
+}

@@ -3,6 +3,7 @@
 import os from 'node:os'
 import { readFileSync } from 'node:fs'
 import { createHistogram, performance } from 'node:perf_hooks'
+import { roundTo } from '../format.js'
 
 // 10 ms is monitorEventLoopDelay's default resolution: fine enough to see a 65 ms hash, cheap enough to leave on.
 const LOOP_RESOLUTION_MS = 10
@@ -64,12 +65,12 @@ export function createServerMetrics () {
     const userMs = used.user / 1000
     const systemMs = used.system / 1000
     return {
-      windowMs: round(windowMs),
+      windowMs: roundTo(windowMs),
       requests: state.requests,
       // A block still unsampled (the tick after it has not run yet) counts toward max.
       eventLoopDelay: loopDelay(histogram, performance.now() - lastTick),
-      elu: round(performance.eventLoopUtilization(elu).utilization, 4),
-      cpu: { userMs: round(userMs), systemMs: round(systemMs), percent: windowMs > 0 ? round((userMs + systemMs) / windowMs * 100, 2) : 0 },
+      elu: roundTo(performance.eventLoopUtilization(elu).utilization, 4),
+      cpu: { userMs: roundTo(userMs), systemMs: roundTo(systemMs), percent: windowMs > 0 ? roundTo((userMs + systemMs) / windowMs * 100, 2) : 0 },
       memory: { rssBytes: memory.rss, peakRssBytes: peakRss(memory.rss), heapUsedBytes: memory.heapUsed },
       threads: threadCount(),
       activeHandles: process.getActiveResourcesInfo().length
@@ -94,11 +95,11 @@ export function createServerMetrics () {
 function loopDelay (h, pendingMs) {
   const pending = Math.max(0, pendingMs - LOOP_RESOLUTION_MS)
   // An empty histogram reports min as 2^63 and mean as NaN: a window without ticks reads as zeros.
-  if (h.count === 0) return { min: 0, mean: 0, p50: 0, p99: 0, max: round(pending), stddev: 0 }
+  if (h.count === 0) return { min: 0, mean: 0, p50: 0, p99: 0, max: roundTo(pending), stddev: 0 }
   // Delay is what exceeds the interval (as @fastify/under-pressure and clinic report it), so an
   // idle loop reads about 0, not 10.
-  const ms = (ns) => round(Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS))
-  return { min: ms(h.min), mean: ms(h.mean), p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: Math.max(ms(h.max), round(pending)), stddev: round(h.stddev / 1e6) }
+  const ms = (ns) => roundTo(Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS))
+  return { min: ms(h.min), mean: ms(h.mean), p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: Math.max(ms(h.max), roundTo(pending)), stddev: roundTo(h.stddev / 1e6) }
 }
 
 /** OS threads of this process (libuv pool, V8 platform workers, worker threads); 0 where /proc is absent. */
@@ -109,11 +110,6 @@ export function threadCount () {
   } catch {
     return 0
   }
-}
-
-function round (value, digits = 3) {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
 }
 
 /**

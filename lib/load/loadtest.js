@@ -5,7 +5,8 @@ import { version } from '../version.js'
 import { parseTarget, buildRequest, isIpAddress } from './request.js'
 import { Engine } from './engine.js'
 import { rates } from './stats.js'
-import { TIMELIMIT_REQUESTS } from './ab-args.js'
+import { TIMELIMIT_REQUESTS, abHeartbeat } from './ab-args.js'
+import { roundTo } from '../format.js'
 
 /** ab's defaults, in LoadOptions terms. */
 export const defaultOptions = Object.freeze({
@@ -21,11 +22,6 @@ export const defaultOptions = Object.freeze({
   http11: false,
   verbosity: 1
 })
-
-/** ab's progress interval: every 10% of the requests but at most every 100, only above 150 requests. */
-export function abHeartbeat (requests) {
-  return requests > 150 ? Math.max(Math.floor(requests / 10), 100) : 0
-}
 
 function positiveInteger (flag, value) {
   if (!Number.isInteger(value) || value < 1) throw invalidOption(flag, value, 'must be a positive integer')
@@ -133,7 +129,7 @@ export async function runEngine (o, target, addresses) {
     continueOnReceiveError: o.continueOnReceiveError === true,
     timeoutMs: o.timeout * 1000,
     timelimitMs: o.timelimit * 1000,
-    heartbeat: o.heartbeat ?? abHeartbeat(o.requests),
+    heartbeat: o.heartbeat ?? abHeartbeat(o.requests, false),
     onProgress: typeof o.onProgress === 'function' ? o.onProgress : null,
     onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,
     signal: o.signal ?? null
@@ -188,9 +184,4 @@ function toResult (e, o, target, startedAt) {
 /** @template T @param {Record<string, T>} obj @param {(v: T) => any} f */
 function mapValues (obj, f) {
   return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, f(v)]))
-}
-
-function roundTo (value, digits) {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
 }

@@ -4,7 +4,7 @@
 import path from 'node:path'
 import { readFile, stat } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
-import { SyncbenchError } from '../errors.js'
+import { SyncbenchError, firstLine } from '../errors.js'
 import { experiments as builtins } from './experiments.js'
 import { spawnWorkloadServer } from './workload-server.js'
 
@@ -74,7 +74,7 @@ export async function loadExperimentFile (file, cwd) {
     if (abs.endsWith('.json')) data = JSON.parse(await readFile(abs, 'utf8'))
     else data = (await import(pathToFileURL(abs).href)).default
   } catch (err) {
-    throw new SyncbenchError('SB_ERR_EXPERIMENT', `--experiment ${file} cannot be loaded: ${oneLine(err)}`, { cause: err })
+    throw new SyncbenchError('SB_ERR_EXPERIMENT', `--experiment ${file} cannot be loaded: ${firstLine(err)}`, { cause: err })
   }
   const list = Array.isArray(data) ? data : [data]
   return list.map((e, i) => {
@@ -175,9 +175,4 @@ async function existingFile (flag, file, cwd) {
   }
   if (!info.isFile()) throw new SyncbenchError('SB_ERR_EXPERIMENT', `${flag} ${file}: not a file`)
   return abs
-}
-
-function oneLine (err) {
-  const e = /** @type {Error} */ (err)
-  return String(e && e.message ? e.message : err).split('\n')[0]
 }

@@ -12,6 +12,7 @@ import { calibrate, calibrationKey } from './calibrate.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
 import { builtinEngine } from './engines/builtin.js'
 import { track } from './children.js'
+import { mean } from './stats.js'
 
 /**
  * @typedef {object} RunnerOptions
@@ -204,12 +205,12 @@ function remoteHandle (target) {
 /** Remaining time: each remaining run costs what its configuration cost last time, else the mean so far. */
 function eta (plans, index, durations) {
   if (durations.size === 0) return null
-  const mean = [...durations.values()].reduce((a, b) => a + b, 0) / durations.size
+  const average = mean([...durations.values()])
   let remaining = 0
   let i = 0
   for (const { experiment, order } of plans) {
     for (const { configuration } of order) {
-      if (++i >= index) remaining += durations.get(configuration.label + '\0' + experiment.name) ?? mean
+      if (++i >= index) remaining += durations.get(configuration.label + '\0' + experiment.name) ?? average
     }
   }
   return remaining

@@ -4,7 +4,7 @@
 // and measured by lib/lab's own http-host.js and metrics.js, so the runner treats it like any other
 // server. Only this child ever imports the user's module: its ready message lists the handler names.
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { SyncbenchError } from '../errors.js'
+import { SyncbenchError, firstLine } from '../errors.js'
 import { forkServer } from '../lab/spawn.js'
 
 const selfPath = fileURLToPath(import.meta.url)
@@ -70,7 +70,7 @@ async function importWorkload (abs, what) {
   try {
     mod = await import(pathToFileURL(abs).href)
   } catch (err) {
-    throw new SyncbenchError('SB_ERR_EXPERIMENT', `${what} threw while loading: ${oneLine(err)}`, { cause: err })
+    throw new SyncbenchError('SB_ERR_EXPERIMENT', `${what} threw while loading: ${firstLine(err)}`, { cause: err })
   }
   const source = mod.default && typeof mod.default === 'object' ? { ...mod.default, ...mod } : mod
   const handlers = {}
@@ -81,11 +81,6 @@ async function importWorkload (abs, what) {
     throw new SyncbenchError('SB_ERR_EXPERIMENT', `${what} exports no handler functions (export e.g. sync(req) and async(req))`)
   }
   return handlers
-}
-
-function oneLine (err) {
-  const e = /** @type {Error} */ (err)
-  return String(e && e.message ? e.message : err).split('\n')[0]
 }
 
 function route (handlers) {
