@@ -1,34 +1,172 @@
+// Errors with stable codes a caller can branch on: one class per code, each code documented once,
+// here (undici's lib/core/errors.js is the model). Library code throws these and never prints; the
+// CLI prints `message` on one line (lib/cli/output.js) and exits 2 for a usage error, 1 otherwise.
+//
+//   import { errorCodes, InvalidOptionError } from 'syncbench'
+//   try { await loadtest(options) } catch (err) { if (err.code === errorCodes.CONNECT) use(err.result) }
+//
+// Every error keeps `name === 'SyncbenchError'` (so `String(err)` and `instanceof SyncbenchError`
+// read the same for all of them); the class tells them apart, and so does `code`.
+
 /**
- * Errors with stable codes a caller can branch on. The CLI prints `message` on one line and exits
- * non-zero; library code throws these and never prints.
- *
- * Codes in use (thrown by the library, or sent by the lab servers in JSON error bodies):
- *   SB_ERR_INVALID_OPTION   a flag's value is out of range or malformed (message names flag and value)
- *   SB_ERR_UNKNOWN_OPTION   a flag syncbench does not know
- *   SB_ERR_MISSING_ARGUMENT a required positional argument (URL, file, app) is missing
- *   SB_ERR_INVALID_URL      the URL cannot be parsed or has another scheme than http
- *   SB_ERR_CONNECT          the run was aborted as ab aborts it: connection refused or reset, too many connect failures
- *   SB_ERR_TIMEOUT          no response byte for -s seconds (ab's inactivity timeout)
- *   SB_ERR_SERVER_START     a server under test did not start (or its data file could not be made)
- *   SB_ERR_SERVER_EXITED    a server under test exited while the runner still needed it
- *   SB_ERR_SERVER_METRICS   a server under test did not answer a metrics request
- *   SB_ERR_EXPERIMENT       an experiment definition or workload module is unusable
- *   SB_ERR_RESULTS          a results file is missing or unreadable
- * In the lab's HTTP error bodies only: SB_ERR_NOT_FOUND (404), SB_ERR_BAD_PARAMETER (400, names the
- * parameter), SB_ERR_METHOD (405), SB_ERR_WORKLOAD (500, the workload threw).
- * An unknown command is reported by bin/syncbench.js itself (exit 2).
+ * Every code syncbench uses, documented once. The first group is thrown by the library; the second
+ * appears only in the JSON error bodies the lab servers answer with.
  */
+export const errorCodes = Object.freeze({
+  /** a flag's or option's value is out of range or malformed (the message names option and value) */
+  INVALID_OPTION: 'SB_ERR_INVALID_OPTION',
+  /** a flag syncbench does not know */
+  UNKNOWN_OPTION: 'SB_ERR_UNKNOWN_OPTION',
+  /** a required positional argument (URL, file, app) is missing */
+  MISSING_ARGUMENT: 'SB_ERR_MISSING_ARGUMENT',
+  /** the URL cannot be parsed or has another scheme than http */
+  INVALID_URL: 'SB_ERR_INVALID_URL',
+  /** the run was aborted as ab aborts it: connection refused or reset, too many failures (`result`: the partial LoadResult) */
+  CONNECT: 'SB_ERR_CONNECT',
+  /** no response byte for -s seconds, ab's inactivity timeout (`result`: the partial LoadResult) */
+  TIMEOUT: 'SB_ERR_TIMEOUT',
+  /** a server under test did not start, or its data file could not be made (`stderr`: its last lines) */
+  SERVER_START: 'SB_ERR_SERVER_START',
+  /** a server under test exited while the runner still needed it (`stderr`: its last lines) */
+  SERVER_EXITED: 'SB_ERR_SERVER_EXITED',
+  /** a server under test did not answer a metrics request */
+  SERVER_METRICS: 'SB_ERR_SERVER_METRICS',
+  /** an experiment definition or a workload module is unusable */
+  EXPERIMENT: 'SB_ERR_EXPERIMENT',
+  /** a results file is missing, unreadable or malformed, or cannot be written */
+  RESULTS: 'SB_ERR_RESULTS',
+
+  /** lab HTTP body, status 404: no such route */
+  NOT_FOUND: 'SB_ERR_NOT_FOUND',
+  /** lab HTTP body, status 400: a query parameter is out of range (the body names `parameter`) */
+  BAD_PARAMETER: 'SB_ERR_BAD_PARAMETER',
+  /** lab HTTP body, status 405: only GET (and HEAD) are served */
+  METHOD: 'SB_ERR_METHOD',
+  /** lab HTTP body, status 500: the workload threw */
+  WORKLOAD: 'SB_ERR_WORKLOAD'
+})
+
+/** @typedef {typeof errorCodes[keyof typeof errorCodes]} ErrorCode */
+
+/** Codes of a bad command line: the CLI exits 2 for these, as usage errors do by convention. */
+export const USAGE_CODES = new Set([errorCodes.INVALID_OPTION, errorCodes.UNKNOWN_OPTION, errorCodes.MISSING_ARGUMENT, errorCodes.INVALID_URL])
+
+/** The base class: `code` tells what went wrong, `message` is one line naming the option and value at fault. */
 export class SyncbenchError extends Error {
   /**
-   * @param {string} code stable machine-readable code, `SB_ERR_*`
-   * @param {string} message one line, naming the option and the value at fault
+   * @param {ErrorCode} code
+   * @param {string} message
    * @param {{ cause?: unknown }} [options]
    */
   constructor (code, message, options) {
     super(message, options)
     this.name = 'SyncbenchError'
+    /** @type {ErrorCode} */
     this.code = code
   }
+}
+
+export class InvalidOptionError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor (message, options) { super(errorCodes.INVALID_OPTION, message, options) }
+}
+
+export class UnknownOptionError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor (message, options) { super(errorCodes.UNKNOWN_OPTION, message, options) }
+}
+
+export class MissingArgumentError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor (message, options) { super(errorCodes.MISSING_ARGUMENT, message, options) }
+}
+
+export class InvalidUrlError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor (message, options) { super(errorCodes.INVALID_URL, message, options) }
+}
+
+/** A load run ended where ab would exit. `result` is what was measured until then, once known. */
+export class ConnectError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor (message, options) {
+    super(errorCodes.CONNECT, message, options)
+    /** @type {import('./types.js').LoadResult|undefined} the partial result, set by loadtest() */
+    this.result = undefined
+  }
+}
+
+/** No response byte for -s seconds. `result` is what was measured until then, once known. */
+export class TimeoutError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor (message, options) {
+    super(errorCodes.TIMEOUT, message, options)
+    /** @type {import('./types.js').LoadResult|undefined} the partial result, set by loadtest() */
+    this.result = undefined
+  }
+}
+
+/** A server under test did not start. `stderr` holds the last lines it wrote, when it wrote any. */
+export class ServerStartError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown, stderr?: string }} [options] */
+  constructor (message, options = {}) {
+    super(errorCodes.SERVER_START, message, options)
+    /** @type {string} */
+    this.stderr = options.stderr ?? ''
+  }
+}
+
+/** A server under test exited while it was still needed. `stderr` holds the last lines it wrote. */
+export class ServerExitedError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown, stderr?: string }} [options] */
+  constructor (message, options = {}) {
+    super(errorCodes.SERVER_EXITED, message, options)
+    /** @type {string} */
+    this.stderr = options.stderr ?? ''
+  }
+}
+
+export class ServerMetricsError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor (message, options) { super(errorCodes.SERVER_METRICS, message, options) }
+}
+
+export class ExperimentError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor (message, options) { super(errorCodes.EXPERIMENT, message, options) }
+}
+
+export class ResultsError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor (message, options) { super(errorCodes.RESULTS, message, options) }
+}
+
+/** The class for each code that is thrown, for code that receives a code over IPC and rebuilds the error. */
+const classes = {
+  [errorCodes.INVALID_OPTION]: InvalidOptionError,
+  [errorCodes.UNKNOWN_OPTION]: UnknownOptionError,
+  [errorCodes.MISSING_ARGUMENT]: MissingArgumentError,
+  [errorCodes.INVALID_URL]: InvalidUrlError,
+  [errorCodes.CONNECT]: ConnectError,
+  [errorCodes.TIMEOUT]: TimeoutError,
+  [errorCodes.SERVER_START]: ServerStartError,
+  [errorCodes.SERVER_EXITED]: ServerExitedError,
+  [errorCodes.SERVER_METRICS]: ServerMetricsError,
+  [errorCodes.EXPERIMENT]: ExperimentError,
+  [errorCodes.RESULTS]: ResultsError
+}
+
+/**
+ * Rebuild an error from a code and a message (a server child reports its failure over IPC this way);
+ * an unknown or missing code becomes `fallback`.
+ * @param {unknown} code
+ * @param {string} message
+ * @param {ErrorCode} fallback
+ * @returns {SyncbenchError}
+ */
+export function errorFromCode (code, message, fallback) {
+  const Class = Object.hasOwn(classes, String(code)) ? classes[/** @type {keyof typeof classes} */ (String(code))] : classes[/** @type {keyof typeof classes} */ (fallback)]
+  return Class ? new Class(message) : new SyncbenchError(fallback, message)
 }
 
 /**
@@ -37,7 +175,7 @@ export class SyncbenchError extends Error {
  * @param {string} expected what a good value looks like
  */
 export function invalidOption (flag, value, expected) {
-  return new SyncbenchError('SB_ERR_INVALID_OPTION', `${flag} ${expected}, got "${value}"`)
+  return new InvalidOptionError(`${flag} ${expected}, got "${value}"`)
 }
 
 /**

@@ -1,4 +1,4 @@
-import { SyncbenchError } from '../errors.js'
+import { SyncbenchError, USAGE_CODES } from '../errors.js'
 
 /**
  * @typedef {object} Io
@@ -23,9 +23,6 @@ export function painter (stream, env) {
   if (!useColor(stream, env)) return (_style, text) => text
   return (style, text) => `\x1b[${codes[style]}m${text}\x1b[0m`
 }
-
-/** Codes of a bad command line: exit 2, as usage errors do by convention (ab and getopt tools too). */
-export const USAGE_CODES = new Set(['SB_ERR_INVALID_OPTION', 'SB_ERR_UNKNOWN_OPTION', 'SB_ERR_MISSING_ARGUMENT', 'SB_ERR_INVALID_URL'])
 
 /**
  * Turn any error into the one line the CLI prints, `syncbench <command>: message`, and its exit code:
