@@ -48,7 +48,10 @@ export const errorCodes = Object.freeze({
 
 /** @typedef {typeof errorCodes[keyof typeof errorCodes]} ErrorCode */
 
-/** Codes of a bad command line: the CLI exits 2 for these, as usage errors do by convention. */
+/**
+ * Codes of a bad command line: the CLI exits 2 for these, as usage errors do by convention.
+ * @type {ReadonlySet<string>}
+ */
 export const USAGE_CODES = new Set([errorCodes.INVALID_OPTION, errorCodes.UNKNOWN_OPTION, errorCodes.MISSING_ARGUMENT, errorCodes.INVALID_URL])
 
 /** The base class: `code` tells what went wrong, `message` is one line naming the option and value at fault. */
@@ -187,4 +190,13 @@ export function invalidOption (flag, value, expected) {
 export function firstLine (err) {
   const e = /** @type {Error} */ (err)
   return String(e && e.message ? e.message : err).split('\n')[0]
+}
+
+/**
+ * The `code` of a Node system error (`ENOENT`, `EADDRINUSE`, ...) caught as `unknown`, else undefined.
+ * @param {unknown} err
+ * @returns {string|undefined}
+ */
+export function systemCode (err) {
+  return err !== null && typeof err === 'object' && 'code' in err && typeof err.code === 'string' ? err.code : undefined
 }

@@ -5,6 +5,7 @@
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { readdir, rename, rm, writeFile } from 'node:fs/promises'
+import { systemCode } from './errors.js'
 
 const TEMP = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/
 
@@ -53,7 +54,8 @@ export async function removeStaleTemps (dir) {
   try {
     names = await readdir(dir)
   } catch (err) {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return []
+    const code = systemCode(err)
+    if (code === 'ENOENT' || code === 'ENOTDIR') return []
     throw err
   }
   const stale = names.filter((name) => {
@@ -72,6 +74,6 @@ function isAlive (pid) {
     return true
   } catch (err) {
     // EPERM: the pid exists but belongs to another user
-    return err.code === 'EPERM'
+    return systemCode(err) === 'EPERM'
   }
 }

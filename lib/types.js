@@ -74,8 +74,8 @@
  * @property {number} timePerRequestMs           mean, at the chosen concurrency
  * @property {number} timePerRequestAcrossMs     mean across all concurrent requests
  * @property {number} transferRateKBps           received kilobytes (1024) per second
- * @property {{ connect: TimeRow, processing: TimeRow, waiting: TimeRow, total: TimeRow }} connectionTimes
- * @property {Record<'50'|'66'|'75'|'80'|'90'|'95'|'98'|'99'|'100', number>} percentiles  ab's table, ms
+ * @property {Record<'connect'|'processing'|'waiting'|'total', TimeRow>} connectionTimes
+ * @property {Record<string, number>} percentiles  ab's table, ms: keys '50' '66' '75' '80' '90' '95' '98' '99' '100'
  * @property {{ p50: number, p75: number, p90: number, p99: number, p999: number, p9999: number, max: number, mean: number, stddev: number }} latency
  *           HDR histogram of total time per request, ms
  * @property {Record<string, number>} statusCodes  count per HTTP status code

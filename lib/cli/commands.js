@@ -6,6 +6,7 @@ export { version }
  * Each command lives in its own module, loaded only when used so `syncbench ab` never pays for
  * the lab's or the report's dependencies. A command module exports
  * `main(argv: string[], io: Io): Promise<number>` and handles its own `--help`.
+ * @type {Record<string, { summary: string, load: () => Promise<{ main: (argv: string[], io: import('./output.js').Io) => Promise<number> }> }>}
  */
 export const commands = {
   run: { summary: 'run the seed experiments (or any experiment) with a fresh server per run', load: () => import('./run.js') },

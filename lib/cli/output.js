@@ -7,7 +7,11 @@ import { SyncbenchError, USAGE_CODES } from '../errors.js'
  * @property {NodeJS.ProcessEnv} env
  */
 
-/** Colour only on a TTY and never with NO_COLOR (https://no-color.org). */
+/**
+ * Colour only on a TTY and never with NO_COLOR (https://no-color.org).
+ * @param {{ isTTY?: boolean }} stream
+ * @param {NodeJS.ProcessEnv} env
+ */
 export function useColor (stream, env) {
   return Boolean(stream.isTTY) && !('NO_COLOR' in env && env.NO_COLOR !== '') && env.TERM !== 'dumb'
 }

@@ -5,13 +5,14 @@ import path from 'node:path'
 import { randomFill } from 'node:crypto'
 import { promisify } from 'node:util'
 import { mkdir, stat } from 'node:fs/promises'
-import { SyncbenchError } from '../errors.js'
+import { SyncbenchError, firstLine, systemCode } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
 
 export const DEFAULT_FILE_SIZE = 4 * 1024 * 1024
 export const MAX_FILE_SIZE = 1024 * 1024 * 1024
 const CHUNK = 1024 * 1024
 const fill = promisify(randomFill)
+/** @type {Record<string, number>} */
 const units = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 }
 
 /**
@@ -58,12 +59,18 @@ export async function ensureDataFile (size, options = {}) {
   return creation
 }
 
+/**
+ * @param {string} dir
+ * @param {string} file
+ * @param {number} size
+ * @returns {Promise<string>}
+ */
 async function create (dir, file, size) {
   try {
     const existing = await stat(file)
     if (existing.isFile() && existing.size === size) return file
   } catch (err) {
-    if (err.code !== 'ENOENT') throw cacheError(dir, err)
+    if (systemCode(err) !== 'ENOENT') throw cacheError(dir, err)
   }
   try {
     await mkdir(dir, { recursive: true })
@@ -76,12 +83,17 @@ async function create (dir, file, size) {
 }
 
 /** `size` random bytes in chunks of at most CHUNK, each a fresh buffer (the writer may still hold the last). */
+/** @param {number} size */
 async function * randomChunks (size) {
   for (let left = size; left > 0; left -= CHUNK) {
     yield await fill(Buffer.allocUnsafe(Math.min(CHUNK, left)))
   }
 }
 
+/**
+ * @param {string} dir
+ * @param {unknown} err
+ */
 function cacheError (dir, err) {
-  return new SyncbenchError('SB_ERR_SERVER_START', `cannot create the data file in --cache-dir ${dir} (${err.code || err.message})`, { cause: err })
+  return new SyncbenchError('SB_ERR_SERVER_START', `cannot create the data file in --cache-dir ${dir} (${systemCode(err) || firstLine(err)})`, { cause: err })
 }

@@ -36,6 +36,7 @@ export function createServerMetrics () {
     if (rss > sampledPeak) sampledPeak = rss
   }, RSS_SAMPLE_MS).unref()
 
+  /** @type {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, close: () => void }} */
   const state = {
     requests: 0,
     read (options = {}) {
@@ -79,6 +80,7 @@ export function createServerMetrics () {
 
   // The kernel's lifetime peak is exact when it rose during the window (the new peak happened in it);
   // otherwise the window's peak is below it and the sampled maximum is the best estimate.
+  /** @param {number} rss */
   function peakRss (rss) {
     const nowKb = process.resourceUsage().maxRSS
     const sampled = Math.max(sampledPeak, rss)
@@ -98,7 +100,7 @@ function loopDelay (h, pendingMs) {
   if (h.count === 0) return { min: 0, mean: 0, p50: 0, p99: 0, max: roundTo(pending), stddev: 0 }
   // Delay is what exceeds the interval (as @fastify/under-pressure and clinic report it), so an
   // idle loop reads about 0, not 10.
-  const ms = (ns) => roundTo(Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS))
+  const ms = (/** @type {number} */ ns) => roundTo(Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS))
   return { min: ms(h.min), mean: ms(h.mean), p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: Math.max(ms(h.max), roundTo(pending)), stddev: roundTo(h.stddev / 1e6) }
 }
 

@@ -21,13 +21,17 @@ import { MAX_FILE_SIZE } from './data-file.js'
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
 
-/** Blocks this thread for `ms`: a synchronous driver call without the driver. */
+/**
+ * Blocks this thread for `ms`: a synchronous driver call without the driver.
+ * @param {number} ms
+ */
 export function blockingWait (ms) {
   Atomics.wait(sleeper, 0, 0, ms)
 }
 
-const readBody = (bytes) => `read ${bytes} bytes`
-const waitBody = (ms) => `waited ${ms} ms`
+const readBody = (/** @type {number} */ bytes) => `read ${bytes} bytes`
+const waitBody = (/** @type {number} */ ms) => `waited ${ms} ms`
+/** @param {{ iterations: number }} p @returns {[string, string, number, number, string]} */
 const pbkdf2Args = (p) => ['secret', 'syncbench-salt', p.iterations, 32, 'sha256']
 
 /**
@@ -90,10 +94,14 @@ export const strategies = {
   worker: 'the synchronous API in a worker-thread pool (piscina, --pool-size)'
 }
 
-/** Strategies a workload offers, in the order of `strategies`. */
+/**
+ * Strategies a workload offers, in the order of `strategies`.
+ * @param {string} name
+ * @returns {string[]}
+ */
 export function strategiesOf (name) {
   const w = workloads[name]
-  return Object.keys(strategies).filter((s) => !['async', 'promises', 'stream'].includes(s) || typeof w[s] === 'function')
+  return Object.keys(strategies).filter((s) => (s !== 'async' && s !== 'promises' && s !== 'stream') || typeof w[s] === 'function')
 }
 
 /**
@@ -111,7 +119,7 @@ export function execute (workload, strategy, params, context, done) {
     try {
       body = w.sync(params)
     } catch (err) {
-      return done(err)
+      return done(/** @type {Error} */ (err))
     }
     done(null, body)
   }
@@ -119,5 +127,9 @@ export function execute (workload, strategy, params, context, done) {
   else if (strategy === 'fake-async') setTimeout(guarded, params.delay)
   else if (strategy === 'immediate') setImmediate(guarded)
   else if (strategy === 'worker') context.runInWorker({ workload, params }).then((body) => done(null, body), done)
-  else w[strategy](params, done)
+  else {
+    const run = w[/** @type {'async'|'promises'|'stream'} */ (strategy)]
+    if (run) run(params, done)
+    else done(new Error(`${workload} has no ${strategy} strategy`))
+  }
 }

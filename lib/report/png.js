@@ -10,6 +10,7 @@ import { Resvg, renderAsync } from '@resvg/resvg-js'
  */
 const SANS = 'DejaVu Sans'
 
+/** @type {boolean|undefined} */
 let cached
 
 /**

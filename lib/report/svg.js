@@ -30,12 +30,15 @@ const MUTED = '#5b6270'
  * @property {string} [subtitle]
  * @property {string} [note]         small print under the plot (machine, how the numbers were made)
  * @property {LegendItem[]} [legend]
- * @property {object} plot           Observable Plot options (marks, scales, width, height); no document
+ * @property {import('@observablehq/plot').PlotOptions} plot  Observable Plot options (marks, scales, width, height); no document
  */
+
+/** @type {Record<string, string>} */
+const XML_ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 
 /** @param {unknown} s */
 export function escapeXml (s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]))
+  return String(s).replace(/[&<>"']/g, (c) => XML_ENTITIES[c])
 }
 
 /**
@@ -59,7 +62,7 @@ export function wrap (text, width, fontSize, bold = false) {
 
 /**
  * Run Observable Plot without a browser.
- * @param {object} options Plot options
+ * @param {import('@observablehq/plot').PlotOptions} options Plot options
  * @returns {string} the <svg> element's markup
  */
 export function plotToSvg (options) {
@@ -85,6 +88,11 @@ function scopeIds (svg, prefix) {
     .replace(/href="#([^"]+)"/g, (m, id) => rename.has(id) ? `href="#${rename.get(id)}"` : m)
 }
 
+/**
+ * @param {LegendItem[]} items
+ * @param {number} y
+ * @param {number} width
+ */
 function legendSvg (items, y, width) {
   const parts = []
   let x = PAD
@@ -100,6 +108,11 @@ function legendSvg (items, y, width) {
   return { svg: parts.join(''), height: items.length ? (row + 1) * 20 : 0 }
 }
 
+/**
+ * @param {LegendItem} item
+ * @param {number} x
+ * @param {number} y
+ */
 function swatch ({ shape = 'line', color }, x, y) {
   const c = escapeXml(color)
   switch (shape) {
@@ -120,7 +133,7 @@ function swatch ({ shape = 'line', color }, x, y) {
 export function renderChartSvg (spec) {
   const width = spec.plot.width ?? 720
   const plotSvg = plotToSvg({ marginTop: 24, ...spec.plot, width, style: { fontSize: '12px', fontFamily: FONT_FAMILY, color: INK, background: 'white' } })
-  const plotHeight = Number(/height="([\d.]+)"/.exec(plotSvg)[1])
+  const plotHeight = Number(/height="([\d.]+)"/.exec(plotSvg)?.[1])
   const layout = width < 500 ? 'narrow' : 'wide'
   const body = scopeIds(plotSvg, `${spec.id}-${layout}`)
   const out = []

@@ -5,7 +5,7 @@
 //   latency.p999/p9999 stay 0 (ab prints no HDR figures).
 // - statusCodes and errors stay {}: ab prints only the Non-2xx and failure counts.
 // - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with SB_ERR_TIMEOUT.
-import { SyncbenchError } from '../../errors.js'
+import { SyncbenchError, firstLine, systemCode } from '../../errors.js'
 import { emptyResult, runTool, probe } from './shape.js'
 
 export const abEngine = {
@@ -25,7 +25,7 @@ export const abEngine = {
       out = await runTool('ab', args, { signal: options.signal, timeoutMs: options.timelimit ? (options.timelimit + 30) * 1000 : undefined })
     } catch (err) {
       if (err instanceof SyncbenchError) throw new SyncbenchError(err.code, `--engine ab: ${err.message}`, { cause: err })
-      throw new SyncbenchError('SB_ERR_CONNECT', `--engine ab: cannot run ab (${err.code || err.message})`, { cause: err })
+      throw new SyncbenchError('SB_ERR_CONNECT', `--engine ab: cannot run ab (${systemCode(err) || firstLine(err)})`, { cause: err })
     }
     if (!/Complete requests:/.test(out.stdout)) {
       throw new SyncbenchError('SB_ERR_CONNECT', `--engine ab: ${(out.stderr.trim().split('\n').pop() || `exit code ${out.code}`)}`)
@@ -43,11 +43,11 @@ export const abEngine = {
  */
 export function parse (stdout, into) {
   const r = into
-  const field = (label) => {
+  const field = (/** @type {string} */ label) => {
     const m = new RegExp(`^${label}:[ \\t]*(.*)$`, 'm').exec(stdout)
     return m ? m[1].trim() : null
   }
-  const num = (label) => {
+  const num = (/** @type {string} */ label) => {
     const v = field(label)
     return v === null ? 0 : Number.parseFloat(v)
   }
@@ -75,7 +75,7 @@ export function parse (stdout, into) {
   r.timePerRequestMs = tpr[0] ?? 0
   r.timePerRequestAcrossMs = tpr[1] ?? 0
   r.transferRateKBps = num('Transfer rate')
-  for (const [label, key] of [['Connect', 'connect'], ['Processing', 'processing'], ['Waiting', 'waiting'], ['Total', 'total']]) {
+  for (const [label, key] of /** @type {const} */ ([['Connect', 'connect'], ['Processing', 'processing'], ['Waiting', 'waiting'], ['Total', 'total']])) {
     const m = new RegExp(`^${label}:\\s+(\\d+)\\s+(\\d+)\\s+([\\d.]+)\\s+(\\d+)\\s+(\\d+)`, 'm').exec(stdout)
     if (m) r.connectionTimes[key] = { min: +m[1], mean: +m[2], sd: +m[3], median: +m[4], max: +m[5] }
   }

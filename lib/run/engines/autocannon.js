@@ -8,10 +8,13 @@
 // - timeTakenSeconds is autocannon's start-to-finish, which includes up to one 10 ms sample tick.
 // - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with SB_ERR_TIMEOUT.
 import { createRequire } from 'node:module'
-import { SyncbenchError } from '../../errors.js'
+import { SyncbenchError, firstLine, systemCode } from '../../errors.js'
 import { emptyResult, deriveRates, runTool, probe } from './shape.js'
 
-/** The CLI script: the project's own autocannon (a dev dependency) if present, else one on PATH. */
+/**
+ * The CLI script: the project's own autocannon (a dev dependency) if present, else one on PATH.
+ * @returns {[string, string[]]}
+ */
 function command () {
   try {
     return [process.execPath, [createRequire(import.meta.url).resolve('autocannon/autocannon.js')]]
@@ -41,7 +44,7 @@ export const autocannonEngine = {
       out = await runTool(cmd, args, { signal: options.signal, timeoutMs: options.timelimit ? (options.timelimit + 30) * 1000 : undefined })
     } catch (err) {
       if (err instanceof SyncbenchError) throw new SyncbenchError(err.code, `--engine autocannon: ${err.message}`, { cause: err })
-      throw new SyncbenchError('SB_ERR_CONNECT', `--engine autocannon: cannot run autocannon (${err.code || err.message})`, { cause: err })
+      throw new SyncbenchError('SB_ERR_CONNECT', `--engine autocannon: cannot run autocannon (${systemCode(err) || firstLine(err)})`, { cause: err })
     }
     const result = parse(out.stdout, emptyResult(options))
     if (result === null) throw new SyncbenchError('SB_ERR_CONNECT', `--engine autocannon: ${out.stderr.trim().split('\n').pop() || `exit code ${out.code}`}`)

@@ -6,13 +6,14 @@ import { abEngine } from './ab.js'
 import { wrkEngine } from './wrk.js'
 import { autocannonEngine } from './autocannon.js'
 
+/** @type {Record<string, { name: string, available: () => boolean|Promise<boolean>, run: (options: import('../../types.js').LoadOptions) => Promise<import('../../types.js').LoadResult> }>} */
 const engines = { builtin: builtinEngine, ab: abEngine, wrk: wrkEngine, autocannon: autocannonEngine }
 
 export const engineNames = Object.keys(engines)
 
 /**
  * @param {string} name
- * @returns {{ name: string, available: () => boolean|Promise<boolean>, run: (options: object) => Promise<import('../../types.js').LoadResult> }}
+ * @returns {{ name: string, available: () => boolean|Promise<boolean>, run: (options: import('../../types.js').LoadOptions) => Promise<import('../../types.js').LoadResult> }}
  */
 export function getEngine (name) {
   if (!Object.hasOwn(engines, name)) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `--engine must be one of ${engineNames.join(', ')}, got "${name}"`)

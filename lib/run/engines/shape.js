@@ -47,7 +47,10 @@ export function emptyResult (options) {
   }
 }
 
-/** Fill the derived ab figures from the counts and the duration, as ab computes them. */
+/**
+ * Fill the derived ab figures from the counts and the duration, as ab computes them.
+ * @param {import('../../types.js').LoadResult} result
+ */
 export function deriveRates (result) {
   const { timeTakenSeconds, completeRequests: done, concurrency, totalTransferredBytes: totalRead } = result
   if (timeTakenSeconds > 0 && done > 0) Object.assign(result, rates({ done, timeTakenSeconds, concurrency, totalRead }))
@@ -77,8 +80,8 @@ export function runTool (cmd, args, { signal, timeoutMs = 600_000, env, onStderr
     let timedOut = false
     const stop = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT') }
     const kill = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') }
-    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-    child.stderr.setEncoding('utf8').on('data', (d) => {
+    child.stdout?.setEncoding('utf8').on('data', (d) => { stdout += d })
+    child.stderr?.setEncoding('utf8').on('data', (d) => {
       stderr += d
       onStderr?.(stderr, stop)
     })

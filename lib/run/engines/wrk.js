@@ -12,7 +12,7 @@
 // - timeTakenSeconds is wrk's own duration, which includes the round trip of the SIGINT that stops it.
 // - errors: only ETIMEDOUT and ECONNREFUSED (wrk counts connect/read/write/timeout errors, not their causes).
 import { fileURLToPath } from 'node:url'
-import { SyncbenchError } from '../../errors.js'
+import { SyncbenchError, firstLine, systemCode } from '../../errors.js'
 import { emptyResult, deriveRates, runTool, probe } from './shape.js'
 
 const script = fileURLToPath(new URL('./wrk-stop.lua', import.meta.url))
@@ -40,7 +40,7 @@ export const wrkEngine = {
       })
     } catch (err) {
       if (err instanceof SyncbenchError) throw new SyncbenchError(err.code, `--engine wrk: ${err.message}`, { cause: err })
-      throw new SyncbenchError('SB_ERR_CONNECT', `--engine wrk: cannot run wrk (${err.code || err.message})`, { cause: err })
+      throw new SyncbenchError('SB_ERR_CONNECT', `--engine wrk: cannot run wrk (${systemCode(err) || firstLine(err)})`, { cause: err })
     }
     const result = parse(out.stdout, { ...emptyResult(options), startedAt })
     if (result === null) throw new SyncbenchError('SB_ERR_CONNECT', `--engine wrk: ${out.stderr.replace('syncbench:done', '').trim().split('\n').pop() || `exit code ${out.code}`}`)
@@ -59,7 +59,7 @@ export function parse (stdout, into) {
   if (!m) return null
   const w = JSON.parse(m[1])
   const r = into
-  const ms = (us) => us / 1000
+  const ms = (/** @type {number} */ us) => us / 1000
   const errors = w.connect + w.read + w.write + w.timeout
   r.timeTakenSeconds = w.durationUs / 1e6
   r.completeRequests = w.requests
