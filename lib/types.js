@@ -5,7 +5,8 @@
 
 /**
  * Options of one load test: `parseAbArgs(argv)` returns this, `loadtest(options)` takes it.
- * Names follow ab's meaning; defaults are ab's.
+ * Names follow ab's meaning; defaults are ab's. Each option's default, bounds and message are
+ * written once, in lib/load/options.js.
  * @typedef {object} LoadOptions
  * @property {string} url                 target, http:// only (ab refuses anything else unless built with SSL)
  * @property {number} [requests=1]        -n: requests to perform

@@ -18,7 +18,7 @@ import { renderReport } from '../report/report.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from '../run/progress.js'
 import { killChildren } from '../run/children.js'
-import { MAX_CONCURRENCY } from '../load/ab-args.js'
+import { loadOptionRule } from '../load/options.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -170,6 +170,23 @@ async function resolveExperiments (options, cwd) {
   return list
 }
 
+/** run's own cap on -n, below the load option's: every configuration and repeat makes that many requests. */
+const RUN_MAX_REQUESTS = 10_000_000
+
+/**
+ * -n / -c: the bounds are the load option's (lib/load/options.js); the message is run's, as for its
+ * other whole-number flags ("must be an integer from 1 to 20000").
+ * @param {string} flag
+ * @param {string|undefined} raw
+ * @param {'requests'|'concurrency'} name the load option it overrides
+ * @param {number} [cap] a tighter upper bound of run's own
+ * @returns {number|undefined}
+ */
+function loadOverride (flag, raw, name, cap = Infinity) {
+  const rule = loadOptionRule(name)
+  return integerOption(flag, raw, rule.min ?? 1, Math.min(rule.max ?? Infinity, cap))
+}
+
 /**
  * @param {string[]} argv
  */
@@ -197,8 +214,8 @@ export function parseRunArgs (argv) {
     experimentFiles: values.experiment ?? [],
     workload: values.workload,
     runs: integerOption('--runs', values.runs, 1, 1000),
-    requests: integerOption('-n', values.requests, 1, 10_000_000),
-    concurrency: integerOption('-c', values.concurrency, 1, MAX_CONCURRENCY),
+    requests: loadOverride('-n', values.requests, 'requests', RUN_MAX_REQUESTS),
+    concurrency: loadOverride('-c', values.concurrency, 'concurrency'),
     engine: values.engine ?? 'builtin',
     target: values.target,
     out: values.out,

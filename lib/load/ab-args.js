@@ -1,12 +1,11 @@
 // ab's command line, parsed the way ab 2.3 reads it (getopt clustering, order-dependent -t/-n) into
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync } from 'node:fs'
-import { SyncbenchError, invalidOption } from '../errors.js'
+import { SyncbenchError } from '../errors.js'
+import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, argvSpelling } from './options.js'
 
-/** ab's MAX_REQUESTS: what -t sets -n to. */
-export const TIMELIMIT_REQUESTS = 50000
-/** ab's MAX_CONCURRENCY. */
-export const MAX_CONCURRENCY = 20000
+// Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
+export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
 
 /**
  * What the CLI does besides running the test.
@@ -83,20 +82,6 @@ function tokenize (argv) {
   return { flags, positionals }
 }
 
-/** @param {string} flag @param {string} raw @param {number} [max] */
-function positiveInt (flag, raw, max = Number.MAX_SAFE_INTEGER) {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw invalidOption(flag, raw, 'must be a positive integer')
-  if (Number(raw) > max) throw invalidOption(flag, raw, `must be at most ${max}`)
-  return Number(raw)
-}
-
-/** @param {string} flag @param {string} raw */
-function seconds (flag, raw, allowZero) {
-  const n = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
-  if (!(n > 0 || (allowZero && n === 0))) throw invalidOption(flag, raw, `must be a ${allowZero ? 'non-negative' : 'positive'} number of seconds`)
-  return n
-}
-
 /**
  * ab accepts `http://host[:port]/path` and also `host[:port]/path`; the path is required.
  * @param {string} raw
@@ -164,21 +149,22 @@ export function parseAbArgs (argv) {
     csv: null,
     heartbeat: 0
   }
-  let requests = 1
-  let concurrency = 1
+  // ab's defaults, from the one table of option rules
+  let requests = defaultOptions.requests
+  let concurrency = defaultOptions.concurrency
   let requestsFlag = '-n'
-  let rawConcurrency = '1'
-  let timelimit = 0
-  let timeout = 30
+  let rawConcurrency = String(concurrency)
+  let timelimit = defaultOptions.timelimit
+  let timeout = defaultOptions.timeout
   let method = null
   let methodFlag = null
   let body
   let contentType
   let auth
   let proxyAuth
-  let verbosity = 1
-  let http11 = false
-  let continueOnReceiveError = false
+  let verbosity = defaultOptions.verbosity
+  let http11 = defaultOptions.http11
+  let continueOnReceiveError = defaultOptions.continueOnReceiveError
   const headers = []
   const cookies = []
 
@@ -195,11 +181,11 @@ export function parseAbArgs (argv) {
       case 'V': output.version = true; break
       case 'json': output.json = true; break
       case 'http11': http11 = true; break
-      case 'n': requests = positiveInt(flag, value); requestsFlag = '-n'; break
+      case 'n': requests = parseLoadArg('requests', flag, value); requestsFlag = '-n'; break
       // ab's rule: -t sets -n to 50000, so a -n before -t is overridden and a -n after it wins
-      case 't': timelimit = seconds(flag, value, true); requests = TIMELIMIT_REQUESTS; requestsFlag = '-t (which implies -n 50000)'; break
-      case 'c': concurrency = positiveInt(flag, value, MAX_CONCURRENCY); rawConcurrency = value; break
-      case 's': timeout = seconds(flag, value, false); break
+      case 't': timelimit = parseLoadArg('timelimit', flag, value); requests = TIMELIMIT_REQUESTS; requestsFlag = `-t (which implies -n ${TIMELIMIT_REQUESTS})`; break
+      case 'c': concurrency = parseLoadArg('concurrency', flag, value); rawConcurrency = value; break
+      case 's': timeout = parseLoadArg('timeout', flag, value); break
       case 'k': output.keepAlive = true; break
       case 'q': output.quiet = true; break
       case 'd': output.percentiles = false; break
@@ -211,23 +197,13 @@ export function parseAbArgs (argv) {
       case 'p': setMethod(flag, 'POST'); body = readBody(flag, value); output.sendBody = true; break
       case 'u': setMethod(flag, 'PUT'); body = readBody(flag, value); output.sendBody = true; break
       case 'm':
-        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) throw invalidOption(flag, value, 'must be an HTTP method token')
-        method = value
+        method = parseLoadArg('method', flag, value)
         methodFlag = flag
         break
       case 'T': contentType = value; break
-      case 'v':
-        if (!/^\d+$/.test(value)) throw invalidOption(flag, value, 'must be a non-negative integer')
-        verbosity = Number(value)
-        break
-      case 'H':
-        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/.test(value) || /[\r\n]/.test(value)) throw invalidOption(flag, value, 'must be a header line "Name: value"')
-        headers.push(value)
-        break
-      case 'C':
-        if (/[\r\n]/.test(value)) throw invalidOption(flag, value, 'must be a cookie "name=value" on one line')
-        cookies.push(value)
-        break
+      case 'v': verbosity = parseLoadArg('verbosity', flag, value); break
+      case 'H': headers.push(parseLoadArg('headers', flag, value)); break
+      case 'C': cookies.push(parseLoadArg('cookies', flag, value)); break
       // ab skips leading blanks of the credentials
       case 'A': auth = value.trimStart(); break
       case 'P': proxyAuth = value.trimStart(); break
@@ -242,9 +218,7 @@ export function parseAbArgs (argv) {
   if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `expected one URL, got ${positionals.length} arguments: "${positionals.join('" "')}"`)
   const url = parseUrl(positionals[0])
 
-  if (concurrency > requests) {
-    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `-c must not exceed the number of requests (${requestsFlag} ${requests}), got "${rawConcurrency}"`)
-  }
+  checkConcurrencyWithinRequests(concurrency, requests, argvSpelling, { requests: `${requestsFlag} ${requests}`, got: rawConcurrency })
   if (output.sendBody && contentType === undefined) contentType = 'text/plain'
 
   /** @type {import('../types.js').LoadOptions} */

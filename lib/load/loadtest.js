@@ -1,81 +1,18 @@
 // loadtest(options) -> LoadResult: validate LoadOptions, resolve the host once, run the engine,
 // and turn ab's counters and the request times into the LoadResult contract (lib/types.js).
-import { SyncbenchError, invalidOption } from '../errors.js'
+import { SyncbenchError } from '../errors.js'
 import { version } from '../version.js'
 import { parseTarget, buildRequest, isIpAddress } from './request.js'
 import { Engine } from './engine.js'
 import { rates } from './stats.js'
-import { TIMELIMIT_REQUESTS, abHeartbeat } from './ab-args.js'
+import { abHeartbeat } from './ab-args.js'
+import { normalizeLoadOptions as normalizeOptions } from './options.js'
 import { roundTo } from '../format.js'
 
-/** ab's defaults, in LoadOptions terms. */
-export const defaultOptions = Object.freeze({
-  requests: 1,
-  concurrency: 1,
-  timelimit: 0,
-  timeout: 30,
-  keepAlive: false,
-  headers: [],
-  cookies: [],
-  variableLength: false,
-  continueOnReceiveError: false,
-  http11: false,
-  verbosity: 1
-})
-
-function positiveInteger (flag, value) {
-  if (!Number.isInteger(value) || value < 1) throw invalidOption(flag, value, 'must be a positive integer')
-  return value
-}
-
-/** Each value must be a string that cannot break the request's lines. */
-function checkLines (flag, values, expected) {
-  if (!Array.isArray(values)) throw invalidOption(flag, typeof values, expected)
-  const bad = values.find((v) => typeof v !== 'string' || /[\r\n]/.test(v))
-  if (bad !== undefined) throw invalidOption(flag, JSON.stringify(bad).slice(1, -1), expected)
-}
-
-/**
- * Fill in ab's defaults and check every option loadtest() relies on.
- * @param {import('../types.js').LoadOptions} options
- * @returns {Required<Pick<import('../types.js').LoadOptions, 'url'|'requests'|'concurrency'|'timelimit'|'timeout'|'keepAlive'|'method'|'headers'|'cookies'|'variableLength'|'continueOnReceiveError'|'http11'|'verbosity'>> & import('../types.js').LoadOptions}
- */
-export function normalizeOptions (options) {
-  if (options === null || typeof options !== 'object') {
-    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `options must be an object, got "${options}"`)
-  }
-  const timelimit = options.timelimit ?? 0
-  if (typeof timelimit !== 'number' || !(timelimit >= 0) || !Number.isFinite(timelimit)) {
-    throw invalidOption('-t', timelimit, 'must be a number of seconds >= 0')
-  }
-  const o = {
-    ...defaultOptions,
-    ...options,
-    requests: options.requests ?? (timelimit > 0 ? TIMELIMIT_REQUESTS : 1),
-    headers: options.headers ?? [],
-    cookies: options.cookies ?? [],
-    timelimit
-  }
-  positiveInteger('-n', o.requests)
-  positiveInteger('-c', o.concurrency)
-  if (o.concurrency > o.requests) {
-    throw invalidOption('-c', o.concurrency, `cannot be greater than the number of requests (-n ${o.requests})`)
-  }
-  if (typeof o.timeout !== 'number' || !(o.timeout > 0) || !Number.isFinite(o.timeout)) {
-    throw invalidOption('-s', o.timeout, 'must be a number of seconds > 0')
-  }
-  if (o.body !== undefined && !Buffer.isBuffer(o.body)) throw invalidOption('-p', typeof o.body, 'body must be a Buffer')
-  checkLines('-H', o.headers, 'must be header lines without CR or LF')
-  checkLines('-C', o.cookies, 'must be cookies without CR or LF')
-  o.method = o.method ?? (o.body ? 'POST' : 'GET')
-  if (typeof o.method !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(o.method)) {
-    throw invalidOption('-m', o.method, 'must be an HTTP method token')
-  }
-  if (o.heartbeat !== undefined && (!Number.isInteger(o.heartbeat) || o.heartbeat < 0)) {
-    throw invalidOption('heartbeat', o.heartbeat, 'must be an integer >= 0')
-  }
-  return o
-}
+// Each option's default, bounds and message: options.js, shared with parseAbArgs, syncbench run and
+// experiment files, so loadtest() refuses what the CLI refuses, in the same words.
+export { normalizeOptions }
+export { defaultOptions } from './options.js'
 
 /** The options as LoadResult records them: no functions, the body as its length. */
 function publicOptions (o) {

@@ -7,6 +7,8 @@ import { pathToFileURL } from 'node:url'
 import { SyncbenchError, firstLine } from '../errors.js'
 import { experiments as builtins } from './experiments.js'
 import { spawnWorkloadServer } from './workload-server.js'
+import { LOAD_AXES } from './plan.js'
+import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.js'
 
 /**
  * @typedef {object} Variant
@@ -129,7 +131,21 @@ export async function workloadHandlerNames (abs, file) {
  * @returns {Experiment}
  */
 export function validateExperiment (e, where) {
-  const bad = (what) => new SyncbenchError('SB_ERR_EXPERIMENT', `${where}: ${what}`)
+  /** @param {string} what @param {unknown} [cause] */
+  const bad = (what, cause) => new SyncbenchError('SB_ERR_EXPERIMENT', `${where}: ${what}`, cause === undefined ? undefined : { cause })
+  /**
+   * The load options' own rules (lib/load/options.js), as the CLI and loadtest() apply them. The file
+   * is what is wrong, so SB_ERR_EXPERIMENT, with the option's SB_ERR_INVALID_OPTION as its cause.
+   * @param {() => void} check
+   */
+  const checkLoad = (check) => {
+    try {
+      check()
+    } catch (err) {
+      if (err instanceof SyncbenchError && err.code === 'SB_ERR_INVALID_OPTION') throw bad(err.message, err)
+      throw err
+    }
+  }
   if (!e || typeof e !== 'object') throw bad('an experiment must be an object')
   if (typeof e.name !== 'string' || !/^[\w.-]+$/.test(e.name)) throw bad(`name must be letters, digits, "-", "_" or ".", got "${e.name}"`)
   if (e.table !== undefined && !TABLES.includes(e.table)) throw bad(`table must be one of ${TABLES.join(', ')}, got "${e.table}"`)
@@ -144,12 +160,13 @@ export function validateExperiment (e, where) {
   }
   if (e.runs !== undefined && !(Number.isInteger(e.runs) && e.runs > 0 && e.runs <= 1000)) throw bad(`runs must be an integer from 1 to 1000, got "${e.runs}"`)
   const load = { ...e.load }
-  for (const key of ['requests', 'concurrency']) {
-    if (load[key] !== undefined && !(Number.isInteger(load[key]) && load[key] > 0)) throw bad(`load.${key} must be a positive integer, got "${load[key]}"`)
-  }
+  checkLoad(() => checkLoadOptions(load, keySpelling('load.')))
+  if (e.warmup !== null && typeof e.warmup === 'object') checkLoad(() => checkLoadOptions(e.warmup, keySpelling('warmup.')))
   const axes = e.axes ?? {}
   for (const [name, values] of Object.entries(axes)) {
     if (!Array.isArray(values) || values.length === 0) throw bad(`axes.${name} must be a non-empty array`)
+    // a sweep over a load option (concurrency, requests, keepAlive): every point must be a value it takes
+    if (Object.hasOwn(LOAD_AXES, name)) checkLoad(() => { for (const v of values) checkLoadOption(LOAD_AXES[name], v, keySpelling('axes.')) })
   }
   if (e.calibration !== undefined && !OPS.includes(e.calibration?.op)) throw bad(`calibration.op must be one of ${OPS.join(', ')}, got "${e.calibration?.op}"`)
   const baseline = e.baseline ?? e.variants[0].label

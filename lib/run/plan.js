@@ -3,8 +3,8 @@
 // machine (thermal, another process) spreads over all configurations instead of biasing one, as
 // Node core's benchmark/compare.js interleaves its runs.
 
-/** Axes that change the load rather than the route. */
-const LOAD_AXES = { concurrency: 'concurrency', requests: 'requests', keepAlive: 'keepAlive' }
+/** Axes that change the load rather than the route: axis name -> LoadOptions property. */
+export const LOAD_AXES = { concurrency: 'concurrency', requests: 'requests', keepAlive: 'keepAlive' }
 /** How labels name an axis value: "async c=20", "async pool=4". */
 const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', keepAlive: 'k' }
 

@@ -1,0 +1,268 @@
+// The load options' rules, each written once: its LoadOptions name, ab's flag, its default, its bounds
+// and what a good value looks like. Every way in checks through this table: parseAbArgs (argv text),
+// loadtest() (values from a program), an experiment file's load section, syncbench run's -n / -c. So a
+// bad value is refused everywhere with SB_ERR_INVALID_OPTION and the same words; only the option's name
+// in the message follows the caller's spelling of it (see Spelling): "-c" on the command line,
+// "-c (concurrency)" from the API, "load.concurrency" in an experiment file.
+import { SyncbenchError, invalidOption } from '../errors.js'
+
+/** ab's MAX_CONCURRENCY. Also a guard for the API: every connection is allocated before the run. */
+export const MAX_CONCURRENCY = 20000
+/** ab's MAX_REQUESTS: what -t sets -n to. */
+export const TIMELIMIT_REQUESTS = 50000
+
+/** RFC 9110 token: what a method, or a header's name, may be made of. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const HEADER_NAME_COLON = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/
+const CR_LF = /[\r\n]/
+
+/**
+ * One load option. `check` and `expected` are the single source of its messages: every refusal reads
+ * `<the option as the caller spells it> <expected>, got "<value>"`.
+ * @typedef {object} OptionRule
+ * @property {keyof import('../types.js').LoadOptions} name  the LoadOptions property
+ * @property {string|null} flag      ab's flag for it; null for options only a program sets (callbacks)
+ * @property {(value: unknown) => string|null} check  null for a good value, else the expected text
+ *                                   ("must be a positive integer"); for a list option, of one item
+ * @property {(raw: string) => unknown} [fromArg]  argv text to value; text of the wrong shape gives
+ *                                   NaN, which check refuses (absent: the text is the value)
+ * @property {number} [min]          bounds of a number, for callers that print them (syncbench run)
+ * @property {number} [max]
+ * @property {string} [list]         an array of such values (-H, -C): what the array must be
+ * @property {unknown} [default]     ab's default (absent: none, or computed by normalizeLoadOptions)
+ */
+
+/**
+ * How an entry point names an option in its messages.
+ * @typedef {(rule: OptionRule) => string} Spelling
+ */
+
+/** The command line: ab's flag, as the user typed it. */
+export const argvSpelling = (/** @type {OptionRule} */ rule) => rule.flag ?? rule.name
+/**
+ * A program calling loadtest(): the property it set. ab's flag comes first, as the CLI's messages put
+ * it, so one pattern (/^-c /) matches a refusal from either.
+ */
+export const apiSpelling = (/** @type {OptionRule} */ rule) => rule.flag === null ? rule.name : `${rule.flag} (${rule.name})`
+/**
+ * A section of a data file, such as an experiment's `load`: the key path.
+ * @param {string} prefix e.g. "load."
+ * @returns {Spelling}
+ */
+export const keySpelling = (prefix) => (rule) => `${prefix}${rule.name}`
+
+/**
+ * @param {number} min 0 or 1
+ * @param {number} [max]
+ * @returns {Pick<OptionRule, 'check'|'fromArg'|'min'|'max'>}
+ */
+function integer (min, max = Number.MAX_SAFE_INTEGER) {
+  const expected = min === 1 ? 'must be a positive integer' : 'must be a non-negative integer'
+  return {
+    min,
+    max,
+    fromArg: (raw) => /^\d+$/.test(raw) ? Number(raw) : NaN,
+    check: (v) => typeof v !== 'number' || !Number.isInteger(v) || v < min ? expected : v > max ? `must be at most ${max}` : null
+  }
+}
+
+/**
+ * @param {boolean} allowZero -t may be 0 (no time limit), -s may not
+ * @returns {Pick<OptionRule, 'check'|'fromArg'|'min'>}
+ */
+function seconds (allowZero) {
+  const expected = `must be a ${allowZero ? 'non-negative' : 'positive'} number of seconds`
+  return {
+    min: 0,
+    // ab's strtod would take "1e3" or "0x10"; a plain decimal is what anybody means
+    fromArg: (raw) => /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN,
+    check: (v) => typeof v === 'number' && Number.isFinite(v) && (v > 0 || (allowZero && v === 0)) ? null : expected
+  }
+}
+
+/** @type {Pick<OptionRule, 'check'>} */
+const boolean = { check: (v) => typeof v === 'boolean' ? null : 'must be true or false' }
+/** @type {Pick<OptionRule, 'check'>} */
+const text = { check: (v) => typeof v === 'string' ? null : 'must be a string' }
+/** @type {Pick<OptionRule, 'check'>} */
+const callback = { check: (v) => typeof v === 'function' ? null : 'must be a function' }
+
+/** @type {OptionRule[]} */
+const rules = [
+  // requests' default is 1, or TIMELIMIT_REQUESTS with a time limit (ab's -t implies -n 50000)
+  { name: 'requests', flag: '-n', ...integer(1), default: 1 },
+  { name: 'concurrency', flag: '-c', ...integer(1, MAX_CONCURRENCY), default: 1 },
+  { name: 'timelimit', flag: '-t', ...seconds(true), default: 0 },
+  { name: 'timeout', flag: '-s', ...seconds(false), default: 30 },
+  { name: 'keepAlive', flag: '-k', ...boolean, default: false },
+  // method's default is POST with a body, else GET (ab's -p; -i and -u set it in parseAbArgs)
+  { name: 'method', flag: '-m', check: (v) => typeof v === 'string' && TOKEN.test(v) ? null : 'must be an HTTP method token' },
+  {
+    name: 'headers',
+    flag: '-H',
+    list: 'must be an array of header lines "Name: value"',
+    check: (v) => typeof v === 'string' && HEADER_NAME_COLON.test(v) && !CR_LF.test(v) ? null : 'must be a header line "Name: value"',
+    default: Object.freeze([])
+  },
+  {
+    name: 'cookies',
+    flag: '-C',
+    list: 'must be an array of cookies "name=value"',
+    check: (v) => typeof v === 'string' && !CR_LF.test(v) ? null : 'must be a cookie "name=value" on one line',
+    default: Object.freeze([])
+  },
+  { name: 'auth', flag: '-A', ...text },
+  { name: 'proxyAuth', flag: '-P', ...text },
+  { name: 'body', flag: '-p', check: (v) => Buffer.isBuffer(v) ? null : 'must be a Buffer' },
+  { name: 'contentType', flag: '-T', ...text },
+  { name: 'variableLength', flag: '-l', ...boolean, default: false },
+  { name: 'continueOnReceiveError', flag: '-r', ...boolean, default: false },
+  { name: 'http11', flag: '--http1.1', ...boolean, default: false },
+  { name: 'verbosity', flag: '-v', ...integer(0), default: 1 },
+  { name: 'heartbeat', flag: null, ...integer(0) },
+  { name: 'onProgress', flag: null, ...callback },
+  { name: 'onRequest', flag: null, ...callback },
+  {
+    name: 'signal',
+    flag: null,
+    // duck-typed as the engine uses it, so an AbortSignal from another realm or polyfill also works
+    check: (v) => {
+      const signal = /** @type {{ aborted?: unknown, addEventListener?: unknown }|null} */ (v)
+      const like = signal !== null && typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function'
+      return v instanceof AbortSignal || like ? null : 'must be an AbortSignal'
+    }
+  }
+]
+
+/** Every load option, in the order their checks run. */
+export const loadOptionRules = Object.freeze(rules.map((rule) => Object.freeze(rule)))
+
+/** @type {Map<string, OptionRule>} */
+const byName = new Map(loadOptionRules.map((rule) => [rule.name, rule]))
+
+/**
+ * The rule of one load option.
+ * @param {string} name a LoadOptions property
+ * @returns {OptionRule}
+ */
+export function loadOptionRule (name) {
+  const rule = byName.get(name)
+  if (rule === undefined) throw new TypeError(`no load option "${name}"`)
+  return rule
+}
+
+/**
+ * ab's defaults, in LoadOptions terms (requests and method have computed defaults too: see
+ * normalizeLoadOptions).
+ */
+export const defaultOptions = /** @type {Readonly<{ requests: number, concurrency: number, timelimit: number, timeout: number, keepAlive: boolean, headers: readonly string[], cookies: readonly string[], variableLength: boolean, continueOnReceiveError: boolean, http11: boolean, verbosity: number }>} */ (Object.freeze(Object.fromEntries(
+  loadOptionRules.filter((rule) => rule.default !== undefined).map((rule) => [rule.name, rule.default])
+)))
+
+/**
+ * A value as a message shows it: strings on one line (a CR or LF shown escaped), objects by kind.
+ * @param {unknown} value
+ * @returns {string}
+ */
+function shown (value) {
+  if (typeof value === 'string') return JSON.stringify(value).slice(1, -1)
+  if (typeof value === 'function') return 'function'
+  if (Buffer.isBuffer(value)) return 'Buffer'
+  if (Array.isArray(value)) return 'array'
+  if (value !== null && typeof value === 'object') return 'object'
+  return String(value)
+}
+
+/**
+ * One command-line value, text as typed, to its LoadOptions value. For a list option (-H, -C), one item.
+ * @param {string} name a LoadOptions property
+ * @param {string} flag as the user typed it
+ * @param {string} raw
+ * @returns {any}
+ */
+export function parseLoadArg (name, flag, raw) {
+  const rule = loadOptionRule(name)
+  const value = rule.fromArg ? rule.fromArg(raw) : raw
+  const expected = rule.check(value)
+  // the value as typed: the user recognises it (a CLI message shows it unescaped, as it always has)
+  if (expected !== null) throw invalidOption(flag, raw, expected)
+  return value
+}
+
+/**
+ * Check one option's value as a program or a data file gives it (undefined: not given, nothing to check).
+ * @param {string} name a LoadOptions property
+ * @param {unknown} value
+ * @param {Spelling} spell
+ */
+export function checkLoadOption (name, value, spell) {
+  if (value === undefined) return
+  const rule = loadOptionRule(name)
+  if (rule.list === undefined) {
+    const expected = rule.check(value)
+    if (expected !== null) throw invalidOption(spell(rule), shown(value), expected)
+    return
+  }
+  if (!Array.isArray(value)) throw invalidOption(spell(rule), shown(value), rule.list)
+  for (const item of value) {
+    const expected = rule.check(item)
+    if (expected !== null) throw invalidOption(spell(rule), shown(item), expected)
+  }
+}
+
+/**
+ * Check every load option an object sets, in the table's order; properties that are not load options
+ * are left alone (an experiment's load section may carry its own notes).
+ * @param {Record<string, unknown>} values
+ * @param {Spelling} spell
+ */
+export function checkLoadOptions (values, spell) {
+  for (const rule of loadOptionRules) {
+    if (Object.hasOwn(values, rule.name)) checkLoadOption(rule.name, values[rule.name], spell)
+  }
+}
+
+/**
+ * ab's rule across two options: no more requests in flight than requests to make.
+ * @param {number} concurrency
+ * @param {number} requests
+ * @param {Spelling} spell
+ * @param {{ requests?: string, got?: string }} [said] how the caller states the request count (ab: "-n 2",
+ *        or "-t (which implies -n 50000) 50000") and the concurrency (as typed)
+ */
+export function checkConcurrencyWithinRequests (concurrency, requests, spell, said = {}) {
+  if (concurrency <= requests) return
+  const requestsSaid = said.requests ?? `${spell(loadOptionRule('requests'))} ${requests}`
+  throw invalidOption(spell(loadOptionRule('concurrency')), said.got ?? shown(concurrency), `must not exceed the number of requests (${requestsSaid})`)
+}
+
+/**
+ * LoadOptions with every default filled in.
+ * @typedef {Required<Pick<import('../types.js').LoadOptions, 'url'|'requests'|'concurrency'|'timelimit'|'timeout'|'keepAlive'|'method'|'headers'|'cookies'|'variableLength'|'continueOnReceiveError'|'http11'|'verbosity'>> & import('../types.js').LoadOptions} NormalizedLoadOptions
+ */
+
+/**
+ * loadtest()'s way in: check every option as the CLI checks it (bounds included: no million
+ * connections allocated from a typo) and fill in ab's defaults. Throws SB_ERR_INVALID_OPTION naming
+ * the option as `-c (concurrency)`. The url is checked where it is parsed (request.js parseTarget).
+ * @param {import('../types.js').LoadOptions} options
+ * @returns {NormalizedLoadOptions}
+ */
+export function normalizeLoadOptions (options) {
+  if (options === null || typeof options !== 'object') {
+    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `options must be an object, got "${options}"`)
+  }
+  checkLoadOptions(/** @type {Record<string, unknown>} */ (options), apiSpelling)
+  const o = /** @type {NormalizedLoadOptions} */ ({ ...defaultOptions, ...options })
+  for (const rule of loadOptionRules) {
+    // a property set to undefined is not given: it gets the default as an absent one does
+    if (o[rule.name] === undefined && rule.default !== undefined) /** @type {any} */ (o)[rule.name] = rule.default
+  }
+  if (options.requests === undefined && o.timelimit > 0) o.requests = TIMELIMIT_REQUESTS
+  // fresh arrays: the shared frozen defaults must not reach a caller that pushes onto them
+  if (options.headers === undefined) o.headers = []
+  if (options.cookies === undefined) o.cookies = []
+  if (o.method === undefined) o.method = o.body ? 'POST' : 'GET'
+  checkConcurrencyWithinRequests(o.concurrency, o.requests, apiSpelling)
+  return o
+}
