@@ -49,11 +49,7 @@ export const ERROR = 'syncbench:error'
  */
 
 /**
- * @typedef {object} Channel  `process` in a forked child
- * @property {(message: object, callback?: (err: Error|null) => void) => boolean} [send]
- * @property {(event: string, listener: (...args: any[]) => void) => unknown} on
- * @property {(event: string, listener: (...args: any[]) => void) => unknown} off
- * @property {boolean} [connected]
+ * @typedef {Pick<NodeJS.Process, 'send' | 'on' | 'off' | 'connected'>} Channel  `process` in a forked child
  */
 
 /**
@@ -74,7 +70,8 @@ export function serveIpc (channel, { servers, env, read, onDisconnect, info }) {
     let metrics
     try {
       metrics = await read({ reset: message.reset === true, server: message.server })
-    } catch (err) {
+    } catch (e) {
+      const err = /** @type {any} */ (e)
       send(channel, { type: ERROR, id: message.id, code: err.code || 'SB_ERR_SERVER_METRICS', message: err.message })
       return
     }

@@ -35,7 +35,7 @@ export async function startServeApp (options) {
  * @returns {Promise<ServedApp>}
  */
 export async function superviseReadfile (options) {
-  const names = Object.keys(seedReadfileServers)
+  const names = /** @type {(keyof typeof seedReadfileServers)[]} */ (Object.keys(seedReadfileServers))
   // Created once here so the children find it instead of each writing their own.
   await ensureDataFile(options.fileSize ?? DEFAULT_FILE_SIZE, options)
   /** @type {import('../types.js').ServerHandle[]} */
@@ -61,7 +61,7 @@ export async function superviseReadfile (options) {
   const servers = handles.flatMap((h) => h.servers.map((s) => ({
     ...s,
     host: h.address?.host ?? options.host ?? '127.0.0.1',
-    routes: [`GET / (${seedReadfileServers[s.name].description}, pid ${h.pid})`]
+    routes: [`GET / (${seedReadfileServers[/** @type {keyof typeof seedReadfileServers} */ (s.name)].description}, pid ${h.pid})`]
   })))
   return {
     servers,

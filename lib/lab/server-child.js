@@ -36,7 +36,8 @@ async function main (spec) {
     } else {
       throw new SyncbenchError('SB_ERR_SERVER_START', `the server child needs an app or a workload, got ${JSON.stringify(spec)}`)
     }
-  } catch (err) {
+  } catch (e) {
+    const err = /** @type {any} */ (e)
     // A bug, not a user's mistake: its stack goes to stderr, which the parent keeps.
     if (!(err instanceof SyncbenchError)) process.stderr.write(`${err?.stack ?? err}\n`)
     await sendError(process, err)

@@ -79,7 +79,8 @@ function route (handlers) {
     let body
     try {
       body = await handler(req)
-    } catch (err) {
+    } catch (e) {
+      const err = /** @type {any} */ (e)
       send(res, 500, `${name} threw: ${err && err.message ? err.message : err}\n`)
       return
     }
