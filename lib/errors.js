@@ -173,6 +173,24 @@ export function errorFromCode (code, message, fallback) {
 }
 
 /**
+ * A server child that failed to start (SB_ERR_SERVER_START, or SB_ERR_EXPERIMENT for an unusable
+ * workload module): `message` is one line; `stderr` holds the child's last stderr lines, oldest first,
+ * for a caller that wants more than that line (a stack trace, a user's server explaining itself).
+ */
+export class ServerChildError extends SyncbenchError {
+  /**
+   * @param {string} code
+   * @param {string} message
+   * @param {{ stderr?: string[], cause?: unknown }} [options]
+   */
+  constructor (code, message, { stderr = [], cause } = {}) {
+    super(code, message, cause === undefined ? undefined : { cause })
+    /** @type {string[]} */
+    this.stderr = stderr
+  }
+}
+
+/**
  * @param {string} flag
  * @param {unknown} value
  * @param {string} expected what a good value looks like

@@ -114,17 +114,13 @@
 
 /**
  * A running server child, as lib/lab/spawn.js returns it to the runner.
- * The child is `bin/syncbench.js serve <app> ...` forked with an IPC channel. Messages:
- *   child -> parent  { type: 'syncbench:ready', servers: [{ name, url, port }], env: Environment }
- *   parent -> child  { type: 'syncbench:metrics', id, reset: boolean, server?: string }
- *   child -> parent  { type: 'syncbench:metrics', id, metrics: ServerMetrics }
- *   child -> parent  { type: 'syncbench:error', code, message }   then exits non-zero
- *   child -> parent  { type: 'syncbench:error', id, code, message } a metrics request failed (the child runs on)
+ * The child is lib/lab/server-child.js forked with an IPC channel; the messages are documented at the
+ * top of lib/lab/ipc.js (ready with the address, metrics windows on request, errors; SIGTERM stops it).
  * `server` (optional) names one of `servers` when a child runs several (seed-readfile without --only, one
  * process per server): default the first; a reset without `server` resets them all.
- * SIGTERM / SIGINT close the servers and exit 0.
  * @typedef {object} ServerHandle
  * @property {number} pid
+ * @property {{ host: string, port: number }} [address]  where the load goes (the first server); absent for a server syncbench did not start
  * @property {{ name: string, url: string, port: number }[]} servers
  * @property {Environment} env
  * @property {(options?: { reset?: boolean, server?: string }) => Promise<ServerMetrics>} metrics  reads the window, then resets it if asked

@@ -1,15 +1,10 @@
-// syncbench serve: start the seed apps or the lab, print where they listen (or tell the parent over
-// IPC when forked by the runner), and run until SIGINT / SIGTERM.
-import { parseCommandArgs, integerOption } from './args.js'
-import { SyncbenchError, invalidOption } from '../errors.js'
-import { startApp, appNames } from '../lab/apps.js'
-import { seedReadfileServers } from '../lab/seed-readfile.js'
-import { parseSize, ensureDataFile, DEFAULT_FILE_SIZE, cacheDir } from '../lab/data-file.js'
-import { serveIpc, sendError } from '../lab/ipc.js'
-import { spawnServer } from '../lab/spawn.js'
-import { collectEnvironment } from '../lab/metrics.js'
+// syncbench serve, the human front end: start the seed apps or the lab in this process, print where
+// they listen, and run until SIGINT / SIGTERM. Programs start servers with spawnServer
+// (lib/lab/spawn.js), which forks lib/lab/server-child.js instead of this command.
+import { parseServeArgs, readfileServerNames as only } from '../lab/serve-args.js'
+import { startServeApp } from '../lab/serve-app.js'
 
-const only = Object.keys(seedReadfileServers)
+export { parseServeArgs }
 
 export const help = `Usage: syncbench serve <app> [options]
 
@@ -49,144 +44,46 @@ Forked with an IPC channel (lib/lab/spawn.js), the same data travels as messages
 
 /**
  * @param {string[]} argv
- * @returns {{ app: string, help?: boolean } & import('../lab/apps.js').AppOptions}
- */
-export function parseServeArgs (argv) {
-  const parsed = parseCommandArgs('serve', argv, {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    only: { type: 'string' },
-    'file-size': { type: 'string' },
-    'cache-dir': { type: 'string' },
-    framework: { type: 'string' },
-    'pool-size': { type: 'string' },
-    help: { type: 'boolean', short: 'h' }
-  })
-  const { values, positionals } = parsed
-  if (values.help) return { app: '', help: true }
-  if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', `an app is needed: ${appNames.join(', ')} (see syncbench serve --help)`)
-  if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `one app expected, got "${positionals.join(' ')}"`)
-  const [app] = positionals
-  if (!appNames.includes(app)) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `the app must be one of ${appNames.join(', ')}, got "${app}"`)
-  const options = { app }
-  if (values.port !== undefined) {
-    // Three servers on port, port + 1 and port + 2 unless one is chosen with --only.
-    const last = app === 'seed-readfile' && values.only === undefined && values.port !== '0' ? 65533 : 65535
-    options.port = integerOption('--port', values.port, 0, last)
-  }
-  if (values.host !== undefined) {
-    if (values.host.trim() === '') throw invalidOption('--host', values.host, 'must be an address such as 127.0.0.1')
-    options.host = values.host
-  }
-  if (values.only !== undefined) {
-    if (app !== 'seed-readfile') throw invalidOption('--only', values.only, 'applies to seed-readfile only')
-    if (!only.includes(values.only)) throw invalidOption('--only', values.only, `must be one of ${only.join(', ')}`)
-    options.only = values.only
-  }
-  if (values['file-size'] !== undefined) {
-    const size = parseSize(values['file-size'])
-    if (size === null) throw invalidOption('--file-size', values['file-size'], 'must be a size from 0 to 1GiB such as 4194304, 4m or 4MiB')
-    options.fileSize = size
-  }
-  if (values['cache-dir'] !== undefined) {
-    if (values['cache-dir'] === '') throw invalidOption('--cache-dir', '', 'must be a folder')
-    options.cacheDir = values['cache-dir']
-  }
-  if (values.framework !== undefined) {
-    if (!['express', 'http'].includes(values.framework)) throw invalidOption('--framework', values.framework, 'must be express or http')
-    options.framework = values.framework
-  }
-  if (values['pool-size'] !== undefined) {
-    options.poolSize = integerOption('--pool-size', values['pool-size'], 1, 256)
-  }
-  return options
-}
-
-/**
- * @param {string[]} argv
  * @param {import('./output.js').Io} io
  * @returns {Promise<number>}
  */
 export async function main (argv, io) {
-  const forked = typeof process.send === 'function'
-  try {
-    const options = parseServeArgs(argv)
-    if (options.help) {
-      io.stdout.write(help)
-      return 0
-    }
-    const stopped = stopSignal()
-    const running = options.app === 'seed-readfile' && !options.only
-      ? await superviseReadfile(options)
-      : await startApp(options.app, options)
-    let ipc
-    if (forked) {
-      ipc = serveIpc(process, { servers: running.servers, env: running.env, read: running.read ?? ((r) => running.metrics.read(r)), onDisconnect: stopped.trigger })
-    } else {
-      for (const s of running.servers) {
-        const label = s.name === options.app ? s.name : `${options.app} ${s.name}`
-        io.stdout.write(`${label} listening on ${s.url} (${s.routes.join(', ')})\n`)
-      }
-    }
-    const signal = await stopped.promise
-    ipc?.stop()
-    await running.close()
-    if (!forked && signal) io.stderr.write(`syncbench serve: ${signal}, servers closed\n`)
+  const options = parseServeArgs(argv)
+  if (options.help) {
+    io.stdout.write(help)
     return 0
-  } catch (err) {
-    if (forked) await sendError(process, err)
-    throw err
-  } finally {
-    // The IPC channel would keep this process alive after main returns.
-    if (forked && process.connected) process.disconnect()
   }
-}
-
-function stopSignal () {
-  let trigger
-  const promise = new Promise((resolve) => { trigger = resolve })
-  const onSigint = () => trigger('SIGINT')
-  const onSigterm = () => trigger('SIGTERM')
-  process.once('SIGINT', onSigint)
-  process.once('SIGTERM', onSigterm)
-  promise.then(() => { process.off('SIGINT', onSigint); process.off('SIGTERM', onSigterm) })
-  return { promise, trigger: () => trigger(null) }
+  const stopped = stopSignal()
+  let served
+  try {
+    served = await startServeApp(options)
+  } catch (err) {
+    stopped.cancel()
+    throw err
+  }
+  for (const s of served.servers) {
+    const label = s.name === options.app ? s.name : `${options.app} ${s.name}`
+    io.stdout.write(`${label} listening on ${s.url} (${s.routes.join(', ')})\n`)
+  }
+  const signal = await stopped.promise
+  await served.close()
+  io.stderr.write(`syncbench serve: ${signal}, servers closed\n`)
+  return 0
 }
 
 /**
- * seed-readfile without --only: one child process per server, as the seed ran three scripts, so a
- * server blocked in readFileSync never stalls the fs.readFile one.
+ * Resolves with the first of SIGINT and SIGTERM, which then no longer end the process by default.
+ * @returns {{ promise: Promise<NodeJS.Signals>, cancel: () => void }}
  */
-async function superviseReadfile (options) {
-  // Created once here so the three children find it instead of each writing their own.
-  await ensureDataFile(options.fileSize ?? DEFAULT_FILE_SIZE, options)
-  const handles = []
-  const stopAll = () => Promise.all(handles.map((h) => h.stop()))
-  try {
-    for (const [i, name] of only.entries()) {
-      const port = options.port === undefined ? seedReadfileServers[name].port : options.port === 0 ? 0 : options.port + i
-      const args = ['--only', name, '--port', String(port), '--cache-dir', cacheDir(options)]
-      if (options.host) args.push('--host', options.host)
-      if (options.fileSize !== undefined) args.push('--file-size', String(options.fileSize))
-      handles.push(await spawnServer({ app: 'seed-readfile', args }))
-    }
-  } catch (err) {
-    await stopAll()
-    throw err
-  }
-  const servers = handles.flatMap((h) => h.servers.map((s) => ({ ...s, routes: [`GET / (${seedReadfileServers[s.name].description}, pid ${h.pid})`] })))
-  return {
-    servers,
-    env: collectEnvironment(),
-    // Each server has its own process and window: `server` picks one, the first by default;
-    // a reset without `server` resets all three.
-    async read ({ reset, server }) {
-      const index = server === undefined ? 0 : servers.findIndex((s) => s.name === server)
-      if (index < 0) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `no server "${server}" (servers: ${only.join(', ')})`)
-      const metrics = await handles[index].metrics({ reset: reset && server !== undefined })
-      if (reset && server === undefined) await Promise.all(handles.map((h) => h.metrics({ reset: true })))
-      return metrics
-    },
-    close: stopAll
-  }
+function stopSignal () {
+  /** @type {(signal: NodeJS.Signals) => void} */
+  let trigger = () => {}
+  const promise = new Promise((resolve) => { trigger = resolve })
+  const onSigint = () => trigger('SIGINT')
+  const onSigterm = () => trigger('SIGTERM')
+  const cancel = () => { process.off('SIGINT', onSigint); process.off('SIGTERM', onSigterm) }
+  process.once('SIGINT', onSigint)
+  process.once('SIGTERM', onSigterm)
+  promise.then(cancel)
+  return { promise, cancel }
 }

@@ -13,6 +13,7 @@ const PREFIX = '/__syncbench/'
  * @typedef {object} HostedServer
  * @property {string} name
  * @property {string} url      http://host:port (no trailing slash)
+ * @property {string} host     the address bound, as given (127.0.0.1, ::1, ...)
  * @property {number} port
  * @property {http.Server} server
  * @property {() => Promise<void>} close
@@ -48,6 +49,7 @@ export async function hostServer ({ name, handler, metrics, env, port, host }) {
   return {
     name,
     url: `http://${formatHost(host)}:${address.port}`,
+    host,
     port: address.port,
     server,
     close: () => new Promise((resolve) => {

@@ -1,37 +1,77 @@
-// The child side of the IPC protocol between a server syncbench forked and its parent (the runner):
-//   child -> parent  { type: 'syncbench:ready', servers: [{ name, url, port }], env, ...info }
-//   parent -> child  { type: 'syncbench:metrics', id, reset, server? }
-//   child -> parent  { type: 'syncbench:metrics', id, metrics }
-//   child -> parent  { type: 'syncbench:error', code, message }   (then the child exits non-zero)
-// The shapes are ServerHandle's in lib/types.js.
+// The protocol between a server under test and the process that started it (the runner, a test,
+// spawnServer's caller). The server side runs in lib/lab/server-child.js, the only module syncbench
+// forks as a server; the parent side is lib/lab/spawn.js. Messages travel over Node's IPC channel
+// (child_process.fork, 'json' serialization: one JSON object per line on the NODE_CHANNEL_FD pipe).
+//
+// Start. The parent forks server-child.js with one argument, the ChildSpec as JSON:
+//   { app: 'seed-bcrypt'|'seed-readfile'|'lab', args: string[] }    args: `syncbench serve` options
+//   { workload: '/abs/handlers.js', label: 'handlers.js' }         a user's module of handlers
+//   { workload: '/abs/handlers.js', label, query: 'handlers' }      list the handlers only, then exit
+// (The next kind, a user's own server command, is one more ChildSpec: the child starts the command,
+// waits for its address, and speaks the same messages on its behalf, relaying its stderr.)
+//
+// Messages:
+//   child -> parent  { type: 'syncbench:ready', address: { host, port }, servers: [{ name, url, port }],
+//                      env: Environment, handlers?: string[] }
+//                    once every server listens. address is where the load goes (the first server);
+//                    servers lists them all (seed-readfile without --only has three). handlers: a
+//                    workload's handler names.
+//   child -> parent  { type: 'syncbench:handlers', handlers: string[] }
+//                    the answer to a `query: 'handlers'` spec, instead of ready: no server is started,
+//                    and the child exits right after.
+//   parent -> child  { type: 'syncbench:metrics', id, reset: boolean, server?: string }
+//   child -> parent  { type: 'syncbench:metrics', id, metrics: ServerMetrics }
+//                    the window since the last reset (read first, then reset if asked); `server` picks
+//                    one of `servers` where each has its own process.
+//   child -> parent  { type: 'syncbench:error', id, code, message }   that metrics request failed
+//   child -> parent  { type: 'syncbench:error', code, message, stderr?: string[] }
+//                    the server could not start (no id); the child exits 1. stderr: the last lines of a
+//                    process the child started on the parent's behalf; for the child itself the parent
+//                    keeps its stderr. The parent rejects with `code` (SB_ERR_EXPERIMENT for an unusable
+//                    workload, else SB_ERR_SERVER_START), `message`, and the last stderr lines.
+//
+// Stop. SIGTERM (then SIGKILL after a grace period): any process understands it, and a server whose
+// loop is blocked can answer no message. The child closes its servers and exits; it does the same when
+// the channel closes (the parent is gone, nobody else would stop it).
+//
+// Failure without a message (a crash, process.exit, no ready in time): the parent's error names the
+// child's last stderr line and carries its last lines (lib/lab/spawn.js).
+// The shapes are ServerHandle's, ServerMetrics' and Environment's in lib/types.js.
 
 export const READY = 'syncbench:ready'
+export const HANDLERS = 'syncbench:handlers'
 export const METRICS = 'syncbench:metrics'
 export const ERROR = 'syncbench:error'
 
 /**
- * @typedef {{ send?: Function, on: Function, off: Function, connected?: boolean }} Channel
- *   `process` in a forked child
+ * What the server child starts (see the protocol above).
+ * @typedef {{ app: string, args?: string[] } | { workload: string, label?: string, query?: 'handlers' }} ChildSpec
+ */
+
+/**
+ * @typedef {Pick<NodeJS.Process, 'send' | 'on' | 'off' | 'connected'>} Channel  `process` in a forked child
  */
 
 /**
  * Announce the servers and answer metrics requests until `stop()`.
  * @param {Channel} channel
  * @param {object} options
- * @param {{ name: string, url: string, port: number }[]} options.servers
+ * @param {{ name: string, url: string, port: number, host?: string }[]} options.servers
  * @param {import('../types.js').Environment} options.env
  * @param {(request: { reset: boolean, server?: string }) => import('../types.js').ServerMetrics | Promise<import('../types.js').ServerMetrics>} options.read
  * @param {() => void} [options.onDisconnect] the parent is gone: nobody will stop this server, so stop it
- * @param {Record<string, unknown>} [options.info] more fields for the ready message (the workload server's handler names)
+ * @param {Record<string, unknown>} [options.info] more fields for the ready message (a workload's handler names)
  * @returns {{ stop: () => void }}
  */
 export function serveIpc (channel, { servers, env, read, onDisconnect, info }) {
+  /** @param {any} message */
   const onMessage = async (message) => {
     if (!message || message.type !== METRICS) return
     let metrics
     try {
       metrics = await read({ reset: message.reset === true, server: message.server })
-    } catch (err) {
+    } catch (e) {
+      const err = /** @type {any} */ (e)
       send(channel, { type: ERROR, id: message.id, code: err.code || 'SB_ERR_SERVER_METRICS', message: err.message })
       return
     }
@@ -40,7 +80,14 @@ export function serveIpc (channel, { servers, env, read, onDisconnect, info }) {
   const disconnected = () => onDisconnect?.()
   channel.on('message', onMessage)
   channel.on('disconnect', disconnected)
-  send(channel, { ...info, type: READY, servers: servers.map(({ name, url, port }) => ({ name, url, port })), env })
+  const [first] = servers
+  send(channel, {
+    ...info,
+    type: READY,
+    address: { host: first.host ?? new URL(first.url).hostname, port: first.port },
+    servers: servers.map(({ name, url, port }) => ({ name, url, port })),
+    env
+  })
   return {
     stop () {
       channel.off('message', onMessage)
@@ -50,18 +97,43 @@ export function serveIpc (channel, { servers, env, read, onDisconnect, info }) {
 }
 
 /**
+ * Answer a `query: 'handlers'` spec.
+ * @param {Channel} channel
+ * @param {string[]} handlers
+ * @returns {Promise<void>} once the message is handed to the channel, so the child can exit after it
+ */
+export function sendHandlers (channel, handlers) {
+  return sendLast(channel, { type: HANDLERS, handlers })
+}
+
+/**
  * Tell the parent why the server could not start.
  * @param {Channel} channel
  * @param {{ code?: string, message?: string }} err
+ * @param {string[]} [stderr] the last stderr lines of a process the child started, if any
  * @returns {Promise<void>} once the message is handed to the channel, so the child can exit after it
  */
-export function sendError (channel, err) {
+export function sendError (channel, err, stderr) {
+  const message = { type: ERROR, code: err.code || 'SB_ERR_SERVER_START', message: String(err.message || err) }
+  return sendLast(channel, stderr ? { ...message, stderr } : message)
+}
+
+/**
+ * @param {Channel} channel
+ * @param {object} message
+ * @returns {Promise<void>}
+ */
+function sendLast (channel, message) {
   return new Promise((resolve) => {
     if (!channel.connected || !channel.send) return resolve()
-    channel.send({ type: ERROR, code: err.code || 'SB_ERR_SERVER_START', message: String(err.message || err) }, () => resolve())
+    channel.send(message, () => resolve())
   })
 }
 
+/**
+ * @param {Channel} channel
+ * @param {object} message
+ */
 function send (channel, message) {
   // The parent may have gone between a request and its answer; nothing is left to tell.
   if (channel.connected && channel.send) channel.send(message, () => {})

@@ -1,14 +1,16 @@
-// The parent side of a forked server: fork a module with an IPC channel and hand the runner a
-// ServerHandle (lib/types.js) once the child says it is ready. spawnServer forks
-// `bin/syncbench.js serve <app> ...`; lib/run/workload-server.js forks itself through forkServer.
+// The parent side of a server under test: fork lib/lab/server-child.js (the one module syncbench ever
+// forks as a server) with an IPC channel and hand the caller a ServerHandle (lib/types.js) once the
+// child says it is ready. The protocol is documented in lib/lab/ipc.js.
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import { SyncbenchError } from '../errors.js'
-import { READY, METRICS, ERROR } from './ipc.js'
+import { SyncbenchError, ServerChildError } from '../errors.js'
+import { READY, HANDLERS, METRICS, ERROR } from './ipc.js'
 
-const binPath = fileURLToPath(new URL('../../bin/syncbench.js', import.meta.url))
+const childPath = fileURLToPath(new URL('./server-child.js', import.meta.url))
 const STDERR_KEEP = 8192
+/** How many of the child's last stderr lines an error carries. */
+const STDERR_LINES = 20
 
 /**
  * @typedef {object} ForkOptions
@@ -23,66 +25,74 @@ const STDERR_KEEP = 8192
  */
 
 /**
- * @param {object} options
- * @param {string} options.app                  seed-bcrypt, seed-readfile or lab
- * @param {string[]} [options.args=[]]          more `syncbench serve` options (--port 0 is added unless given)
- * @param {NodeJS.ProcessEnv} [options.env]
- * @param {string} [options.cwd]
- * @param {number} [options.startTimeoutMs]
- * @param {number} [options.stopGraceMs]
- * @param {number} [options.metricsTimeoutMs]
- * @param {ForkOptions['onChild']} [options.onChild]
- * @returns {Promise<import('../types.js').ServerHandle>}
+ * @typedef {Omit<ForkOptions, 'name'>} SpawnOptions
+ */
+
+/**
+ * @typedef {import('../types.js').ServerHandle & { ready: Record<string, any> }} ChildHandle
+ *   `ready` is the child's whole ready message (extra fields included)
+ */
+
+/**
+ * Start one of syncbench's apps in a fresh server child.
+ * @param {{ app: string, args?: string[] } & SpawnOptions} options
+ *   app: seed-bcrypt, seed-readfile or lab; args: more `syncbench serve` options (--port 0 is added unless given)
+ * @returns {Promise<ChildHandle>}
  */
 export function spawnServer ({ app, args = [], ...rest }) {
-  const argv = ['serve', app, ...args]
+  const argv = [...args]
   if (!args.some((a) => a === '--port' || a.startsWith('--port='))) argv.push('--port', '0')
-  return forkServer(binPath, argv, { name: app, ...rest })
+  return startChild({ app, args: argv }, { name: app, ...rest })
 }
 
 /**
- * Fork `modulePath` (a child speaking lib/lab/ipc.js) and resolve to its ServerHandle once ready.
- * The handle also carries `ready`, the child's whole ready message (extra fields included).
- * @param {string} modulePath
- * @param {string[]} argv
- * @param {ForkOptions} options
- * @returns {Promise<import('../types.js').ServerHandle & { ready: object }>}
+ * Serve a user's workload module (its exported handlers at GET /<name>) in a fresh server child.
+ * Throws SB_ERR_EXPERIMENT when the module cannot be loaded or exports no handler, SB_ERR_SERVER_START
+ * for other start failures.
+ * @param {{ workload: string, label?: string } & SpawnOptions} options
+ *   workload: absolute path; label: the module as the user named it, for messages
+ * @returns {Promise<ChildHandle & { handlers: string[] }>}
  */
-export async function forkServer (modulePath, argv, { name, env, cwd, startTimeoutMs = 20_000, stopGraceMs = 5000, metricsTimeoutMs = 60_000, onChild }) {
-  const child = fork(modulePath, argv, {
-    cwd,
-    env: { ...process.env, ...env },
-    // The parent's flags (--test, --inspect, loaders) must not leak into the server under test.
-    execArgv: [],
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    // Its own process group: a terminal's Ctrl-C reaches only the runner, which ends the run and
-    // then stops the server; the server still stops by itself when the IPC channel goes away.
-    detached: true
-  })
-  onChild?.(child)
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr = (stderr + d).slice(-STDERR_KEEP) })
-  const exited = once(child, 'exit')
-  // A send on a channel that closed in between emits 'error' on the ChildProcess: without a
-  // listener that would crash the runner. The metrics promise reports it instead (exit or timeout).
-  let sendError = null
-  child.on('error', (err) => { sendError = err })
-  const last = () => lastLine(stderr) || (sendError ? sendError.message : 'no stderr')
+export async function spawnWorkloadServer ({ workload, label = workload, ...rest }) {
+  const handle = await startChild({ workload, label }, { name: '--workload server', ...rest })
+  return { ...handle, handlers: handle.ready.handlers }
+}
 
-  let ready
+/**
+ * A workload module's handler names, as a server child finds them: the child imports the module,
+ * answers, and exits without starting a server, so the caller's process never runs the module's
+ * top-level code (timers, CPU, open sockets). Resolves once the child is gone.
+ * @param {{ workload: string, label?: string } & SpawnOptions} options
+ * @returns {Promise<string[]>}
+ */
+export async function queryWorkloadHandlers ({ workload, label = workload, ...rest }) {
+  const child = forkChild({ workload, label, query: 'handlers' }, { name: '--workload server', ...rest })
   try {
-    ready = await waitReady(child, exited, startTimeoutMs, () => stderr)
-  } catch (err) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL')
-      await exited
-    }
-    throw err
+    const message = await child.wait(HANDLERS)
+    return message.handlers
+  } finally {
+    await child.stop()
   }
+}
+
+/**
+ * @param {import('./ipc.js').ChildSpec} spec
+ * @param {ForkOptions} options
+ * @returns {Promise<ChildHandle>}
+ */
+async function startChild (spec, options) {
+  const { name, metricsTimeoutMs = 60_000 } = options
+  const forked = forkChild(spec, options)
+  const { child, exited, last } = forked
+  const ready = await forked.wait(READY).catch(async (err) => {
+    await forked.stop(0)
+    throw err
+  })
 
   let nextId = 1
+  /** @type {Map<number, { resolve: (value: any) => void, reject: (err: Error) => void }>} */
   const waiting = new Map()
-  child.on('message', (message) => {
+  child.on('message', (/** @type {any} */ message) => {
     const entry = message && waiting.get(message.id)
     if (!entry) return
     waiting.delete(message.id)
@@ -94,9 +104,9 @@ export async function forkServer (modulePath, argv, { name, env, cwd, startTimeo
     waiting.clear()
   })
 
-  let stopping
   return {
-    pid: child.pid,
+    pid: /** @type {number} */ (child.pid),
+    address: ready.address,
     servers: ready.servers,
     env: ready.env,
     ready,
@@ -108,22 +118,74 @@ export async function forkServer (modulePath, argv, { name, env, cwd, startTimeo
           waiting.delete(id)
           reject(new SyncbenchError('SB_ERR_SERVER_METRICS', `${name} (pid ${child.pid}) did not answer a metrics request within ${metricsTimeoutMs} ms`))
         }, metricsTimeoutMs)
+        /** @type {(fn: (value: any) => void) => (value: any) => void} */
         const done = (fn) => (value) => { clearTimeout(timer); fn(value) }
         waiting.set(id, { resolve: done(resolve), reject: done(reject) })
+        /** @type {{ type: string, id: number, reset: boolean, server?: string }} */
         const message = { type: METRICS, id, reset }
         if (server !== undefined) message.server = server
         child.send(message, (err) => {
           if (!err || !waiting.has(id)) return
-          waiting.get(id).reject(new SyncbenchError('SB_ERR_SERVER_EXITED', `${name} (pid ${child.pid}) is not running: ${err.message}`))
+          waiting.get(id)?.reject(new SyncbenchError('SB_ERR_SERVER_EXITED', `${name} (pid ${child.pid}) is not running: ${err.message}`))
           waiting.delete(id)
         })
       })
     },
-    stop () {
+    stop: () => forked.stop()
+  }
+}
+
+/**
+ * Fork the server child and keep what the parent needs of it: its last stderr, its exit, a way to
+ * wait for one start message, and an idempotent stop.
+ * @param {import('./ipc.js').ChildSpec} spec
+ * @param {ForkOptions} options
+ */
+function forkChild (spec, { env, cwd, startTimeoutMs = 20_000, stopGraceMs = 5000, onChild }) {
+  const child = fork(childPath, [JSON.stringify(spec)], {
+    cwd,
+    env: { ...process.env, ...env },
+    // The parent's flags (--test, --inspect, loaders) must not leak into the server under test.
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    // Its own process group: a terminal's Ctrl-C reaches only the runner, which ends the run and
+    // then stops the server; the server still stops by itself when the IPC channel goes away.
+    detached: true
+  })
+  onChild?.(child)
+  let stderr = ''
+  child.stderr?.setEncoding('utf8').on('data', (d) => { stderr = (stderr + d).slice(-STDERR_KEEP) })
+  /** @type {Promise<[number|null, NodeJS.Signals|null]>} */
+  const exited = /** @type {any} */ (once(child, 'exit'))
+  // A send on a channel that closed in between emits 'error' on the ChildProcess: without a
+  // listener that would crash the parent. The metrics promise reports it instead (exit or timeout).
+  /** @type {Error|null} */
+  let sendFailure = null
+  child.on('error', (err) => { sendFailure = err })
+  const last = () => lastLine(stderr) || (sendFailure ? sendFailure.message : 'no stderr')
+  /** @type {Promise<void>|undefined} */
+  let stopping
+  return {
+    child,
+    exited,
+    last,
+    /**
+     * Resolve with the child's first message of `type`; reject with the child's error message, or
+     * when it exits or is not ready within startTimeoutMs (naming its last stderr line).
+     * @param {string} type
+     * @returns {Promise<Record<string, any>>}
+     */
+    wait: (type) => waitFor(child, exited, type, startTimeoutMs, () => stderr),
+    /**
+     * SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. Idempotent.
+     * @param {number} [graceMs]
+     * @returns {Promise<void>}
+     */
+    stop (graceMs = stopGraceMs) {
       stopping ??= (async () => {
         if (child.exitCode !== null || child.signalCode !== null) return
-        child.kill('SIGTERM')
-        const timer = setTimeout(() => child.kill('SIGKILL'), stopGraceMs)
+        child.kill(graceMs > 0 ? 'SIGTERM' : 'SIGKILL')
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
         await exited
         clearTimeout(timer)
       })()
@@ -132,25 +194,60 @@ export async function forkServer (modulePath, argv, { name, env, cwd, startTimeo
   }
 }
 
-function waitReady (child, exited, timeoutMs, stderr) {
+/**
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {Promise<[number|null, NodeJS.Signals|null]>} exited
+ * @param {string} type
+ * @param {number} timeoutMs
+ * @param {() => string} stderr
+ * @returns {Promise<Record<string, any>>}
+ */
+function waitFor (child, exited, type, timeoutMs, stderr) {
   return new Promise((resolve, reject) => {
+    /** @type {boolean|'reporting'} */
+    let settled = false
+    let closed = false
+    child.once('close', () => { closed = true })
     // The child names what went wrong (its own code, e.g. SB_ERR_EXPERIMENT for a bad workload).
-    const fail = (message, code = 'SB_ERR_SERVER_START') => { cleanup(); reject(new SyncbenchError(code, message)) }
-    const onMessage = (message) => {
-      if (message?.type === READY) { cleanup(); resolve(message) }
-      if (message?.type === ERROR && message.id === undefined) fail(`${message.message}`, message.code === 'SB_ERR_EXPERIMENT' ? message.code : undefined)
+    /** @type {(message: string, code?: string, lines?: string[]) => void} */
+    const fail = (message, code = 'SB_ERR_SERVER_START', lines = lastLines(stderr())) => {
+      cleanup()
+      if (settled !== true) reject(new ServerChildError(code, message, { stderr: lines }))
+      settled = true
     }
+    /** @param {any} message */
+    const onMessage = (message) => {
+      if (message?.type === type) {
+        cleanup()
+        settled = true
+        resolve(message)
+      }
+      if (message?.type === ERROR && message.id === undefined) {
+        settled = 'reporting'
+        cleanup()
+        // The child exits right after its error: its last stderr lines are worth the wait for 'close'.
+        afterClose(() => fail(`${message.message}`, message.code === 'SB_ERR_EXPERIMENT' ? message.code : undefined, message.stderr ?? lastLines(stderr())))
+      }
+    }
+    /** @param {NodeJS.ErrnoException} err */
     const onError = (err) => fail(`cannot start the server (${err.code || err.message})`)
     const timer = setTimeout(() => fail(`the server was not ready within ${timeoutMs} ms: ${lastLine(stderr()) || 'no stderr'}`), timeoutMs)
     exited.then(([code, signal]) => {
-      // The last stderr chunk may arrive after 'exit': wait for 'close' (bounded) before naming it.
-      const late = setTimeout(report, 1000).unref()
-      child.once('close', report)
-      function report () {
-        clearTimeout(late)
-        fail(`the server exited (${signal || `code ${code}`}) before it was ready: ${lastLine(stderr()) || 'no stderr'}`)
-      }
+      // Settled, or the child's own error is being reported.
+      if (settled) return
+      // The last stderr chunk may arrive after 'exit': wait for 'close' before naming it.
+      afterClose(() => fail(`the server exited (${signal || `code ${code}`}) before it was ready: ${lastLine(stderr()) || 'no stderr'}`))
     })
+    /**
+     * Run `fn` once the child's stdio has closed, or after a second at most (a child may linger).
+     * @param {() => void} fn
+     */
+    function afterClose (fn) {
+      if (closed) return fn()
+      const run = () => { clearTimeout(late); child.off('close', run); fn() }
+      const late = setTimeout(run, 1000).unref()
+      child.once('close', run)
+    }
     function cleanup () {
       clearTimeout(timer)
       child.off('message', onMessage)
@@ -168,4 +265,14 @@ function waitReady (child, exited, timeoutMs, stderr) {
 export function lastLine (text) {
   const lines = text.trim().split('\n')
   return lines[lines.length - 1].replace(/^syncbench(?: [a-z]+)?: /, '')
+}
+
+/**
+ * The last lines of a child's stderr (at most STDERR_LINES, oldest first), for an error to carry.
+ * @param {string} text
+ * @returns {string[]}
+ */
+export function lastLines (text) {
+  const trimmed = text.trimEnd()
+  return trimmed === '' ? [] : trimmed.split('\n').slice(-STDERR_LINES)
 }

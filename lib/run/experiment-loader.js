@@ -1,12 +1,13 @@
 // Where experiments come from: the built-in list, a user's --experiment file (.js default export or
-// .json), or a --workload module of handlers served by lib/run/workload-server.js. Every definition
-// is validated here, so the runner only ever sees a well-formed one.
+// .json), or a --workload module of handlers (served by lib/lab/workload-host.js in the server child;
+// the runner asks that child for the handler names). Every definition is validated here, so the
+// runner only ever sees a well-formed one.
 import path from 'node:path'
 import { readFile, stat } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
 import { SyncbenchError, firstLine } from '../errors.js'
 import { experiments as builtins } from './experiments.js'
-import { spawnWorkloadServer } from './workload-server.js'
+import { workloadHandlerNames } from './runner.js'
 import { LOAD_AXES } from './plan.js'
 import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.js'
 
@@ -21,7 +22,7 @@ import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.
 /**
  * @typedef {object} ServerSpec
  * @property {string} [app]                 a `syncbench serve` app: seed-bcrypt, seed-readfile, lab
- * @property {string} [workload]            absolute path of a --workload module (served by lib/run/workload-server.js)
+ * @property {string} [workload]            absolute path of a --workload module (served by lib/lab/workload-host.js)
  * @property {string[]} [args]
  * @property {Record<string, string>} [env]
  */
@@ -108,20 +109,6 @@ export async function loadWorkload (file, cwd) {
     load: { requests: 200, concurrency: 10, keepAlive: true },
     variants: names.map((n) => ({ label: n, path: `/${encodeURIComponent(n)}`, config: { strategy: n, workload: path.basename(abs) } }))
   }, `--workload ${file}`)
-}
-
-/**
- * List a workload module's handler functions as the workload server child finds them (its ready
- * message), so the runner never imports the user's module: top-level side effects (timers, CPU,
- * open sockets) stay in a child that is stopped right after.
- * @param {string} abs absolute path
- * @param {string} file the module as the user named it, for messages
- * @returns {Promise<string[]>}
- */
-export async function workloadHandlerNames (abs, file) {
-  const handle = await spawnWorkloadServer({ workload: abs, label: file })
-  await handle.stop()
-  return handle.handlers
 }
 
 /**

@@ -8,7 +8,7 @@
 //                point and config.workload (ratio, Welch t-test); a one-variant sweep compares with its first point
 //   reference    seed-002 only: the row that is 100% (the article's "Asynchrone")
 //   server       { app, args?, env? } started fresh for every run (lib/lab/spawn.js), or { workload } for a
-//                handlers module (lib/run/workload-server.js); a variant may override it
+//                handlers module (lib/lab/workload-host.js); a variant may override it
 //   runs         how many times each configuration runs by default (--runs overrides); the seeds repeat
 //                so that npm start prints p-values and still ends within 90 s on 2 cores
 //   load         LoadOptions without url: requests, concurrency, keepAlive...

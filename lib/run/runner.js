@@ -4,9 +4,8 @@
 import path from 'node:path'
 import { SyncbenchError } from '../errors.js'
 import { version } from '../version.js'
-import { spawnServer } from '../lab/spawn.js'
+import { spawnServer, spawnWorkloadServer, queryWorkloadHandlers } from '../lab/spawn.js'
 import { collectEnvironment } from '../lab/metrics.js'
-import { spawnWorkloadServer } from './workload-server.js'
 import { expandExperiment, baselines, schedule } from './plan.js'
 import { calibrate, calibrationKey } from './calibrate.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
@@ -124,6 +123,17 @@ export async function runExperiments (options) {
     await save()
   }
   return { results, file, interrupted, error }
+}
+
+/**
+ * A workload module's handler names, asked of a server child that imports the module, answers and
+ * exits without serving: neither this process nor the experiment loader ever runs the module's code.
+ * @param {string} workload absolute path
+ * @param {string} [label] the module as the user named it, for messages
+ * @returns {Promise<string[]>}
+ */
+export function workloadHandlerNames (workload, label = workload) {
+  return queryWorkloadHandlers({ workload, label, onChild: track })
 }
 
 /**

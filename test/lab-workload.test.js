@@ -1,11 +1,11 @@
-// The --workload server through its parent-side API (lib/run/workload-server.js over lib/lab/spawn.js's
-// forkServer): handler names from the child's ready message, bad paths, blocked handlers, start failures.
+// The --workload server through its parent-side API (lib/lab/spawn.js forking lib/lab/server-child.js
+// with lib/lab/workload-host.js): handler names, bad paths, blocked handlers, start failures.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
 import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { spawnWorkloadServer } from '../lib/run/workload-server.js'
+import { spawnWorkloadServer } from '../lib/lab/spawn.js'
 import { loadWorkload } from '../lib/run/experiment-loader.js'
 import { httpGet } from './helper.js'
 

@@ -1,0 +1,71 @@
+// The options of `syncbench serve <app> ...`, parsed once for both places that start an app: the
+// terminal front end (lib/cli/serve.js) and the server child (lib/lab/server-child.js), which gets
+// the same words from spawnServer({ app, args }) and from experiments' `server.args`.
+import { parseCommandArgs, integerOption } from '../args.js'
+import { SyncbenchError, invalidOption } from '../errors.js'
+import { appNames } from './apps.js'
+import { seedReadfileServers } from './seed-readfile.js'
+import { parseSize } from './data-file.js'
+
+/** The seed-readfile servers, by the names `--only` takes. */
+export const readfileServerNames = Object.keys(seedReadfileServers)
+
+/**
+ * @typedef {{ app: string, help?: boolean } & import('./apps.js').AppOptions} ServeOptions
+ */
+
+/**
+ * @param {string[]} argv `<app> [options]`, as after `syncbench serve`
+ * @returns {ServeOptions}
+ */
+export function parseServeArgs (argv) {
+  const parsed = parseCommandArgs('serve', argv, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    only: { type: 'string' },
+    'file-size': { type: 'string' },
+    'cache-dir': { type: 'string' },
+    framework: { type: 'string' },
+    'pool-size': { type: 'string' },
+    help: { type: 'boolean', short: 'h' }
+  })
+  const { values, positionals } = parsed
+  if (values.help) return { app: '', help: true }
+  if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', `an app is needed: ${appNames.join(', ')} (see syncbench serve --help)`)
+  if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `one app expected, got "${positionals.join(' ')}"`)
+  const [app] = positionals
+  if (!appNames.includes(app)) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `the app must be one of ${appNames.join(', ')}, got "${app}"`)
+  /** @type {ServeOptions} */
+  const options = { app }
+  if (values.port !== undefined) {
+    // Three servers on port, port + 1 and port + 2 unless one is chosen with --only.
+    const last = app === 'seed-readfile' && values.only === undefined && values.port !== '0' ? 65533 : 65535
+    options.port = integerOption('--port', values.port, 0, last)
+  }
+  if (values.host !== undefined) {
+    if (values.host.trim() === '') throw invalidOption('--host', values.host, 'must be an address such as 127.0.0.1')
+    options.host = values.host
+  }
+  if (values.only !== undefined) {
+    if (app !== 'seed-readfile') throw invalidOption('--only', values.only, 'applies to seed-readfile only')
+    if (!readfileServerNames.includes(values.only)) throw invalidOption('--only', values.only, `must be one of ${readfileServerNames.join(', ')}`)
+    options.only = values.only
+  }
+  if (values['file-size'] !== undefined) {
+    const size = parseSize(values['file-size'])
+    if (size === null) throw invalidOption('--file-size', values['file-size'], 'must be a size from 0 to 1GiB such as 4194304, 4m or 4MiB')
+    options.fileSize = size
+  }
+  if (values['cache-dir'] !== undefined) {
+    if (values['cache-dir'] === '') throw invalidOption('--cache-dir', '', 'must be a folder')
+    options.cacheDir = values['cache-dir']
+  }
+  if (values.framework !== undefined) {
+    if (!['express', 'http'].includes(values.framework)) throw invalidOption('--framework', values.framework, 'must be express or http')
+    options.framework = /** @type {'express'|'http'} */ (values.framework)
+  }
+  if (values['pool-size'] !== undefined) {
+    options.poolSize = integerOption('--pool-size', values['pool-size'], 1, 256)
+  }
+  return options
+}
