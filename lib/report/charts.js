@@ -7,9 +7,11 @@ import { sweepChart, barChart } from './chart-kinds.js'
 import { latencyChart, eventLoopChart } from './chart-latency.js'
 import { isMeasured } from '../run/summarize.js'
 import { mean } from '../run/stats.js'
+import { strategyStyles } from '../lab/strategies.js'
 import { formatNumber as fmt, MIB } from '../format.js'
+
 /** Strategies that run the work on the event loop: one core is their ceiling whatever the machine has. */
-const BLOCKING = new Set(['sync', 'fake-async', 'immediate', 'bcryptjs-sync', 'bcryptjs-async'])
+const onEventLoop = (strategy) => strategyStyles.get(strategy)?.onEventLoop === true
 
 /**
  * @typedef {object} ChartContext
@@ -113,7 +115,7 @@ function ceilings (cal, axis, points, machineCores) {
   } else {
     refs.push({ label: `ceiling: ${cores} cores × ${fmt(single)}${unit} = ${fmt(cores * single)} req/s`, value: cores * single })
   }
-  if (cores > 1 && points.some((p) => BLOCKING.has(p.strategy))) {
+  if (cores > 1 && points.some((p) => onEventLoop(p.strategy))) {
     refs.push({ label: `one core (work on the event loop): ${fmt(single)} req/s`, value: single })
   }
   return refs

@@ -1,7 +1,7 @@
 // report.html: one self-contained file (inline CSS and SVG, no script, no external request, a CSP that
 // forbids any) with the machine, the seeds' tables, the charts and every run's details. Readable on a
 // phone: the charts scale to the width, wide tables scroll inside their own box.
-import { summarizeResults, describeRuns } from '../run/summarize.js'
+import { summarizeResults, describeRuns } from './verdicts.js'
 import { experimentTables } from './tables.js'
 import { experimentsOf } from './chart-data.js'
 import { formatBytes, MIB } from '../format.js'
