@@ -42,7 +42,7 @@ export function verdict ({ name, rows, calibration }) {
     const calibrated = measured.filter((r) => r.efficiency !== null)
     const shown = calibrated.length > 4 ? [...calibrated].sort((a, b) => b.efficiency - a.efficiency).filter((_, i, a) => i === 0 || i === a.length - 1) : calibrated
     const eff = shown.map((r) => `${r.label} ${Math.round(r.efficiency * 100)}%`).join(', ')
-    parts.push(`ceiling ${calibration.usableCores} cores x ${formatNumber(perCore)} ${calibration.unit ?? 'op/s'} = ${formatNumber(calibration.ceilingRps)} req/s: ${eff}`)
+    parts.push(`ceiling ${calibration.usableCores} cores x ${formatNumber(perCore)} ${calibration.unit} = ${formatNumber(calibration.ceilingRps)} req/s: ${eff}`)
   }
   const single = measured.every((r) => r.runs.length < 2) ? ' [1 run each: --runs 5 for p-values]' : ''
   return `${name}: ${parts.join('; ')}${single}`
@@ -50,14 +50,14 @@ export function verdict ({ name, rows, calibration }) {
 
 /**
  * How many runs each configuration had, in words: "3", or "2 (seed-bcrypt), 5 (seed-readfile)" when the
- * experiments' own defaults differ. Older files recorded only options.runs.
+ * experiments' own defaults differ.
  * @param {import('../types.js').ResultsFile} results
  * @returns {string}
  */
 export function describeRuns (results) {
-  const per = results.experiments.map((e) => [e.name, e.runs ?? results.options?.runs ?? 1])
+  const per = results.experiments.map((e) => [e.name, e.runs])
   const distinct = new Set(per.map(([, n]) => n))
-  if (distinct.size <= 1) return String(distinct.values().next().value ?? results.options?.runs ?? 1)
+  if (distinct.size <= 1) return String(distinct.values().next().value ?? 1)
   return per.map(([name, n]) => `${n} (${name})`).join(', ')
 }
 

@@ -50,11 +50,10 @@ export const FIGURES = ['concurrency', 'timeTakenSeconds', 'completeRequests', '
 export function summarizeExperiments (results) {
   return results.experiments.map((experiment) => {
     const runs = results.runs.filter((r) => r.experiment === experiment.name)
-    const labels = experiment.labels ?? [...new Set(runs.map((r) => r.label))]
-    const rows = labels.map((label) => row(label, runs.filter((r) => r.label === label), experiment.calibration))
+    const rows = experiment.labels.map((label) => row(label, runs.filter((r) => r.label === label), experiment.calibration))
     const byLabel = new Map(rows.map((r) => [r.label, r]))
     for (const r of rows) {
-      const baseLabel = experiment.comparisons?.[r.label]
+      const baseLabel = experiment.comparisons[r.label]
       const base = baseLabel && byLabel.get(baseLabel)
       if (!base || r.runs.length === 0 || base.runs.length === 0 || !(base.figures.requestsPerSecond.mean > 0)) continue
       r.comparison = {
