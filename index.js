@@ -19,11 +19,12 @@ export { runExperiments } from './lib/run/runner.js'
 export { experiments, defaultExperiments } from './lib/run/experiments.js'
 export { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload, validateExperiment } from './lib/run/experiment-loader.js'
 export { summarize, welchTTest } from './lib/run/stats.js'
-export { summarizeResults, compareResults } from './lib/run/summarize.js'
+export { compareResults } from './lib/run/summarize.js'
 export { readResultsFile, RESULTS_SCHEMA } from './lib/run/results-writer.js'
 
 // --- lib/report: tables, markdown, charts, HTML (syncbench report) ---
 export { experimentTables } from './lib/report/tables.js'
+export { summarizeResults } from './lib/report/verdicts.js'
 export { renderSummaryMarkdown } from './lib/report/markdown.js'
 export { renderReport } from './lib/report/report.js'
 export { renderHtml } from './lib/report/html.js'

@@ -1,6 +1,6 @@
 // Files on disk: lib/fs-atomic.js's writes (no half-written file, no temporary file left after a
 // failure), the run's output folder (two runs never share one), and a report rewrite that removes what
-// older or killed renders left behind.
+// killed renders left behind.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -10,7 +10,9 @@ import path from 'node:path'
 import { writeFileAtomic, removeStaleTemps } from '../lib/fs-atomic.js'
 import { createOutDir, timestampName, writeAtomic } from '../lib/run/results-writer.js'
 import { writeAbFile } from '../lib/load/ab-files.js'
-import { renderReport } from '../lib/report/report.js'
+import { renderReport, writeReport } from '../lib/report/report.js'
+import { summarizeResults } from '../lib/report/verdicts.js'
+import { renderSummaryMarkdown } from '../lib/report/markdown.js'
 import { chartsFor } from '../lib/report/charts.js'
 import { loadFixture, tempDir } from './fixtures/report-helpers.js'
 
@@ -90,17 +92,12 @@ test('createOutDir never hands one folder to two runs started in the same second
   await assert.rejects(createOutDir({ cwd: path.join(cwd, 'file'), now }), { code: 'SB_ERR_INVALID_OPTION', message: /^--out results cannot be created \(ENOTDIR\)$/ })
 })
 
-test('a report rewrite removes stale PNGs and what older or killed renders left', async (t) => {
+test('a report rewrite removes stale PNGs and what killed renders left', async (t) => {
   const dir = await tempDir(t)
   const charts = path.join(dir, 'charts')
   const dead = await deadPid()
-  await mkdir(path.join(dir, '.charts.123.tmp'), { recursive: true })
-  await writeFile(path.join(dir, '.charts.123.tmp', 'x.png'), 'old')
-  await mkdir(path.join(dir, '.charts.123.old'))
   await mkdir(charts)
   await Promise.all([
-    writeFile(path.join(dir, 'report.html.123.tmp'), 'older version'),
-    writeFile(path.join(dir, 'summary.md.123.tmp'), 'older version'),
     writeFile(path.join(dir, `.report.html.${dead}.0a0b.tmp`), 'killed render'),
     writeFile(path.join(dir, 'results.json'), '{}'),
     writeFile(path.join(charts, 'gone-experiment-throughput.png'), 'stale'),
@@ -138,4 +135,28 @@ test('a report write that fails leaves no temporary file, in the folder or in ch
   await assert.rejects(renderReport(results, interrupted, { signal: controller.signal }), /interrupted/)
   assert.deepEqual(await readdir(interrupted), ['charts'])
   assert.deepEqual(await readdir(path.join(interrupted, 'charts')), [])
+})
+
+test('writeReport: summary.md, report.html and charts/ in one call; a failed HTML is returned, summary.md kept', async (t) => {
+  const results = bcryptOnly()
+  const dir = path.join(await tempDir(t), 'new-folder')
+  const out = await writeReport(results, dir)
+  assert.deepEqual((await readdir(dir)).sort(), ['charts', 'report.html', 'summary.md'])
+  assert.equal(out.summary, path.join(dir, 'summary.md'))
+  assert.equal(out.html, path.join(dir, 'report.html'))
+  assert.equal(out.charts.length, chartsFor(results).length)
+  assert.equal(out.error, null)
+  assert.equal(await readFile(out.summary, 'utf8'), renderSummaryMarkdown(results, summarizeResults(results)))
+
+  const summaryOnly = await tempDir(t)
+  const short = await writeReport(results, summaryOnly, { html: false })
+  assert.deepEqual(await readdir(summaryOnly), ['summary.md'])
+  assert.equal(short.html, null)
+
+  const htmlBlocked = await tempDir(t)
+  await mkdir(path.join(htmlBlocked, 'report.html', 'inside'), { recursive: true })
+  const failed = await writeReport(results, htmlBlocked, { png: false })
+  assert.equal(failed.error?.code, 'SB_ERR_RESULTS')
+  assert.equal(failed.html, null)
+  assert.match(await readFile(failed.summary, 'utf8'), /^# syncbench results/)
 })

@@ -3,7 +3,8 @@
 // it must move no figure anywhere, and report.html must show it as partial.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { isMeasured, summarizeResults, compareResults } from '../lib/run/summarize.js'
+import { isMeasured, compareResults } from '../lib/run/summarize.js'
+import { summarizeResults } from '../lib/report/verdicts.js'
 import { mean } from '../lib/run/stats.js'
 import { experimentTables } from '../lib/report/tables.js'
 import { chartsFor } from '../lib/report/charts.js'

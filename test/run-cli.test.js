@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { runCli, startHttpServer, startRawServer, binPath } from './helper.js'
 import { spawnServer } from '../lib/lab/spawn.js'
-import { welchTTest, formatP } from '../lib/run/stats.js'
+import { welchTTest } from '../lib/run/stats.js'
+import { formatP } from '../lib/report/verdicts.js'
 
 let dir
 const savedCacheDir = process.env.SYNCBENCH_CACHE_DIR

@@ -1,7 +1,7 @@
 // Progress on stderr: only on a terminal, never with --quiet; run count, runs left and ETA.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createProgress, formatDuration } from '../lib/run/progress.js'
+import { createProgress, formatDuration } from '../lib/cli/progress.js'
 
 function stream (isTTY) {
   const s = { isTTY, text: '', write (chunk) { s.text += chunk; return true } }

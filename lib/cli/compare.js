@@ -3,7 +3,8 @@
 import { parseCommandArgs } from './args.js'
 import { SyncbenchError } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
-import { compareResults, describeRuns } from '../run/summarize.js'
+import { compareResults } from '../run/summarize.js'
+import { describeRuns } from '../report/verdicts.js'
 import { compareTable, renderText } from '../report/tables.js'
 import { renderMarkdownTable } from '../report/markdown.js'
 

@@ -4,9 +4,7 @@ import path from 'node:path'
 import { parseCommandArgs } from './args.js'
 import { SyncbenchError } from '../errors.js'
 import { painter } from './output.js'
-import { readResultsFile, writeAtomic } from '../run/results-writer.js'
-import { summarizeResults } from '../run/summarize.js'
-import { renderSummaryMarkdown } from '../report/markdown.js'
+import { readResultsFile } from '../run/results-writer.js'
 import { checkResults } from '../report/check-results.js'
 import { textCharts } from '../report/text-chart.js'
 
@@ -63,24 +61,23 @@ async function report (argv, io, signal) {
     if (text) io.stdout.write(text + '\n')
   }
   // Plot, linkedom and resvg load only once the input is known to be good
-  const { renderReport } = await import('../report/report.js')
+  const { writeReport } = await import('../report/report.js')
   let report
   try {
-    report = await renderReport(results, outDir, { png: options.png, signal })
+    report = await writeReport(results, outDir, { png: options.png, signal })
+    if (report.error) throw report.error
   } catch (err) {
     if (!signal.aborted) throw err
     io.stderr.write('syncbench report: interrupted; the files written so far are complete\n')
     return 130
   }
   for (const w of report.warnings) io.stderr.write(`syncbench report: warning: ${w}\n`)
-  const summaryFile = path.join(outDir, 'summary.md')
-  await writeAtomic(summaryFile, renderSummaryMarkdown(results, summarizeResults(results)))
   const show = (file) => {
     const rel = path.relative(process.cwd(), file)
     return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file
   }
   io.stdout.write(`${paint('bold', 'report')}   ${show(report.html)}\n`)
-  io.stdout.write(`${paint('bold', 'summary')}  ${show(summaryFile)}\n`)
+  io.stdout.write(`${paint('bold', 'summary')}  ${show(report.summary)}\n`)
   if (report.charts.length) io.stdout.write(`${paint('bold', 'charts')}   ${report.charts.length} PNG in ${show(path.dirname(report.charts[0]))}${path.sep}\n`)
   return 0
 }

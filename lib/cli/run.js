@@ -9,14 +9,13 @@ import { formatAbReport } from '../load/ab-report.js'
 import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload } from '../run/experiment-loader.js'
 import { defaultExperiments } from '../run/experiments.js'
 import { runExperiments } from '../run/runner.js'
-import { createOutDir, writeAtomic } from '../run/results-writer.js'
-import { summarizeResults } from '../run/summarize.js'
+import { createOutDir } from '../run/results-writer.js'
+import { summarizeResults } from '../report/verdicts.js'
 import { getEngine, engineNames } from '../run/engines/index.js'
 import { experimentTables, renderText } from '../report/tables.js'
-import { renderSummaryMarkdown } from '../report/markdown.js'
-import { renderReport } from '../report/report.js'
+import { writeReport } from '../report/report.js'
 import { textCharts } from '../report/text-chart.js'
-import { createProgress } from '../run/progress.js'
+import { createProgress } from './progress.js'
 import { killChildren } from '../run/children.js'
 import { loadOptionRule } from '../load/options.js'
 
@@ -141,21 +140,11 @@ async function report ({ outcome, outDir, cwd, io, html: withHtml }) {
   }
   const charts = textCharts(results)
   if (charts) io.stdout.write('\n' + charts + '\n')
-  const summaryFile = path.join(outDir, 'summary.md')
-  await writeAtomic(summaryFile, renderSummaryMarkdown(results, summaries))
+  const written = await writeReport(results, outDir, { summaries, html: withHtml })
+  for (const w of written.warnings) io.stderr.write(`syncbench run: warning: ${w}\n`)
   const rel = (f) => path.relative(cwd, f) || f
-  let reportError = null
-  let html = null
-  try {
-    const rendered = withHtml ? await renderReport(results, outDir) : { html: null, warnings: [] }
-    html = rendered.html
-    for (const w of rendered.warnings) io.stderr.write(`syncbench run: warning: ${w}\n`)
-  } catch (err) {
-    if (!(err instanceof SyncbenchError)) throw err
-    reportError = err
-  }
-  io.stderr.write(`syncbench run: results in ${rel(file)}, ${rel(summaryFile)}${html ? `, ${rel(html)}` : ''}${interrupted ? ' (interrupted: partial)' : ''}\n`)
-  const failures = [error, reportError].filter(Boolean)
+  io.stderr.write(`syncbench run: results in ${rel(file)}, ${rel(written.summary)}${written.html ? `, ${rel(written.html)}` : ''}${interrupted ? ' (interrupted: partial)' : ''}\n`)
+  const failures = [error, written.error].filter(Boolean)
   for (const err of failures) io.stderr.write(`syncbench run: ${err.message}\n`)
   if (failures.length > 0) return 1
   return interrupted ? 130 : 0

@@ -6,6 +6,7 @@ import crypto from 'node:crypto'
 import bcrypt from 'bcrypt'
 import bcryptjs from 'bcryptjs'
 import { MAX_FILE_SIZE } from './data-file.js'
+import { strategies } from './strategies.js'
 
 /**
  * @typedef {object} ParamSpec
@@ -84,15 +85,7 @@ export const workloads = {
 /** The `delay` parameter of the fake-async strategy. */
 export const delayParam = { type: 'integer', min: 0, max: 10_000, default: 0, unit: 'ms', description: 'setTimeout delay before the synchronous work' }
 
-export const strategies = {
-  sync: 'the synchronous API, on the main thread',
-  async: 'the callback or promise API',
-  'fake-async': 'setTimeout(sync, delay): returns at once, then blocks the loop anyway',
-  immediate: 'setImmediate(sync): the same trick on the check phase',
-  promises: 'the fs.promises API',
-  stream: 'fs.createReadStream piped into a counting sink',
-  worker: 'the synchronous API in a worker-thread pool (piscina, --pool-size)'
-}
+export { strategies }
 
 /**
  * Strategies a workload offers, in the order of `strategies`.

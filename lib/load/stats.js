@@ -4,13 +4,10 @@
 // The order statistics are read straight from the counts, with hdr-histogram-js's own rules (same
 // bucket layout, same rounding of a percentile's count): the package is CommonJS and loading it cost
 // ~6 ms of CPU per run (cjs-module-lexer, 3 files; measured with --cpu-prof), for one pass over the
-// counts at the end. createHistogram() still gives the package's histogram, loaded on first use.
-import { createRequire } from 'node:module'
+// counts at the end (test/load-stats.test.js checks the layout against the package's histogram).
 
-/** 1 us to 1 hour, kept to 3 significant digits (values recorded in microseconds). */
-const LOWEST_US = 1
+/** 1 us to 1 hour, kept to 3 significant digits (values recorded in microseconds): HDR's (1, HIGHEST_US, 3). */
 const HIGHEST_US = 3_600_000_000
-const DIGITS = 3
 
 // The histogram's bucket layout for those parameters: 2048 sub-buckets (3 digits), half of them
 // (1024, magnitude 10) per bucket after the first, 22 buckets up to 2^32 us. During the run times
@@ -37,15 +34,6 @@ export function valueAtIndex (index) {
 /** ab's percentile rows. */
 export const PERCENTS = [50, 66, 75, 80, 90, 95, 98, 99, 100]
 
-/** @type {any} */
-let Int32Histogram = null
-
-/** An empty hdr-histogram-js histogram of the engine's layout (tests and callers that want the package's API). */
-export function createHistogram () {
-  if (Int32Histogram === null) Int32Histogram = createRequire(import.meta.url)('hdr-histogram-js/dist/Int32Histogram.js').default
-  return new Int32Histogram(LOWEST_US, HIGHEST_US, DIGITS)
-}
-
 /** Highest value of the bucket at `index` (hdr's highestEquivalentValue of its lowest value). */
 function highestAtIndex (index) {
   return index < SUB_BUCKETS ? index : valueAtIndex(index) + 2 ** ((index >>> HALF_MAGNITUDE) - 1) - 1
@@ -60,9 +48,6 @@ export class Row {
     this.sum = 0
     this.sumSquares = 0
     this.counts = new Float64Array(COUNTS_LENGTH)
-    /** @type {ReturnType<typeof createHistogram>|null} */
-    this.built = null
-    this.builtCount = -1
   }
 
   /** @param {number} ms */
@@ -75,18 +60,6 @@ export class Row {
     let us = Math.round(ms * 1000)
     if (us > HIGHEST_US) us = HIGHEST_US
     this.counts[countsIndex(us)]++
-  }
-
-  /** This row's times as an hdr-histogram-js histogram, in microseconds (built on demand). */
-  get histogram () {
-    if (this.builtCount !== this.count) {
-      const h = createHistogram()
-      const counts = this.counts
-      for (let i = 0; i < COUNTS_LENGTH; i++) if (counts[i] > 0) h.recordValueWithCount(valueAtIndex(i), counts[i])
-      this.built = h
-      this.builtCount = this.count
-    }
-    return this.built
   }
 
   /**

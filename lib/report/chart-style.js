@@ -1,18 +1,7 @@
 // Colours and small print shared by every chart, so "sync" is the same red in every chart of a report.
+// Each strategy keeps its colour in every chart: the colours are the lab's (lib/lab/strategies.js).
+import { strategyStyles } from '../lab/strategies.js'
 
-/** Each strategy keeps its colour in every chart (Tableau 10, readable in grey scale and by most colour-blind readers). */
-const FIXED = {
-  sync: '#d62728',
-  async: '#1f77b4',
-  'fake-async': '#ff7f0e',
-  worker: '#2ca02c',
-  'worker-pool': '#2ca02c',
-  promises: '#9467bd',
-  immediate: '#8c564b',
-  stream: '#17becf',
-  'bcryptjs-sync': '#e377c2',
-  'bcryptjs-async': '#bcbd22'
-}
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf']
 
 export const REFERENCE_COLOR = '#6b7280'
@@ -30,7 +19,7 @@ export function colorsFor (names, strategyOf = (n) => n, { unique = true } = {})
   const colors = new Map()
   const taken = new Set()
   for (const name of names) {
-    const fixed = FIXED[strategyOf(name)] ?? FIXED[name]
+    const fixed = strategyStyles.get(strategyOf(name))?.color ?? strategyStyles.get(name)?.color
     if (fixed && !(unique && taken.has(fixed))) { colors.set(name, fixed); taken.add(fixed) }
   }
   const free = PALETTE.filter((c) => !taken.has(c))

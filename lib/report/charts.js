@@ -7,9 +7,11 @@ import { sweepChart, barChart } from './chart-kinds.js'
 import { latencyChart, eventLoopChart } from './chart-latency.js'
 import { isMeasured } from '../run/summarize.js'
 import { mean } from '../run/stats.js'
+import { strategyStyles } from '../lab/strategies.js'
 import { formatNumber as fmt, MIB } from '../format.js'
+
 /** Strategies that run the work on the event loop: one core is their ceiling whatever the machine has. */
-const BLOCKING = new Set(['sync', 'fake-async', 'immediate', 'bcryptjs-sync', 'bcryptjs-async'])
+const onEventLoop = (strategy) => strategyStyles.get(strategy)?.onEventLoop === true
 
 /**
  * @typedef {object} ChartContext
@@ -62,7 +64,7 @@ function partsOf (experiment, runs, results) {
   }
   return workloads.map((w) => {
     const cal = experiment.calibration
-    const applies = cal && (!cal.op || String(cal.op) === String(w))
+    const applies = cal && String(cal.op) === String(w)
     return {
       ...base,
       experiment: { ...experiment, title: `${experiment.title} — ${w}`, calibration: applies ? cal : undefined },
@@ -105,15 +107,14 @@ function ceilings (cal, axis, points, machineCores) {
   if (!(cal?.opMs > 0)) return []
   const single = 1000 / cal.opMs
   const cores = cal.usableCores ?? machineCores ?? 1
-  const unit = cal.unit ? ` ${cal.unit}` : ' op/s'
   const refs = []
   if (axis === 'threadpoolSize' || axis === 'poolSize' || axis === 'concurrency') {
     const what = { threadpoolSize: 'threads', poolSize: 'workers', concurrency: 'c' }[axis]
-    refs.push({ label: `ceiling: min(${what}, ${cores} cores) × ${fmt(single)}${unit}`, curve: (x) => Math.min(x, cores) * single })
+    refs.push({ label: `ceiling: min(${what}, ${cores} cores) × ${fmt(single)} ${cal.unit}`, curve: (x) => Math.min(x, cores) * single })
   } else {
-    refs.push({ label: `ceiling: ${cores} cores × ${fmt(single)}${unit} = ${fmt(cores * single)} req/s`, value: cores * single })
+    refs.push({ label: `ceiling: ${cores} cores × ${fmt(single)} ${cal.unit} = ${fmt(cores * single)} req/s`, value: cores * single })
   }
-  if (cores > 1 && points.some((p) => BLOCKING.has(p.strategy))) {
+  if (cores > 1 && points.some((p) => onEventLoop(p.strategy))) {
     refs.push({ label: `one core (work on the event loop): ${fmt(single)} req/s`, value: single })
   }
   return refs

@@ -1,7 +1,7 @@
 // report.html: one self-contained file (inline CSS and SVG, no script, no external request, a CSP that
 // forbids any) with the machine, the seeds' tables, the charts and every run's details. Readable on a
 // phone: the charts scale to the width, wide tables scroll inside their own box.
-import { summarizeResults, describeRuns } from '../run/summarize.js'
+import { summarizeResults, describeRuns } from './verdicts.js'
 import { experimentTables } from './tables.js'
 import { experimentsOf } from './chart-data.js'
 import { formatBytes, MIB } from '../format.js'
@@ -38,10 +38,10 @@ figure svg.chart-wide{display:none}figure svg.chart-narrow{display:block}}
  * @param {import('../types.js').ResultsFile} results
  * @param {{ spec: import('./svg.js').ChartSpec, svg: string, narrowSvg?: string, png?: string }[]} charts
  *        svg: the wide layout; narrowSvg: the phone layout; png: path relative to report.html
+ * @param {import('./verdicts.js').ReportSummary[]|null} [summaries]  summarizeResults(results), when the caller has them
  * @returns {string}
  */
-export function renderHtml (results, charts) {
-  const summaries = safeSummaries(results)
+export function renderHtml (results, charts, summaries = safeSummaries(results)) {
   const groups = experimentsOf(results)
   const body = [
     `<header><h1>syncbench report</h1><p class="muted">${esc(headline(results))}</p></header>`,

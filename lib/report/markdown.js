@@ -1,7 +1,7 @@
 // summary.md: the run's tables as markdown pipe tables, with the verdicts and the machine, ready to
 // paste into a blog post. The tables are lib/report/tables.js's, so terminal and markdown never differ.
 import { experimentTables } from './tables.js'
-import { describeRuns } from '../run/summarize.js'
+import { describeRuns } from './verdicts.js'
 
 /**
  * @param {import('./tables.js').Table} table
@@ -17,7 +17,7 @@ export function renderMarkdownTable (table) {
 
 /**
  * @param {import('../types.js').ResultsFile} results
- * @param {ReturnType<typeof import('../run/summarize.js').summarizeResults>} summaries
+ * @param {import('./verdicts.js').ReportSummary[]} summaries
  * @returns {string}
  */
 export function renderSummaryMarkdown (results, summaries) {

@@ -1,5 +1,6 @@
-// From a ResultsFile to results/<timestamp>/report.html and charts/*.png, written so that a crash or
-// Ctrl-C never leaves a half-written file: each PNG and the HTML go to a temporary name renamed over
+// From a ResultsFile to results/<timestamp>/summary.md, report.html and charts/*.png (writeReport, the
+// one writer that `syncbench run` and `syncbench report` share), written so that a crash or Ctrl-C
+// never leaves a half-written file: summary.md, each PNG and the HTML go to a temporary name renamed over
 // the old one (lib/fs-atomic.js). charts/ always exists while a report is rewritten; the PNGs of an
 // older report that this one no longer draws are deleted once the new ones are in place.
 import path from 'node:path'
@@ -10,12 +11,12 @@ import { chartsFor } from './charts.js'
 import { renderChartSvg } from './svg.js'
 import { svgToPngAsync, pngHasFonts } from './png.js'
 import { renderHtml } from './html.js'
+import { renderSummaryMarkdown } from './markdown.js'
+import { summarizeResults } from './verdicts.js'
 
 export { checkResults } from './check-results.js'
 
 const NARROW = 420
-/** What older syncbench versions left after a crash: a charts folder swapped in two renames, the HTML's and summary.md's temp names. */
-const OLD_LEFTOVERS = /^(\.charts\.\d+\.(tmp|old)|(report\.html|summary\.md)\.\d+\.tmp)$/
 
 /**
  * @typedef {object} RenderedReport
@@ -25,11 +26,46 @@ const OLD_LEFTOVERS = /^(\.charts\.\d+\.(tmp|old)|(report\.html|summary\.md)\.\d
  */
 
 /**
+ * @typedef {object} WrittenReport
+ * @property {string} summary        absolute path of summary.md
+ * @property {string|null} html      absolute path of report.html; null with html: false or when it failed
+ * @property {string[]} charts       absolute paths of the PNGs, in report order
+ * @property {string[]} warnings     things the reader should know (no font for PNG text)
+ * @property {SyncbenchError|null} error  report.html or a chart could not be written (summary.md was)
+ */
+
+/**
+ * Write a results file's report into outDir: summary.md first (cheap, and the tables a reader wants
+ * most), then, unless html is false, report.html and charts/*.png. The summaries are computed once
+ * here, or taken from the caller that already printed them.
+ * @param {import('../types.js').ResultsFile} results
+ * @param {string} outDir
+ * @param {{ summaries?: import('./verdicts.js').ReportSummary[], html?: boolean, png?: boolean, signal?: AbortSignal }} [options]
+ *        html: false writes summary.md only; png and signal as renderReport's
+ * @returns {Promise<WrittenReport>}  a failure to write summary.md (or a bug) is thrown; a failure to
+ *        write report.html or a chart is returned as `error`, so a caller can still name summary.md
+ */
+export async function writeReport (results, outDir, options = {}) {
+  const { summaries = summarizeResults(results), html = true, png, signal } = options
+  await mkdir(outDir, { recursive: true }).catch((err) => { throw writeError(outDir, err) })
+  const summary = path.join(outDir, 'summary.md')
+  await writeFileAtomic(summary, renderSummaryMarkdown(results, summaries)).catch((err) => { throw writeError(summary, err) })
+  if (!html) return { summary, html: null, charts: [], warnings: [], error: null }
+  try {
+    return { summary, ...await renderReport(results, outDir, { png, signal, summaries }), error: null }
+  } catch (err) {
+    if (!(err instanceof SyncbenchError)) throw err
+    return { summary, html: null, charts: [], warnings: [], error: err }
+  }
+}
+
+/**
  * Render every chart the results call for, then write report.html and charts/*.png into outDir.
  * @param {import('../types.js').ResultsFile} results
  * @param {string} outDir
- * @param {{ png?: boolean, signal?: AbortSignal }} [options]  png: false skips the PNGs (report.html only,
- *        charts/ left as it is); signal: stop before the next file (the files written so far are whole)
+ * @param {{ png?: boolean, signal?: AbortSignal, summaries?: import('./verdicts.js').ReportSummary[] }} [options]
+ *        png: false skips the PNGs (report.html only, charts/ left as it is); signal: stop before the
+ *        next file (the files written so far are whole); summaries: the tables' (summarizeResults)
  * @returns {Promise<RenderedReport>}
  */
 export async function renderReport (results, outDir, options = {}) {
@@ -45,7 +81,7 @@ export async function renderReport (results, outDir, options = {}) {
   }))
   const warnings = []
   await mkdir(outDir, { recursive: true }).catch((err) => { throw writeError(outDir, err) })
-  await removeLeftovers(outDir).catch((err) => { throw writeError(outDir, err) })
+  await removeStaleTemps(outDir).catch((err) => { throw writeError(outDir, err) })
   const chartsDir = path.join(outDir, 'charts')
   const written = []
   if (options.png !== false) {
@@ -70,16 +106,9 @@ export async function renderReport (results, outDir, options = {}) {
   }
   signal?.throwIfAborted()
   const htmlFile = path.join(outDir, 'report.html')
-  const html = renderHtml(results, options.png === false ? charts.map(({ png, ...c }) => c) : charts)
+  const html = renderHtml(results, options.png === false ? charts.map(({ png, ...c }) => c) : charts, options.summaries)
   await writeFileAtomic(htmlFile, html).catch((err) => { throw writeError(htmlFile, err) })
   return { html: htmlFile, charts: written, warnings }
-}
-
-/** Temporary files and folders that a killed render (this version or an older one) left in outDir. */
-async function removeLeftovers (outDir) {
-  await removeStaleTemps(outDir)
-  const old = (await readdir(outDir)).filter((name) => OLD_LEFTOVERS.test(name))
-  await Promise.all(old.map((name) => rm(path.join(outDir, name), { recursive: true, force: true })))
 }
 
 /** fn over items, `limit` at a time; rejects only once every started call has settled (no write left running). */

@@ -1,7 +1,7 @@
 // The comparison tables of `syncbench run` and `syncbench compare`, as data ({ title, columns, rows })
-// built from lib/run/summarize.js's summaries, and their plain-text rendering for the terminal.
+// built from lib/run/summarize.js's statistics, and their plain-text rendering for the terminal.
 // lib/report/markdown.js renders the same tables for summary.md.
-import { formatP, formatPValue } from '../run/stats.js'
+import { formatP, formatPValue } from './verdicts.js'
 import { MIB } from '../format.js'
 
 /**
@@ -29,7 +29,7 @@ const SEED_001_ROWS = [
 
 /**
  * The tables of one experiment: its comparison table (seed 001, seed 002 or generic), then the server metrics.
- * @param {ReturnType<typeof import('../run/summarize.js').summarizeResults>[number]} s
+ * @param {import('../run/summarize.js').ExperimentSummary} s
  * @returns {Table[]}
  */
 export function experimentTables (s) {

@@ -182,28 +182,3 @@ export function welchTTest (a, b) {
   const p = Math.min(1, 2 * tCdf(-Math.abs(t), df))
   return { t, df, p, stars: stars(p) }
 }
-
-/**
- * A p-value as compare.R prints it: 3 significant digits ("0.0794", "0.00312"), in exponent form
- * below 0.0001 ("2.43e-7"), "< 2.2e-16" below what a double resolves next to 1 (R's format.pval),
- * "n/a" without one. The one format of the verdict lines and the compare table.
- * @param {number} p
- * @returns {string}
- */
-export function formatPValue (p) {
-  if (!(p >= 0)) return 'n/a'
-  if (p < 2.2e-16) return '< 2.2e-16'
-  if (p < 0.0001) return p.toExponential(2)
-  return String(Number(p.toPrecision(3)))
-}
-
-/**
- * "p = 0.00312 **" / "p = 2.43e-7 ***" / "p < 2.2e-16 ***" / "p n/a" for one-line verdicts.
- * @param {WelchResult} r
- */
-export function formatP (r) {
-  if (!(r.p >= 0)) return 'p n/a'
-  const s = r.stars ? ` ${r.stars}` : ''
-  const p = formatPValue(r.p)
-  return `p ${p.startsWith('<') ? p : `= ${p}`}${s}`
-}

@@ -1,9 +1,8 @@
-// From a results file to what the tables show: per configuration the mean and 95% CI of every figure
-// over its repeats, the Welch t-test against its baseline, the efficiency against the physical
-// ceiling, the server metrics; per experiment one verdict line. Pure functions of the ResultsFile,
-// so `syncbench run`, `syncbench compare` and the report all agree.
-import { summarize as summarizeValues, welchTTest, formatP, mean } from './stats.js'
-import { formatNumber } from '../format.js'
+// From a results file to the statistics the tables show: per configuration the mean and 95% CI of every
+// figure over its repeats, the Welch t-test against its baseline, the efficiency against the physical
+// ceiling, the server metrics. Pure functions of the ResultsFile, so `syncbench run`, `syncbench compare`
+// and the report all agree; the words (verdict lines, p-values, run counts) are lib/report/verdicts.js's.
+import { summarize as summarizeValues, welchTTest, mean } from './stats.js'
 
 /**
  * Whether a run counts in the figures: it did not fail, it has a load result, and that result was not
@@ -27,22 +26,34 @@ export function isMeasured (run) {
  * @property {{ loopP99: number, loopMax: number, elu: number, cpuPercent: number, peakRssBytes: number, threads: number }|null} server
  */
 
+/**
+ * One experiment's statistics, its configurations in table order.
+ * @typedef {object} ExperimentSummary
+ * @property {string} name
+ * @property {string} title
+ * @property {string} description
+ * @property {string} table         'seed-001' | 'seed-002' | 'generic': which comparison table it prints
+ * @property {string} [baseline]
+ * @property {string} [reference]
+ * @property {import('../types.js').ResultsFile['experiments'][number]['calibration']} [calibration]
+ * @property {Row[]} rows
+ */
+
 /** LoadResult figures averaged over repeats (the seed tables' rows). */
 export const FIGURES = ['concurrency', 'timeTakenSeconds', 'completeRequests', 'failedRequests', 'keepAliveRequests',
   'totalTransferredBytes', 'htmlTransferredBytes', 'requestsPerSecond', 'timePerRequestMs', 'timePerRequestAcrossMs', 'transferRateKBps']
 
 /**
  * @param {import('../types.js').ResultsFile} results
- * @returns {{ name: string, title: string, description: string, table: string, baseline?: string, reference?: string, calibration?: object, rows: Row[], verdict: string }[]}
+ * @returns {ExperimentSummary[]}
  */
-export function summarizeResults (results) {
+export function summarizeExperiments (results) {
   return results.experiments.map((experiment) => {
     const runs = results.runs.filter((r) => r.experiment === experiment.name)
-    const labels = experiment.labels ?? [...new Set(runs.map((r) => r.label))]
-    const rows = labels.map((label) => row(label, runs.filter((r) => r.label === label), experiment.calibration))
+    const rows = experiment.labels.map((label) => row(label, runs.filter((r) => r.label === label), experiment.calibration))
     const byLabel = new Map(rows.map((r) => [r.label, r]))
     for (const r of rows) {
-      const baseLabel = experiment.comparisons?.[r.label]
+      const baseLabel = experiment.comparisons[r.label]
       const base = baseLabel && byLabel.get(baseLabel)
       if (!base || r.runs.length === 0 || base.runs.length === 0 || !(base.figures.requestsPerSecond.mean > 0)) continue
       r.comparison = {
@@ -51,18 +62,28 @@ export function summarizeResults (results) {
         test: welchTTest(rps(r.runs), rps(base.runs))
       }
     }
-    const summary = { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, calibration: experiment.calibration, rows }
-    return { ...summary, verdict: verdict(summary) }
+    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, calibration: experiment.calibration, rows }
   })
 }
 
-/** Requests per second of each run: the figure compared between strategies, as compare.R compares rates. */
+/**
+ * Requests per second of each run: the figure compared between strategies, as compare.R compares rates.
+ * @param {import('../types.js').RunRecord[]} runs
+ * @returns {number[]}
+ */
 export function rps (runs) {
   return runs.map((r) => r.load.requestsPerSecond)
 }
 
+/**
+ * @param {string} label
+ * @param {import('../types.js').RunRecord[]} runs   every run of this configuration, measured or not
+ * @param {ExperimentSummary['calibration']} calibration
+ * @returns {Row}
+ */
 function row (label, runs, calibration) {
   const ok = runs.filter(isMeasured)
+  /** @type {Record<string, import('./stats.js').Summary>} */
   const figures = {}
   for (const f of FIGURES) figures[f] = summarizeValues(ok.map((r) => r.load[f]))
   const servers = ok.map((r) => r.server).filter(Boolean)
@@ -88,31 +109,6 @@ function row (label, runs, calibration) {
 }
 
 /**
- * "async is 1.97x sync (p = 0.00312 **); ceiling 2 cores x 15.4 hash/s = 30.8 req/s: sync 46%, async 92%"
- * With many configurations (sweeps) only the best and the worst ratio are named.
- */
-function verdict ({ name, rows, calibration }) {
-  const measured = rows.filter((r) => r.runs.length > 0)
-  if (measured.length === 0) return `${name}: nothing measured`
-  let compared = rows.filter((r) => r.comparison)
-  if (compared.length > 3) {
-    const sorted = [...compared].sort((a, b) => b.comparison.ratio - a.comparison.ratio)
-    compared = [sorted[0], sorted[sorted.length - 1]]
-  }
-  const ratios = compared.map((r) => `${r.label} is ${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline} (${formatP(r.comparison.test)})`)
-  const parts = [ratios.length ? ratios.join(', ') : `${measured[0].label}: ${measured[0].figures.requestsPerSecond.mean.toFixed(2)} req/s`]
-  if (calibration) {
-    const perCore = 1000 / calibration.opMs
-    const calibrated = measured.filter((r) => r.efficiency !== null)
-    const shown = calibrated.length > 4 ? [...calibrated].sort((a, b) => b.efficiency - a.efficiency).filter((_, i, a) => i === 0 || i === a.length - 1) : calibrated
-    const eff = shown.map((r) => `${r.label} ${Math.round(r.efficiency * 100)}%`).join(', ')
-    parts.push(`ceiling ${calibration.usableCores} cores x ${formatNumber(perCore)} ${calibration.unit ?? 'op/s'} = ${formatNumber(calibration.ceilingRps)} req/s: ${eff}`)
-  }
-  const single = measured.every((r) => r.runs.length < 2) ? ' [1 run each: --runs 5 for p-values]' : ''
-  return `${name}: ${parts.join('; ')}${single}`
-}
-
-/**
  * syncbench compare: the same configurations in two results files, req/s of b against a.
  * @param {import('../types.js').ResultsFile} a
  * @param {import('../types.js').ResultsFile} b
@@ -132,17 +128,4 @@ export function compareResults (a, b) {
     out.push({ experiment, label, a: sa, b: sb, change: sb.mean / sa.mean - 1, test: welchTTest(rps(rb), rps(ra)) })
   }
   return out
-}
-
-/**
- * How many runs each configuration had, in words: "3", or "2 (seed-bcrypt), 5 (seed-readfile)" when the
- * experiments' own defaults differ. Older files recorded only options.runs.
- * @param {import('../types.js').ResultsFile} results
- * @returns {string}
- */
-export function describeRuns (results) {
-  const per = results.experiments.map((e) => [e.name, e.runs ?? results.options?.runs ?? 1])
-  const distinct = new Set(per.map(([, n]) => n))
-  if (distinct.size <= 1) return String(distinct.values().next().value ?? results.options?.runs ?? 1)
-  return per.map(([name, n]) => `${n} (${name})`).join(', ')
 }

@@ -9,6 +9,7 @@
 export function createProgress (stream, { quiet = false } = {}) {
   if (quiet || !stream.isTTY) return { event: () => {}, done: () => {} }
   let shown = false
+  /** @param {string} text */
   const show = (text) => {
     stream.write(`\r\x1b[K${text}`)
     shown = true
@@ -33,7 +34,11 @@ export function createProgress (stream, { quiet = false } = {}) {
   }
 }
 
-/** 83000 -> "1:23", 3725000 -> "1:02:05" */
+/**
+ * 83000 -> "1:23", 3725000 -> "1:02:05"
+ * @param {number} ms
+ * @returns {string}
+ */
 export function formatDuration (ms) {
   const s = Math.max(0, Math.round(ms / 1000))
   const hh = Math.floor(s / 3600)
