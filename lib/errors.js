@@ -109,23 +109,26 @@ export class TimeoutError extends SyncbenchError {
   }
 }
 
-/** A server under test did not start. `stderr` holds the last lines it wrote, when it wrote any. */
+/**
+ * A server under test did not start. `message` is one line; `stderr` holds the child's last stderr
+ * lines, oldest first, for a caller that wants more (a stack trace, a user's server explaining itself).
+ */
 export class ServerStartError extends SyncbenchError {
-  /** @param {string} message @param {{ cause?: unknown, stderr?: string }} [options] */
-  constructor (message, options = {}) {
-    super(errorCodes.SERVER_START, message, options)
-    /** @type {string} */
-    this.stderr = options.stderr ?? ''
+  /** @param {string} message @param {{ cause?: unknown, stderr?: string[] }} [options] */
+  constructor (message, { cause, stderr = [] } = {}) {
+    super(errorCodes.SERVER_START, message, cause === undefined ? undefined : { cause })
+    /** @type {string[]} */
+    this.stderr = stderr
   }
 }
 
-/** A server under test exited while it was still needed. `stderr` holds the last lines it wrote. */
+/** A server under test exited while it was still needed. `stderr` holds its last stderr lines. */
 export class ServerExitedError extends SyncbenchError {
-  /** @param {string} message @param {{ cause?: unknown, stderr?: string }} [options] */
-  constructor (message, options = {}) {
-    super(errorCodes.SERVER_EXITED, message, options)
-    /** @type {string} */
-    this.stderr = options.stderr ?? ''
+  /** @param {string} message @param {{ cause?: unknown, stderr?: string[] }} [options] */
+  constructor (message, { cause, stderr = [] } = {}) {
+    super(errorCodes.SERVER_EXITED, message, cause === undefined ? undefined : { cause })
+    /** @type {string[]} */
+    this.stderr = stderr
   }
 }
 
@@ -134,9 +137,19 @@ export class ServerMetricsError extends SyncbenchError {
   constructor (message, options) { super(errorCodes.SERVER_METRICS, message, options) }
 }
 
+/**
+ * An experiment or workload module is unusable. From a child (a calibration, a workload host),
+ * `signal` is the signal that ended it, so an interrupt is told from a crash; `stderr` its last lines.
+ */
 export class ExperimentError extends SyncbenchError {
-  /** @param {string} message @param {{ cause?: unknown }} [options] */
-  constructor (message, options) { super(errorCodes.EXPERIMENT, message, options) }
+  /** @param {string} message @param {{ cause?: unknown, signal?: NodeJS.Signals|null, stderr?: string[] }} [options] */
+  constructor (message, { cause, signal = null, stderr = [] } = {}) {
+    super(errorCodes.EXPERIMENT, message, cause === undefined ? undefined : { cause })
+    /** @type {NodeJS.Signals|null} */
+    this.signal = signal
+    /** @type {string[]} */
+    this.stderr = stderr
+  }
 }
 
 export class ResultsError extends SyncbenchError {
@@ -144,7 +157,10 @@ export class ResultsError extends SyncbenchError {
   constructor (message, options) { super(errorCodes.RESULTS, message, options) }
 }
 
-/** The class for each code that is thrown, for code that receives a code over IPC and rebuilds the error. */
+/**
+ * The class for each code that is thrown, for code that receives a code over IPC and rebuilds the error.
+ * @type {Record<string, new (message: string, options?: { cause?: unknown, stderr?: string[] }) => SyncbenchError>}
+ */
 const classes = {
   [errorCodes.INVALID_OPTION]: InvalidOptionError,
   [errorCodes.UNKNOWN_OPTION]: UnknownOptionError,
@@ -165,29 +181,13 @@ const classes = {
  * @param {unknown} code
  * @param {string} message
  * @param {ErrorCode} fallback
+ * @param {{ cause?: unknown, stderr?: string[] }} [options] `stderr` is kept by the classes that declare it
  * @returns {SyncbenchError}
  */
-export function errorFromCode (code, message, fallback) {
-  const Class = Object.hasOwn(classes, String(code)) ? classes[/** @type {keyof typeof classes} */ (String(code))] : classes[/** @type {keyof typeof classes} */ (fallback)]
-  return Class ? new Class(message) : new SyncbenchError(fallback, message)
-}
-
-/**
- * A server child that failed to start (SB_ERR_SERVER_START, or SB_ERR_EXPERIMENT for an unusable
- * workload module): `message` is one line; `stderr` holds the child's last stderr lines, oldest first,
- * for a caller that wants more than that line (a stack trace, a user's server explaining itself).
- */
-export class ServerChildError extends SyncbenchError {
-  /**
-   * @param {string} code
-   * @param {string} message
-   * @param {{ stderr?: string[], cause?: unknown }} [options]
-   */
-  constructor (code, message, { stderr = [], cause } = {}) {
-    super(code, message, cause === undefined ? undefined : { cause })
-    /** @type {string[]} */
-    this.stderr = stderr
-  }
+export function errorFromCode (code, message, fallback, options = {}) {
+  const key = /** @type {keyof typeof classes} */ (Object.hasOwn(classes, String(code)) ? String(code) : fallback)
+  const Class = classes[key]
+  return Class ? new Class(message, options) : new SyncbenchError(fallback, message, options)
 }
 
 /**

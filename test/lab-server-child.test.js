@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { spawnServer, spawnWorkloadServer, queryWorkloadHandlers } from '../lib/lab/spawn.js'
 import { READY, METRICS, ERROR } from '../lib/lab/ipc.js'
-import { ServerChildError, SyncbenchError } from '../lib/errors.js'
+import { ServerStartError, SyncbenchError } from '../lib/errors.js'
 import { httpGet } from './helper.js'
 
 const childPath = fileURLToPath(new URL('../lib/lab/server-child.js', import.meta.url))
@@ -132,7 +132,7 @@ test('a child that dies before ready: SB_ERR_SERVER_START naming its last stderr
   await writeFile(file, 'console.error("first line")\nconsole.error("second line")\nconsole.error("listen EACCES: no way")\nprocess.exit(5)\n')
   let child
   const err = await spawnWorkloadServer({ workload: file, onChild: (c) => { child = c } }).then(() => null, (e) => e)
-  assert.ok(err instanceof ServerChildError)
+  assert.ok(err instanceof ServerStartError)
   assert.ok(err instanceof SyncbenchError)
   assert.equal(err.name, 'SyncbenchError')
   assert.equal(err.code, 'SB_ERR_SERVER_START')

@@ -4,7 +4,7 @@
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import { SyncbenchError, ServerChildError } from '../errors.js'
+import { SyncbenchError, errorCodes, errorFromCode } from '../errors.js'
 import { READY, HANDLERS, METRICS, ERROR } from './ipc.js'
 
 const childPath = fileURLToPath(new URL('./server-child.js', import.meta.url))
@@ -210,9 +210,9 @@ function waitFor (child, exited, type, timeoutMs, stderr) {
     child.once('close', () => { closed = true })
     // The child names what went wrong (its own code, e.g. SB_ERR_EXPERIMENT for a bad workload).
     /** @type {(message: string, code?: string, lines?: string[]) => void} */
-    const fail = (message, code = 'SB_ERR_SERVER_START', lines = lastLines(stderr())) => {
+    const fail = (message, code = errorCodes.SERVER_START, lines = lastLines(stderr())) => {
       cleanup()
-      if (settled !== true) reject(new ServerChildError(code, message, { stderr: lines }))
+      if (settled !== true) reject(errorFromCode(code, message, errorCodes.SERVER_START, { stderr: lines }))
       settled = true
     }
     /** @param {any} message */
@@ -226,7 +226,7 @@ function waitFor (child, exited, type, timeoutMs, stderr) {
         settled = 'reporting'
         cleanup()
         // The child exits right after its error: its last stderr lines are worth the wait for 'close'.
-        afterClose(() => fail(`${message.message}`, message.code === 'SB_ERR_EXPERIMENT' ? message.code : undefined, message.stderr ?? lastLines(stderr())))
+        afterClose(() => fail(`${message.message}`, message.code === errorCodes.EXPERIMENT ? message.code : undefined, message.stderr ?? lastLines(stderr())))
       }
     }
     /** @param {NodeJS.ErrnoException} err */
