@@ -35,7 +35,7 @@ export class HeaderCache {
   match (buf, r) {
     const length = this.length
     if (length === 0 || r < length || buf !== this.buffer) return -1
-    const view = this.view
+    const view = /** @type {Int32Array} */ (this.view) // set with this.buffer
     const words = this.words
     const n = length >>> 2
     for (let i = 0; i < n; i++) if (view[i] !== words[i]) return -1
