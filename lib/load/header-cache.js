@@ -1,4 +1,4 @@
-// The last response header the engine parsed the ab way, and what it found in it, so that the next
+// The last response header AbFraming (ab-framing.js) read, and what it found in it, so that the next
 // response whose header is byte for byte the same is recognised by one comparison instead of four
 // searches. A benchmarked server answers the same header thousands of times a second (only its Date
 // changes, once a second): parsing it (header end, status, "Keep-Alive", "Content-Length:") costs
