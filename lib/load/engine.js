@@ -232,12 +232,7 @@ export class Engine {
     let bodyStart
     if (c.cbx === 0) {
       const known = framing.knownHeader(c, chunk, r)
-      if (known !== -1) {
-        c.gotHeader = true
-        counts.header(chunk, end, framing.knownCode, -1)
-        this.startOthers()
-        return known
-      }
+      if (known !== -1) return this.knownHeader(c, chunk, end, known)
       s = findHeaderEnd(chunk, end, this.found)
       if (s === -1) {
         if (r >= HEADER_LIMIT) return this.headerTooBig(c)
@@ -269,6 +264,18 @@ export class Engine {
     // with its status digits inside it (ab takes them after the first "HTTP" of the read, body included).
     const cacheable = buf === chunk && this.found.length === 4 && code >= 0 && at !== -1 && at + 3 <= bodyStart
     framing.header(c, buf, s, bodyStart, code, cacheable)
+    this.startOthers()
+    return bodyStart
+  }
+
+  /**
+   * header() for a response whose header the framing recognised from an earlier one (its status
+   * is the framing's knownCode, always three digits).
+   * @param {Connection} c @param {Buffer} chunk @param {number} end @param {number} bodyStart
+   */
+  knownHeader (c, chunk, end, bodyStart) {
+    c.gotHeader = true
+    this.counts.header(chunk, end, this.framing.knownCode, -1)
     this.startOthers()
     return bodyStart
   }
