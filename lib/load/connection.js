@@ -1,6 +1,7 @@
 // One of the engine's `concurrency` connections: ab's struct connection, its socket, and the socket
 // listeners, shared by every socket (`this` is the socket, which points at its connection), so that
-// no closure is created per socket or per request.
+// no closure is created per socket or per request. Each listener calls one Engine method:
+// 'connect' -> connected(), a read -> data(), 'end' -> eof(), 'error' -> error().
 import net from 'node:net'
 import { performance } from 'node:perf_hooks'
 
@@ -11,11 +12,21 @@ export const CONNECTING = 1
 export const CONNECTED = 2
 export const READING = 3
 
+/**
+ * A socket of the engine, pointing at its connection until the connection drops it.
+ * @typedef {net.Socket & { [kConn]?: Connection|null }} ConnSocket
+ */
+
+/** @this {ConnSocket} */
 function onSocketConnect () { const c = this[kConn]; if (c) c.engine.connected(c) }
+/** @this {ConnSocket} @param {number} nread @param {Buffer} buf the shared read buffer */
 function onSocketRead (nread, buf) { const c = this[kConn]; if (c) c.engine.data(c, buf, nread) }
+/** @this {ConnSocket} */
 function onSocketEnd () { const c = this[kConn]; if (c) c.engine.eof(c) }
+/** @this {ConnSocket} @param {NodeJS.ErrnoException} err */
 function onSocketError (err) { const c = this[kConn]; if (c) c.engine.error(c, err) }
 // ab's end of write is when the last request byte is written, as here for a request that had to wait.
+/** @this {ConnSocket} */
 function onSocketDrain () { const c = this[kConn]; if (c) c.endwrite = performance.now() }
 
 /**
@@ -24,14 +35,16 @@ function onSocketDrain () { const c = this[kConn]; if (c) c.endwrite = performan
  * @param {string} address @param {number} port
  */
 export function connectOptions (address, port) {
-  return { host: address, port, noDelay: true, onread: { buffer: Buffer.allocUnsafe(65536), callback: onSocketRead } }
+  // The callback returns nothing: only `false` would pause the socket.
+  const callback = /** @type {(nread: number, buf: Uint8Array) => boolean} */ (/** @type {unknown} */ (onSocketRead))
+  return { host: address, port, noDelay: true, onread: { buffer: Buffer.allocUnsafe(65536), callback } }
 }
 
 export class Connection {
   /** @param {import('./engine.js').Engine} engine */
   constructor (engine) {
     this.engine = engine
-    /** @type {net.Socket|null} */
+    /** @type {ConnSocket|null} */
     this.socket = null
     this.state = UNCONNECTED
     this.read = 0 // bytes of this response, headers included
@@ -47,15 +60,17 @@ export class Connection {
     this.connect = 0
     this.endwrite = 0
     this.beginread = 0
+    /** how the body of an HTTP/1.1 response ends (http11.js BODY_*) */
     this.bodyMode = 0
     /** @type {import('./chunked-decoder.js').ChunkedDecoder|null} */
     this.decoder = null
+    /** ab's -r bookkeeping: the next receive error on this connection adds no Exception */
     this.skipException = false
   }
 
   /** Open a new socket for the next request. @param {net.NetConnectOpts} options */
   open (options) {
-    const socket = net.connect(options)
+    const socket = /** @type {ConnSocket} */ (net.connect(options))
     socket[kConn] = this
     socket.on('connect', onSocketConnect)
     socket.on('end', onSocketEnd)
@@ -65,7 +80,7 @@ export class Connection {
   }
 
   awaitDrain () {
-    this.socket.once('drain', onSocketDrain)
+    /** @type {ConnSocket} */ (this.socket).once('drain', onSocketDrain)
   }
 
   /** Close the socket; whatever it still emits goes nowhere. */
@@ -85,6 +100,7 @@ export class Connection {
 // which makes them receive errors: fatal without -r.
 export const SYNC_CONNECT_ERRORS = new Set(['EADDRNOTAVAIL', 'ENETUNREACH', 'EACCES', 'EPERM', 'EADDRINUSE', 'ENOBUFS', 'EAFNOSUPPORT', 'EMFILE', 'ENFILE'])
 
+/** @type {Record<string, string>} */
 const ERROR_TEXT = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset by peer',
@@ -97,6 +113,6 @@ const ERROR_TEXT = {
 
 /** A socket error in a few words, with its code. @param {NodeJS.ErrnoException} err */
 export function describeError (err) {
-  const text = ERROR_TEXT[err.code]
+  const text = err.code === undefined ? undefined : ERROR_TEXT[err.code]
   return text ? `${text} (${err.code})` : (err.code ? `${err.message} (${err.code})` : err.message)
 }

@@ -1,151 +1,509 @@
 // The connection engine: `concurrency` sockets driven by their events, counting exactly as ab 2.3's
-// read_connection() / close_connection() / start_connect() do (support/ab.c), so every figure of the
-// report means what it means in ab. The HTTP/1.1 mode (--http1.1) frames responses properly instead.
-// This module holds the run's state and its start and end; the methods for each job live beside it
-// (engine-connect.js, engine-read.js, engine-count.js, engine-failure.js) and are installed on
-// Engine.prototype below, so every call stays a plain method call on one object.
+// start_connect(), write_request(), read_connection() and close_connection() do (support/ab.c), so
+// every figure of the report means what it means in ab.
+//
+// One class, the connections' lifecycle, in the order of ab.c: connect, write, read the header, read
+// the body, close, and the error paths that end a run. It talks to three parts, each handed in:
+//   - counts  (AbCounts, ab-counts.js): what is counted, under ab's names; it makes the LoadResult;
+//   - framing (AbFraming or Http11Framing, framing.js): when a response ends, and whether its
+//     connection carries the next request;
+//   - Connection (connection.js): one socket and ab's struct connection, whose socket events call
+//     connected(), data(), eof() and error() below.
+// The hot path (data -> header -> body -> responseDone -> writeRequest) allocates nothing per request.
 import { performance } from 'node:perf_hooks'
-import { Connection, connectOptions } from './connection.js'
-import { RequestTimes } from './stats.js'
-import { HeaderCache } from './header-cache.js'
-import { connecting } from './engine-connect.js'
-import { reading } from './engine-read.js'
-import { counting } from './engine-count.js'
-import { failing, MAX_TIMER_MS } from './engine-failure.js'
+import { SyncbenchError } from '../errors.js'
+import {
+  Connection, connectOptions, describeError, SYNC_CONNECT_ERRORS, CONNECTING, CONNECTED, READING
+} from './connection.js'
+import { HEADER_LIMIT, findHeaderEnd, statusCode } from './response-parser.js'
+import { COMPLETE, INVALID } from './framing.js'
+
+/** setTimeout's longest delay; a longer -s is waited for in several turns. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * @typedef {object} EngineOptions
  * @property {string[]} addresses IP addresses of the host, in resolver order (resolved once, as ab does)
  * @property {string} hostname     for messages
  * @property {number} port
- * @property {Buffer} request
- * @property {number} requests
- * @property {number} concurrency
- * @property {boolean} keepAlive
- * @property {typeof import('./http11.js')|null} http11 the HTTP/1.1 framing module under --http1.1 (loaded
- *   by loadtest() only then: a plain ab run skips two modules), else null
- * @property {boolean} head
- * @property {boolean} variableLength
- * @property {boolean} continueOnReceiveError
- * @property {number} timeoutMs
- * @property {number} timelimitMs  0: none
- * @property {number} heartbeat
+ * @property {Buffer} request      the bytes written for each request
+ * @property {number} requests     -n
+ * @property {number} concurrency  -c
+ * @property {boolean} continueOnReceiveError -r
+ * @property {number} timeoutMs    -s
+ * @property {number} timelimitMs  -t (0: none)
+ * @property {number} heartbeat    completed requests between onProgress calls (0: none)
  * @property {((done: number) => void)|null} onProgress
  * @property {((record: import('../types.js').RequestRecord) => void)|null} onRequest
  * @property {AbortSignal|null} signal
+ * @property {import('./ab-counts.js').AbCounts} counts where the run counts
+ * @property {import('./framing.js').Framing} framing  ab's (AbFraming) or HTTP/1.1's (Http11Framing)
  */
+
+/**
+ * How a run ended, as Engine.run() resolves.
+ * @typedef {object} RunEnd
+ * @property {number} timeTakenSeconds from the first connect to the last response, whole microseconds
+ * @property {boolean} aborted  ended early: a signal, ab's exit, a callback that threw
+ * @property {Error|null} failure SyncbenchError where ab would exit, or what a callback threw
+ */
+
+/** @typedef {NodeJS.ErrnoException} ErrnoException */
 
 export class Engine {
   /** @param {EngineOptions} o */
   constructor (o) {
-    this.o = o
+    /** @type {string[]} */
+    this.addresses = o.addresses
+    /** @type {string} */
+    this.hostname = o.hostname
+    /** @type {number} */
+    this.port = o.port
+    /** @type {Buffer} */
     this.request = o.request
+    /** @type {number} */
     this.requests = o.requests
-    this.keepAlive = o.keepAlive
-    this.http11 = o.http11 !== null
-    this.framing = o.http11
-    this.head = o.head
-    this.variableLength = o.variableLength
+    /** @type {boolean} */
+    this.continueOnReceiveError = o.continueOnReceiveError
+    /** @type {number} */
+    this.timeoutMs = o.timeoutMs
+    /** @type {number} */
+    this.timelimitMs = o.timelimitMs
+    /** @type {number} */
     this.heartbeat = o.onProgress ? o.heartbeat : 0
-    this.onProgress = o.onProgress
+    /** @type {(done: number) => void} only called when heartbeat > 0 */
+    this.onProgress = o.onProgress ?? noop
     this.onRequest = o.onRequest
+    this.signal = o.signal
+    this.counts = o.counts
+    this.framing = o.framing
+
     this.addressIndex = 0
     this.connectOptions = connectOptions(o.addresses[0], o.port)
-
-    // ab's counters, named as in ab.c.
-    this.started = 0
-    this.done = 0
-    this.good = 0
-    this.bad = 0
-    this.doneka = 0
-    this.doclen = 0
-    this.errConn = 0
-    this.errRecv = 0
-    this.errLength = 0
-    this.errExcept = 0
-    this.errResponse = 0
-    this.epipe = 0
-    this.totalRead = 0
-    this.totalBread = 0
-    this.totalPosted = 0
-    this.servername = ''
-    this.statusCounts = new Float64Array(1000)
-    /** @type {Record<string, number>} status "codes" that are not three digits */
-    this.oddStatus = {}
-    /** @type {Record<string, number>} */
-    this.errors = {}
-    this.times = new RequestTimes()
-
+    /** ab's requests_initialized: the other connections are open */
     this.requestsInitialized = false
     this.startTime = 0
+    /** ab's lasttime: the end of the test, as the report measures it */
     this.lastTime = 0
     this.stopAt = Infinity
+    /** the last socket event, for the -s watchdog */
     this.lastActivity = 0
     this.finished = false
     this.aborted = false
-    /** @type {Error|null} SyncbenchError where ab would exit, or what a callback threw */
+    /** @type {Error|null} */
     this.failure = null
     /** @type {NodeJS.Timeout|null} */
     this.timer = null
+    /** findHeaderEnd()'s and statusCode()'s second results, reused per response */
     this.found = { length: 0 }
     this.where = { at: 0 }
-    this.headerCache = new HeaderCache()
-    this.resolve = () => {}
+    /** @type {(end: RunEnd) => void} */
+    this.resolve = noop
     this.onWatchdog = this.watchdog.bind(this)
     this.onAbort = this.abort.bind(this)
+    /** @type {Connection[]} */
     this.conns = Array.from({ length: o.concurrency }, () => new Connection(this))
   }
 
-  /** Resolves when the run ends (done, time limit, abort); `failure` is set when ab would have exited. */
+  /**
+   * Run to the end (done, time limit, abort). The counts hold what was measured even when the run
+   * failed; `failure` says where ab would have exited.
+   * @returns {Promise<RunEnd>}
+   */
   run () {
     return new Promise((resolve) => {
       this.resolve = resolve
       this.startTime = this.lastTime = this.lastActivity = performance.now()
-      if (this.o.timelimitMs > 0) this.stopAt = this.startTime + this.o.timelimitMs
-      const signal = this.o.signal
+      if (this.timelimitMs > 0) this.stopAt = this.startTime + this.timelimitMs
+      const signal = this.signal
       if (signal) {
         if (signal.aborted) return this.abort()
         signal.addEventListener('abort', this.onAbort, { once: true })
       }
-      this.timer = setTimeout(this.onWatchdog, Math.min(this.o.timeoutMs, MAX_TIMER_MS))
+      this.timer = setTimeout(this.onWatchdog, Math.min(this.timeoutMs, MAX_TIMER_MS))
       // ab connects one socket first and opens the others once a response header has arrived.
       this.startConnect(this.conns[0])
     })
   }
 
+  // Connecting and writing (ab's start_connect() and write_request()).
+
+  /** @param {Connection} c */
+  startConnect (c) {
+    if (this.finished || this.counts.started >= this.requests) return
+    c.read = 0
+    c.bread = 0
+    c.keepalive = false
+    c.cbx = 0
+    c.gotHeader = false
+    c.start = this.lastTime = performance.now()
+    c.open(this.connectOptions)
+  }
+
+  /** The socket's 'connect'. @param {Connection} c */
+  connected (c) {
+    const now = this.lastActivity = performance.now()
+    c.state = CONNECTED
+    c.skipException = false
+    this.writeRequest(c, now)
+    this.checkEnd()
+  }
+
+  /** @param {Connection} c @param {number} now */
+  writeRequest (c, now) {
+    const counts = this.counts
+    if (counts.started >= this.requests) return
+    c.connect = this.lastTime = now
+    // A request the kernel cannot take at once (a big -p body) is written when 'drain' says so.
+    const socket = /** @type {import('node:net').Socket} */ (c.socket) // open: connected or kept alive
+    if (!socket.write(this.request)) c.awaitDrain()
+    c.endwrite = this.lastTime = performance.now()
+    counts.started++
+    counts.totalPosted += this.request.length
+    c.state = READING
+  }
+
+  /** ab connects one socket first and opens the others once a response header has arrived. */
+  startOthers () {
+    if (!this.requestsInitialized) {
+      this.requestsInitialized = true
+      for (let i = 1; i < this.conns.length; i++) this.startConnect(this.conns[i])
+    }
+  }
+
+  /**
+   * ab's fallback while nothing has succeeded yet: a connection to one address of the host fails, so
+   * the run moves to its next address (localhost as ::1, then 127.0.0.1). A failure connect() reports
+   * at once also clears the connect failures; one reported through recv() counts as usual under -r.
+   * @param {Connection} c @param {string} code
+   */
+  nextAddress (c, code) {
+    const counts = this.counts
+    if (SYNC_CONNECT_ERRORS.has(code)) {
+      counts.errConn = 0
+    } else if (this.continueOnReceiveError) {
+      counts.errRecv++
+      counts.bad++
+      this.closeConnection(c, this.lastActivity)
+      if (this.finished) return
+    }
+    c.drop()
+    this.addressIndex++
+    this.connectOptions = connectOptions(this.addresses[this.addressIndex], this.port)
+    this.startConnect(c)
+  }
+
+  // Reading a response (ab's read_connection()).
+
+  /**
+   * The socket's read: `chunk` is the read buffer shared by every socket, `r` the bytes read into it.
+   * @param {Connection} c @param {Buffer} chunk @param {number} r
+   */
+  data (c, chunk, r) {
+    const now = performance.now()
+    const counts = this.counts
+    this.lastActivity = now
+    counts.totalRead += r
+    if (c.read === 0) c.beginread = now
+    c.read += r
+    let from = 0
+    if (!c.gotHeader) {
+      from = this.header(c, chunk, r)
+      if (from < 0) return
+    }
+    const before = c.bread
+    const status = this.framing.body(c, chunk, from, r)
+    counts.totalBread += c.bread - before
+    if (status === COMPLETE) this.responseDone(c, c.keepalive, now)
+    else if (status === INVALID) this.closeConnection(c, now)
+  }
+
+  /**
+   * Find and read the response header as ab does: its end ("\r\n\r\n", else "\n\n"), its status,
+   * the Server name; the framing reads the rest. Returns where the body starts in `chunk`, or -1.
+   * @param {Connection} c @param {Buffer} chunk @param {number} r
+   */
+  header (c, chunk, r) {
+    const counts = this.counts
+    const framing = this.framing
+    let buf = chunk
+    let end = r < HEADER_LIMIT ? r : HEADER_LIMIT
+    let s
+    let bodyStart
+    if (c.cbx === 0) {
+      const known = framing.knownHeader(c, chunk, r)
+      if (known !== -1) return this.knownHeader(c, chunk, end, known)
+      s = findHeaderEnd(chunk, end, this.found)
+      if (s === -1) {
+        if (r >= HEADER_LIMIT) return this.headerTooBig(c)
+        if (c.hbuf === null) c.hbuf = Buffer.allocUnsafe(HEADER_LIMIT + 1)
+        chunk.copy(c.hbuf, 0, 0, r)
+        c.cbx = r
+        return -1
+      }
+      bodyStart = s + this.found.length
+    } else {
+      // A header split across reads: rare, so copying is fine here.
+      const old = c.cbx
+      const tocopy = Math.min(HEADER_LIMIT - old, r)
+      const hbuf = /** @type {Buffer} */ (c.hbuf) // allocated when cbx became > 0
+      chunk.copy(hbuf, old, 0, tocopy)
+      c.cbx = end = old + tocopy
+      buf = hbuf
+      s = findHeaderEnd(buf, end, this.found)
+      if (s === -1) return end < HEADER_LIMIT ? -1 : this.headerTooBig(c)
+      bodyStart = s + this.found.length - old
+      c.cbx = 0
+    }
+    c.gotHeader = true
+    const code = statusCode(buf, end, this.where)
+    const at = this.where.at
+    counts.header(buf, end, code, at)
+    // Only what the header's bytes alone decide may be recognised later: a header read whole, ended
+    // by "\r\n\r\n" ("\n\n" is ab's fallback when the whole read has no "\r\n\r\n", body included),
+    // with its status digits inside it (ab takes them after the first "HTTP" of the read, body included).
+    const cacheable = buf === chunk && this.found.length === 4 && code >= 0 && at !== -1 && at + 3 <= bodyStart
+    framing.header(c, buf, s, bodyStart, code, cacheable)
+    this.startOthers()
+    return bodyStart
+  }
+
+  /**
+   * header() for a response whose header the framing recognised from an earlier one (its status
+   * is the framing's knownCode, always three digits).
+   * @param {Connection} c @param {Buffer} chunk @param {number} end @param {number} bodyStart
+   */
+  knownHeader (c, chunk, end, bodyStart) {
+    c.gotHeader = true
+    this.counts.header(chunk, end, this.framing.knownCode, -1)
+    this.startOthers()
+    return bodyStart
+  }
+
+  /**
+   * A header bigger than ab's 8 KB buffer: ab drops the connection and counts a non-2xx failure.
+   * @param {Connection} c @returns {-1}
+   */
+  headerTooBig (c) {
+    const counts = this.counts
+    c.drop()
+    counts.errResponse++
+    if (counts.bad++ > 10) {
+      this.fail('SB_ERR_CONNECT', `${this.target()}: test aborted after 10 failures: response header over ${HEADER_LIMIT} bytes`)
+      return -1
+    }
+    this.startConnect(c)
+    return -1
+  }
+
+  // A response ends (ab's close_connection() and its keep-alive branch of read_connection()).
+
+  /**
+   * A response complete by its framing (ab: a keep-alive response that reached its Content-Length).
+   * @param {Connection} c @param {boolean} reuse @param {number} now when its last byte was read
+   */
+  responseDone (c, reuse, now) {
+    const counts = this.counts
+    counts.good++
+    counts.checkLength(c.bread)
+    if (counts.done < this.requests) this.record(c, now, reuse)
+    // record() runs the caller's callbacks, which may have aborted the run.
+    if (this.finished) return
+    c.keepalive = false
+    c.length = 0
+    c.gotHeader = false
+    c.cbx = 0
+    c.read = c.bread = 0
+    if (reuse) {
+      // ab: zero connect time with keep-alive.
+      c.start = c.connect = this.lastTime = now
+      c.state = CONNECTED
+      this.writeRequest(c, now)
+    } else {
+      this.lastTime = now
+      c.drop()
+      this.startConnect(c)
+    }
+    this.checkEnd()
+  }
+
+  /** The socket's 'end': the server closed, which ends the response. @param {Connection} c */
+  eof (c) {
+    this.lastActivity = performance.now()
+    this.counts.good++
+    this.closeConnection(c, this.lastActivity)
+    this.checkEnd()
+  }
+
+  /**
+   * ab's close_connection(): the response ends with its connection and counts as complete, with the
+   * length check, whatever came before (EOF, a receive error under -r, a failed write). ab's branch
+   * for "an idle keep-alive connection the server legitimately closed" cannot trigger (it clears its
+   * keep-alive flag after each response), so a server closing a reused connection before answering
+   * costs a completed request and a Length failure, as in ab; we keep that on purpose.
+   * @param {Connection} c @param {number} now
+   */
+  closeConnection (c, now) {
+    this.counts.checkLength(c.bread)
+    if (this.counts.done < this.requests) this.record(c, now, false)
+    if (this.finished) return
+    this.lastTime = now
+    c.drop()
+    this.startConnect(c)
+  }
+
+  /**
+   * Count a completed request, then run the caller's callbacks.
+   * @param {Connection} c @param {number} now @param {boolean} keptAlive
+   */
+  record (c, now, keptAlive) {
+    const counts = this.counts
+    const ctime = c.connect > c.start ? c.connect - c.start : 0
+    const time = now > c.start ? now - c.start : 0
+    const wait = c.beginread > c.endwrite ? c.beginread - c.endwrite : 0
+    counts.complete(ctime, time, wait, keptAlive)
+    if (this.onRequest !== null) {
+      try {
+        this.onRequest({ start: performance.timeOrigin + c.start, connect: ctime, waiting: wait, total: time })
+      } catch (err) {
+        this.callbackFailed(err)
+      }
+    }
+    if (this.heartbeat > 0 && counts.done % this.heartbeat === 0) {
+      try {
+        this.onProgress(counts.done)
+      } catch (err) {
+        this.callbackFailed(err)
+      }
+    }
+  }
+
+  // Errors and the end of a run (ab's error paths, its -s timeout, apr_err()).
+
+  /** The socket's 'error'. @param {Connection} c @param {ErrnoException} err */
+  error (c, err) {
+    const counts = this.counts
+    this.lastActivity = performance.now()
+    const code = err.code ?? 'ERROR'
+    counts.error(code)
+    if (c.state === CONNECTING && counts.good === 0 && this.addressIndex + 1 < this.addresses.length) {
+      this.nextAddress(c, code)
+    } else if (c.state === CONNECTING && SYNC_CONNECT_ERRORS.has(code)) {
+      c.drop()
+      if (counts.bad++ > 10) {
+        this.fail('SB_ERR_CONNECT', `${this.target()}: test aborted after 10 failures: connect ${describeError(err)}`)
+        return
+      }
+      counts.errConn++
+      this.startConnect(c)
+    } else if (c.state !== CONNECTING && err.syscall === 'write') {
+      counts.epipe++
+      this.closeConnection(c, this.lastActivity)
+    } else {
+      this.receiveError(c, err)
+    }
+    this.checkEnd()
+  }
+
+  /**
+   * ab's receive-error path. Without -r it exits. With -r the response counts as complete and failed
+   * (Receive), and poll's POLLERR adds an Exception; after a refused connect ab reads the next,
+   * already refused socket in the same turn, which adds a Receive without an Exception.
+   * @param {Connection} c @param {ErrnoException} err
+   */
+  receiveError (c, err) {
+    const counts = this.counts
+    if (!this.continueOnReceiveError) {
+      counts.errRecv++
+      const connecting = c.state === CONNECTING
+      c.drop()
+      if (connecting) this.fail('SB_ERR_CONNECT', `${this.target()}: ${describeError(err)}`)
+      else this.fail('SB_ERR_CONNECT', `${this.target()}: receive failed: ${describeError(err)}; -r continues past receive errors`)
+      return
+    }
+    counts.errRecv++
+    counts.bad++
+    const refused = c.state === CONNECTING
+    const skip = c.skipException
+    this.closeConnection(c, this.lastActivity)
+    if (skip) {
+      c.skipException = false
+    } else {
+      counts.errExcept++
+      counts.bad++
+      c.skipException = refused
+      // The refused partner ab reads in the same turn still counts when this one ended the run.
+      if (refused && counts.done >= this.requests) {
+        counts.errRecv++
+        counts.bad++
+      }
+    }
+  }
+
+  /** -s: ab's inactivity timeout, for the whole run (one stalled socket among busy ones does not trip it). */
+  watchdog () {
+    this.timer = null
+    if (this.finished) return
+    const idle = performance.now() - this.lastActivity
+    const timeoutMs = this.timeoutMs
+    if (idle >= timeoutMs - 1) {
+      this.counts.error('ETIMEDOUT')
+      this.fail('SB_ERR_TIMEOUT', `${this.target()}: no response within ${timeoutMs / 1000} s (-s ${timeoutMs / 1000}): the timeout specified has expired`)
+      return
+    }
+    this.timer = setTimeout(this.onWatchdog, Math.min(timeoutMs - idle, MAX_TIMER_MS))
+  }
+
+  /** The signal's 'abort': end now, keeping what was measured. */
+  abort () {
+    if (this.finished) return
+    this.lastTime = performance.now()
+    this.aborted = true
+    this.finish()
+  }
+
+  /**
+   * What ab does with apr_err(): stop everything; loadtest() throws with the partial result.
+   * @param {string} code @param {string} message
+   */
+  fail (code, message) {
+    if (this.finished) return
+    this.failure = new SyncbenchError(code, message)
+    this.aborted = true
+    this.finish()
+  }
+
+  /**
+   * A caller's callback threw inside a socket event: end the run and hand its error to loadtest().
+   * @param {unknown} err
+   */
+  callbackFailed (err) {
+    if (this.finished) return
+    this.failure = /** @type {Error} */ (err)
+    this.aborted = true
+    this.finish()
+  }
+
   checkEnd () {
-    if (!this.finished && (this.done >= this.requests || this.lastTime >= this.stopAt)) this.finish()
+    if (!this.finished && (this.counts.done >= this.requests || this.lastTime >= this.stopAt)) this.finish()
   }
 
   finish () {
     this.finished = true
     if (this.timer !== null) clearTimeout(this.timer)
     this.timer = null
-    if (this.o.signal) this.o.signal.removeEventListener('abort', this.onAbort)
+    if (this.signal) this.signal.removeEventListener('abort', this.onAbort)
     for (const c of this.conns) c.drop()
-    this.resolve()
+    // ab measures in whole microseconds; digits beyond that are float noise in the JSON.
+    const timeTakenSeconds = Math.round((this.lastTime - this.startTime) * 1000) / 1e6
+    this.resolve({ timeTakenSeconds, aborted: this.aborted, failure: this.failure })
   }
 
+  /** host:port for messages. */
   target () {
-    const h = this.o.hostname
-    return `${h.includes(':') ? `[${h}]` : h}:${this.o.port}`
-  }
-
-  /** status code -> count, for LoadResult.statusCodes */
-  statusCodes () {
-    /** @type {Record<string, number>} */
-    const out = {}
-    for (let i = 0; i < 1000; i++) if (this.statusCounts[i] > 0) out[String(i).padStart(3, '0')] = this.statusCounts[i]
-    for (const [k, v] of Object.entries(this.oddStatus)) out[k] = v
-    return out
+    const h = this.hostname
+    return `${h.includes(':') ? `[${h}]` : h}:${this.port}`
   }
 }
 
-// Installed once at load, non-enumerable like class methods: `this.data(...)` and the others are
-// looked up on the prototype exactly as if written in the class body (nothing added per request).
-for (const methods of [connecting, reading, counting, failing]) {
-  for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(methods))) {
-    if (Object.hasOwn(Engine.prototype, name)) throw new Error(`Engine.prototype.${name} is defined twice`)
-    Object.defineProperty(Engine.prototype, name, { ...descriptor, enumerable: false })
-  }
-}
+function noop () {}

@@ -1,4 +1,4 @@
-// The last response header the engine parsed the ab way, and what it found in it, so that the next
+// The last response header AbFraming (ab-framing.js) read, and what it found in it, so that the next
 // response whose header is byte for byte the same is recognised by one comparison instead of four
 // searches. A benchmarked server answers the same header thousands of times a second (only its Date
 // changes, once a second): parsing it (header end, status, "Keep-Alive", "Content-Length:") costs
@@ -35,7 +35,7 @@ export class HeaderCache {
   match (buf, r) {
     const length = this.length
     if (length === 0 || r < length || buf !== this.buffer) return -1
-    const view = this.view
+    const view = /** @type {Int32Array} */ (this.view) // set with this.buffer
     const words = this.words
     const n = length >>> 2
     for (let i = 0; i < n; i++) if (view[i] !== words[i]) return -1

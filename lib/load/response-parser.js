@@ -173,7 +173,10 @@ function matchesAt (buf, at, end, n) {
   return true
 }
 
-/** Does the header value at buf[at] (up to the end of its line) contain `n`? */
+/**
+ * Does the header value at buf[at] (up to the end of its line) contain `n`?
+ * @param {Uint8Array} buf @param {number} at @param {number} end @param {Needle} n
+ */
 export function valueContains (buf, at, end, n) {
   let lineEnd = at
   while (lineEnd < end && buf[lineEnd] !== 13 && buf[lineEnd] !== 10) lineEnd++

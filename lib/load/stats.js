@@ -17,14 +17,14 @@ const HALF_MAGNITUDE = 10
 const SUB_BUCKETS = 2048
 const COUNTS_LENGTH = (32 - HALF_MAGNITUDE) * 1024 + 1024
 
-/** Index of `us` (an integer, 0 <= us < 2^32) in the layout above. */
+/** Index of `us` (an integer, 0 <= us < 2^32) in the layout above. @param {number} us */
 export function countsIndex (us) {
   if (us < SUB_BUCKETS) return us
   const bucket = 31 - Math.clz32(us) - HALF_MAGNITUDE
   return bucket * 1024 + (us >>> bucket)
 }
 
-/** Lowest value of the bucket at `index`. */
+/** Lowest value of the bucket at `index`. @param {number} index */
 export function valueAtIndex (index) {
   if (index < SUB_BUCKETS) return index
   const bucket = (index >>> HALF_MAGNITUDE) - 1
@@ -34,7 +34,7 @@ export function valueAtIndex (index) {
 /** ab's percentile rows. */
 export const PERCENTS = [50, 66, 75, 80, 90, 95, 98, 99, 100]
 
-/** Highest value of the bucket at `index` (hdr's highestEquivalentValue of its lowest value). */
+/** Highest value of the bucket at `index` (hdr's highestEquivalentValue of its lowest value). @param {number} index */
 function highestAtIndex (index) {
   return index < SUB_BUCKETS ? index : valueAtIndex(index) + 2 ** ((index >>> HALF_MAGNITUDE) - 1) - 1
 }
@@ -185,6 +185,7 @@ export class RequestTimes {
   latency () {
     const t = this.total
     if (t.count === 0) return { p50: 0, p75: 0, p90: 0, p99: 0, p999: 0, p9999: 0, max: 0, mean: 0, stddev: 0 }
+    /** @param {number} p */
     const q = (p) => Math.min(t.max, Math.max(t.min, t.valueAtPercentile(p) / 1000))
     return {
       p50: q(50),

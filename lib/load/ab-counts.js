@@ -1,0 +1,181 @@
+// ab's counts of one run, named as in ab 2.3's support/ab.c (done, good, bad, doneka, err_conn, ...),
+// the rules ab applies to them (the Length check, the status and Server reading of a header), and
+// the LoadResult (lib/types.js) they make at the end. The engine decides *when* something counts;
+// this object holds *what* was counted, so every figure of the report has one home.
+import { version } from '../version.js'
+import { roundTo } from '../format.js'
+import { indexOfCI, SERVER } from './response-parser.js'
+import { RequestTimes, rates } from './stats.js'
+
+/**
+ * What the LoadResult takes from outside the counts: the run's options and target, and its end.
+ * @typedef {object} ResultContext
+ * @property {object} options             LoadResult.options (the LoadOptions as recorded)
+ * @property {import('./request.js').Target} target
+ * @property {string} startedAt           ISO time
+ * @property {number} concurrency
+ * @property {boolean} bodySent           a -p / -u body was sent (ab prints "Total body sent" only then)
+ * @property {import('./engine.js').RunEnd} end
+ */
+
+export class AbCounts {
+  /** @param {{ variableLength: boolean }} options -l: responses of another length are not failures */
+  constructor ({ variableLength }) {
+    /** @type {boolean} */
+    this.variableLength = variableLength
+    /** requests written */
+    this.started = 0
+    /** requests completed (ab's "Complete requests") */
+    this.done = 0
+    /** responses complete by framing or EOF, counted before the Length check */
+    this.good = 0
+    /** ab's "Failed requests" */
+    this.bad = 0
+    /** completed requests on a kept-alive connection */
+    this.doneka = 0
+    /** body length of the first good response: the Length check's reference */
+    this.doclen = 0
+    /** ab's err_conn, err_recv, err_length, err_except, err_response */
+    this.errConn = 0
+    this.errRecv = 0
+    this.errLength = 0
+    this.errExcept = 0
+    this.errResponse = 0
+    /** write errors */
+    this.epipe = 0
+    /** bytes received, headers included */
+    this.totalRead = 0
+    /** body bytes received */
+    this.totalBread = 0
+    /** request bytes written */
+    this.totalPosted = 0
+    /** the Server header of the first response (ab keeps re-reading it until a response is good) */
+    this.servername = ''
+    /** count per three-digit status code */
+    this.statusCounts = new Float64Array(1000)
+    /** @type {Record<string, number>} status "codes" that are not three digits */
+    this.oddStatus = {}
+    /** @type {Record<string, number>} count per socket error code */
+    this.errors = {}
+    this.times = new RequestTimes()
+  }
+
+  /**
+   * A response header was read: ab's Server name (until a response is good), its status and the
+   * non-2xx count.
+   * @param {Buffer} buf the header's bytes @param {number} end where the read header ends in buf
+   * @param {number} code 0..999, or -1 when ab's 3 status bytes are not digits
+   * @param {number} at where those 3 bytes are in buf (read only when code is -1)
+   */
+  header (buf, end, code, at) {
+    if (this.good === 0) this.serverName(buf, end)
+    if (code >= 0) {
+      this.statusCounts[code]++
+      if (code < 200 || code > 299) this.errResponse++
+    } else {
+      const key = buf.toString('latin1', at, at + 3)
+      this.oddStatus[key] = (this.oddStatus[key] ?? 0) + 1
+      if (buf[at] !== 0x32) this.errResponse++
+    }
+  }
+
+  /**
+   * ab keeps the Server header's value up to the first space or control byte.
+   * @param {Buffer} buf @param {number} end
+   */
+  serverName (buf, end) {
+    const p = indexOfCI(buf, 0, end, SERVER)
+    if (p === -1) {
+      this.servername = ''
+      return
+    }
+    let q = p + 8
+    while (q < end && buf[q] > 32) q++
+    this.servername = buf.toString('latin1', Math.min(p + 8, q), q)
+  }
+
+  /**
+   * ab's "Length" failure: a body length other than the first good response's (unless -l).
+   * @param {number} bread body bytes of the response that just ended
+   */
+  checkLength (bread) {
+    if (this.good === 1) this.doclen = bread
+    else if (bread !== this.doclen && !this.variableLength) {
+      this.bad++
+      this.errLength++
+    }
+  }
+
+  /**
+   * A completed request and its times.
+   * @param {number} ctime ms from start to connected @param {number} time ms from start to done
+   * @param {number} wait ms from the end of the write to the first byte @param {boolean} keptAlive
+   */
+  complete (ctime, time, wait, keptAlive) {
+    this.done++
+    if (keptAlive) this.doneka++
+    this.times.record(ctime, time, wait)
+  }
+
+  /** @param {string} code a socket error's code (ECONNREFUSED, ...) or ETIMEDOUT for -s */
+  error (code) {
+    this.errors[code] = (this.errors[code] ?? 0) + 1
+  }
+
+  /**
+   * status code -> count, for LoadResult.statusCodes
+   * @returns {Record<string, number>}
+   */
+  statusCodes () {
+    /** @type {Record<string, number>} */
+    const out = {}
+    for (let i = 0; i < 1000; i++) if (this.statusCounts[i] > 0) out[String(i).padStart(3, '0')] = this.statusCounts[i]
+    for (const [k, v] of Object.entries(this.oddStatus)) out[k] = v
+    return out
+  }
+
+  /**
+   * The LoadResult of these counts.
+   * @param {ResultContext} context
+   * @returns {import('../types.js').LoadResult}
+   */
+  toResult ({ options, target, startedAt, concurrency, bodySent, end }) {
+    const timeTakenSeconds = end.timeTakenSeconds
+    return {
+      schema: 'syncbench/load-result@1',
+      tool: { name: 'syncbench', version },
+      options,
+      startedAt,
+      server: { software: this.servername, hostname: target.hostname, port: target.port },
+      document: { path: target.path, length: this.doclen, variable: this.variableLength },
+      concurrency,
+      timeTakenSeconds,
+      completeRequests: this.done,
+      failedRequests: this.bad,
+      failures: { connect: this.errConn, receive: this.errRecv, length: this.errLength, exceptions: this.errExcept },
+      writeErrors: this.epipe,
+      non2xxResponses: this.errResponse,
+      keepAliveRequests: this.doneka,
+      totalTransferredBytes: this.totalRead,
+      htmlTransferredBytes: this.totalBread,
+      // ab's "Total body sent" is every request byte written, headers included, when a body is sent.
+      totalBodySentBytes: bodySent ? this.totalPosted : 0,
+      ...mapValues(rates({ done: this.done, timeTakenSeconds, concurrency, totalRead: this.totalRead }), (v) => roundTo(v, 6)),
+      connectionTimes: mapValues(this.times.connectionTimes(), (row) => mapValues(row, (ms) => roundTo(ms, 3))),
+      percentiles: mapValues(this.times.percentiles(), (ms) => roundTo(ms, 3)),
+      latency: mapValues(this.times.latency(), (ms) => roundTo(ms, 3)),
+      statusCodes: this.statusCodes(),
+      errors: { ...this.errors },
+      aborted: end.aborted
+    }
+  }
+}
+
+/**
+ * @template T, U
+ * @param {Record<string, T>} obj @param {(v: T) => U} f
+ * @returns {any} the same keys, the values mapped
+ */
+function mapValues (obj, f) {
+  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, f(v)]))
+}
