@@ -1,18 +1,27 @@
-// syncbench's public API. Everything a program can use is listed here; the CLI in bin/ uses the same
-// functions. Anything not exported here is internal and may change without notice.
+// syncbench's public API: what a program needs to load a server, run experiments on fresh servers and
+// read, compare and report their results. The CLI in bin/ uses the same functions. Anything not
+// exported here (chart specs, SVG and PNG helpers, the engine's parts) is internal and may change
+// without notice. Type declarations for all of it are generated from the JSDoc into types/ (npm run types).
 
-export { SyncbenchError } from './lib/errors.js'
+// --- errors: one class per code (lib/errors.js documents each code) ---
+export {
+  SyncbenchError, errorCodes,
+  InvalidOptionError, UnknownOptionError, MissingArgumentError, InvalidUrlError,
+  ConnectError, TimeoutError,
+  ServerStartError, ServerExitedError, ServerMetricsError,
+  ExperimentError, ResultsError
+} from './lib/errors.js'
 export { version } from './lib/version.js'
 
 // --- lib/load: the load generator (syncbench ab) ---
 export { loadtest } from './lib/load/loadtest.js'
+export { defaultOptions, MAX_CONCURRENCY } from './lib/load/options.js'
 export { parseAbArgs } from './lib/load/ab-args.js'
 export { formatAbReport } from './lib/load/ab-report.js'
 
 // --- lib/lab: the servers under test (syncbench serve) ---
 export { spawnServer } from './lib/lab/spawn.js'
 export { startApp, appNames } from './lib/lab/apps.js'
-export { createServerMetrics, collectEnvironment } from './lib/lab/metrics.js'
 
 // --- lib/run: experiments, the runner, statistics (syncbench run, syncbench compare) ---
 export { runExperiments } from './lib/run/runner.js'
@@ -22,13 +31,19 @@ export { summarize, welchTTest } from './lib/run/stats.js'
 export { compareResults } from './lib/run/summarize.js'
 export { readResultsFile, RESULTS_SCHEMA } from './lib/run/results-writer.js'
 
-// --- lib/report: tables, markdown, charts, HTML (syncbench report) ---
-export { experimentTables } from './lib/report/tables.js'
+// --- lib/report: verdicts, summary.md, report.html (syncbench report) ---
 export { summarizeResults } from './lib/report/verdicts.js'
 export { renderSummaryMarkdown } from './lib/report/markdown.js'
-export { renderReport } from './lib/report/report.js'
-export { renderHtml } from './lib/report/html.js'
-export { chartsFor } from './lib/report/charts.js'
-export { renderChartSvg } from './lib/report/svg.js'
-export { svgToPng } from './lib/report/png.js'
-export { textCharts } from './lib/report/text-chart.js'
+export { writeReport } from './lib/report/report.js'
+
+// --- the data contracts (lib/types.js), for JSDoc and TypeScript users ---
+/** @typedef {import('./lib/types.js').LoadOptions} LoadOptions */
+/** @typedef {import('./lib/types.js').LoadResult} LoadResult */
+/** @typedef {import('./lib/types.js').TimeRow} TimeRow */
+/** @typedef {import('./lib/types.js').RequestRecord} RequestRecord */
+/** @typedef {import('./lib/types.js').ServerHandle} ServerHandle */
+/** @typedef {import('./lib/types.js').ServerMetrics} ServerMetrics */
+/** @typedef {import('./lib/types.js').Environment} Environment */
+/** @typedef {import('./lib/types.js').RunRecord} RunRecord */
+/** @typedef {import('./lib/types.js').ResultsFile} ResultsFile */
+/** @typedef {import('./lib/errors.js').ErrorCode} ErrorCode */
