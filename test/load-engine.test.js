@@ -363,6 +363,16 @@ test('a throwing onRequest callback ends the run with its error and the partial 
   assert.equal(err.result.aborted, true)
 })
 
+test('a callback that throws a falsy value still rejects loadtest() with that value', async () => {
+  // The engine once kept what a callback threw in its `failure` and loadtest() tested it for truth:
+  // a thrown 0 ended the run and loadtest() resolved as if nothing had been thrown.
+  const s = await server(startHttpServer((req, res) => { res.setHeader('Content-Length', 2); res.end('ok') }))
+  const thrown = 0
+  const outcome = await loadtest({ url: s.url, requests: 50, keepAlive: true, onRequest: () => { throw thrown } })
+    .then(() => 'resolved', (e) => ({ rejected: e }))
+  assert.deepEqual(outcome, { rejected: 0 })
+})
+
 test('connect() failing at once: ab gives up after more than 10 failures', async () => {
   // The kernel refuses TCP to the broadcast address itself (ENETUNREACH): no packet leaves the machine.
   const err = await loadtest({ url: 'http://255.255.255.255:9/', requests: 50 }).then(() => null, (e) => e)

@@ -1,7 +1,7 @@
 // ab's command line, parsed the way ab 2.3 reads it (getopt clustering, order-dependent -t/-n) into
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync } from 'node:fs'
-import { SyncbenchError } from '../errors.js'
+import { InvalidOptionError, InvalidUrlError, MissingArgumentError, UnknownOptionError, systemCode } from '../errors.js'
 import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, argvSpelling } from './options.js'
 
 // Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
@@ -25,9 +25,19 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
  * @property {number} heartbeat      ab's progress interval (0: ab prints no progress and "...done")
  */
 
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'} ValueFlag ab's flags that take a value */
+/** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'} BooleanFlag the others, with our long ones */
+/**
+ * One flag of the command line, by its short name: a value flag always has its value.
+ * @typedef {{ flag: string, name: BooleanFlag }|{ flag: string, name: ValueFlag, value: string }} FlagToken
+ */
+
 // Flags that take a value, and flags that do not: ab's getopt string, plus the SSL/proxy ones we refuse.
+/** @type {ReadonlySet<string>} */
 const WITH_VALUE = new Set(['n', 'c', 't', 's', 'T', 'p', 'u', 'v', 'C', 'H', 'P', 'A', 'g', 'e', 'm'])
+/** @type {ReadonlySet<string>} */
 const BOOLEAN = new Set(['l', 'r', 'k', 'V', 'h', 'w', 'i', 'd', 'S', 'q'])
+/** @type {Record<string, string>} */
 const UNSUPPORTED = {
   b: 'sets the TCP window size',
   B: 'binds to a local address',
@@ -40,6 +50,7 @@ const UNSUPPORTED = {
   E: 'sets a TLS client certificate',
   I: 'disables TLS SNI'
 }
+/** @type {Record<string, BooleanFlag>} */
 const LONG = { help: 'h', version: 'V', json: 'json', 'http1.1': 'http11' }
 
 /**
@@ -48,7 +59,7 @@ const LONG = { help: 'h', version: 'V', json: 'json', 'http1.1': 'http11' }
  * @param {string[]} argv
  */
 function tokenize (argv) {
-  /** @type {{ flag: string, name: string, value?: string }[]} */
+  /** @type {FlagToken[]} */
   const flags = []
   const positionals = []
   for (let i = 0; i < argv.length; i++) {
@@ -56,7 +67,7 @@ function tokenize (argv) {
     if (arg === '--') { positionals.push(...argv.slice(i + 1)); break }
     if (arg.startsWith('--')) {
       const name = arg.slice(2)
-      if (!Object.hasOwn(LONG, name)) throw new SyncbenchError('SB_ERR_UNKNOWN_OPTION', `unknown option "${arg}" (see syncbench ab --help)`)
+      if (!Object.hasOwn(LONG, name)) throw new UnknownOptionError(`unknown option "${arg}" (see syncbench ab --help)`)
       flags.push({ flag: arg, name: LONG[name] })
       continue
     }
@@ -65,17 +76,18 @@ function tokenize (argv) {
       const ch = arg[j]
       const flag = `-${ch}`
       if (Object.hasOwn(UNSUPPORTED, ch)) {
-        throw new SyncbenchError('SB_ERR_UNKNOWN_OPTION', `${flag} (ab's flag that ${UNSUPPORTED[ch]}) is not supported by syncbench ab`)
+        throw new UnknownOptionError(`${flag} (ab's flag that ${UNSUPPORTED[ch]}) is not supported by syncbench ab`)
       }
-      if (BOOLEAN.has(ch)) { flags.push({ flag, name: ch }); continue }
-      if (!WITH_VALUE.has(ch)) throw new SyncbenchError('SB_ERR_UNKNOWN_OPTION', `unknown option "${flag}" (see syncbench ab --help)`)
+      // BOOLEAN and WITH_VALUE hold the names of BooleanFlag and ValueFlag
+      if (BOOLEAN.has(ch)) { flags.push({ flag, name: /** @type {BooleanFlag} */ (ch) }); continue }
+      if (!WITH_VALUE.has(ch)) throw new UnknownOptionError(`unknown option "${flag}" (see syncbench ab --help)`)
       // getopt: the rest of the cluster is the value, else the next argument
       let value = arg.slice(j + 1)
       if (value === '') {
-        if (i + 1 >= argv.length) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', `${flag} needs a value`)
+        if (i + 1 >= argv.length) throw new MissingArgumentError(`${flag} needs a value`)
         value = argv[++i]
       }
-      flags.push({ flag, name: ch, value })
+      flags.push({ flag, name: /** @type {ValueFlag} */ (ch), value })
       break
     }
   }
@@ -89,20 +101,20 @@ function tokenize (argv) {
 function parseUrl (raw) {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)
   if (scheme && scheme[1].toLowerCase() !== 'http') {
-    throw new SyncbenchError('SB_ERR_INVALID_URL', `only http:// URLs are supported (no ${scheme[1]}), got "${raw}"`)
+    throw new InvalidUrlError(`only http:// URLs are supported (no ${scheme[1]}), got "${raw}"`)
   }
   const url = scheme ? raw : `http://${raw}`
   const rest = url.slice('http://'.length)
   const slash = rest.indexOf('/')
   // ab's rule: without a "/" after the host there is no path and the URL is invalid
-  if (slash <= 0) throw new SyncbenchError('SB_ERR_INVALID_URL', `the URL needs a host and a path, as in http://127.0.0.1:8080/, got "${raw}"`)
+  if (slash <= 0) throw new InvalidUrlError(`the URL needs a host and a path, as in http://127.0.0.1:8080/, got "${raw}"`)
   let parsed
   try {
     parsed = new URL(url)
   } catch {
-    throw new SyncbenchError('SB_ERR_INVALID_URL', `the URL cannot be parsed, got "${raw}"`)
+    throw new InvalidUrlError(`the URL cannot be parsed, got "${raw}"`)
   }
-  if (parsed.username || parsed.password) throw new SyncbenchError('SB_ERR_INVALID_URL', `the URL cannot carry credentials (use -A), got "${raw}"`)
+  if (parsed.username || parsed.password) throw new InvalidUrlError(`the URL cannot carry credentials (use -A), got "${raw}"`)
   return url
 }
 
@@ -111,7 +123,10 @@ function readBody (flag, file) {
   try {
     return readFileSync(file)
   } catch (err) {
-    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `${flag} cannot read "${file}": ${err.code ?? err.message}`, { cause: err })
+    // the file system's refusal (ENOENT, EACCES, EISDIR...) is the user's; anything else is a bug
+    const code = systemCode(err)
+    if (code === undefined) throw err
+    throw new InvalidOptionError(`${flag} cannot read "${file}": ${code}`, { cause: err })
   }
 }
 
@@ -156,36 +171,46 @@ export function parseAbArgs (argv) {
   let rawConcurrency = String(concurrency)
   let timelimit = defaultOptions.timelimit
   let timeout = defaultOptions.timeout
+  /** @type {string|null} */
   let method = null
+  /** @type {string|null} */
   let methodFlag = null
+  /** @type {Buffer|undefined} */
   let body
+  /** @type {string|undefined} */
   let contentType
+  /** @type {string|undefined} */
   let auth
+  /** @type {string|undefined} */
   let proxyAuth
   let verbosity = defaultOptions.verbosity
   let http11 = defaultOptions.http11
   let continueOnReceiveError = defaultOptions.continueOnReceiveError
+  /** @type {string[]} */
   const headers = []
+  /** @type {string[]} */
   const cookies = []
 
   // ab refuses a second method flag, except -m which may replace an earlier one
+  /** @param {string} flag @param {string} name */
   const setMethod = (flag, name) => {
-    if (method !== null) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `${flag} cannot be combined with ${methodFlag}: ab sends one method (${method} already chosen)`)
+    if (method !== null) throw new InvalidOptionError(`${flag} cannot be combined with ${methodFlag}: ab sends one method (${method} already chosen)`)
     method = name
     methodFlag = flag
   }
 
-  for (const { flag, name, value } of flags) {
-    switch (name) {
+  for (const token of flags) {
+    const flag = token.flag
+    switch (token.name) {
       case 'h': output.help = true; break
       case 'V': output.version = true; break
       case 'json': output.json = true; break
       case 'http11': http11 = true; break
-      case 'n': requests = parseLoadArg('requests', flag, value); requestsFlag = '-n'; break
+      case 'n': requests = parseLoadArg('requests', flag, token.value); requestsFlag = '-n'; break
       // ab's rule: -t sets -n to 50000, so a -n before -t is overridden and a -n after it wins
-      case 't': timelimit = parseLoadArg('timelimit', flag, value); requests = TIMELIMIT_REQUESTS; requestsFlag = `-t (which implies -n ${TIMELIMIT_REQUESTS})`; break
-      case 'c': concurrency = parseLoadArg('concurrency', flag, value); rawConcurrency = value; break
-      case 's': timeout = parseLoadArg('timeout', flag, value); break
+      case 't': timelimit = parseLoadArg('timelimit', flag, token.value); requests = TIMELIMIT_REQUESTS; requestsFlag = `-t (which implies -n ${TIMELIMIT_REQUESTS})`; break
+      case 'c': concurrency = parseLoadArg('concurrency', flag, token.value); rawConcurrency = token.value; break
+      case 's': timeout = parseLoadArg('timeout', flag, token.value); break
       case 'k': output.keepAlive = true; break
       case 'q': output.quiet = true; break
       case 'd': output.percentiles = false; break
@@ -194,28 +219,28 @@ export function parseAbArgs (argv) {
       case 'l': output.variableLength = true; break
       case 'r': continueOnReceiveError = true; break
       case 'i': setMethod(flag, 'HEAD'); break
-      case 'p': setMethod(flag, 'POST'); body = readBody(flag, value); output.sendBody = true; break
-      case 'u': setMethod(flag, 'PUT'); body = readBody(flag, value); output.sendBody = true; break
+      case 'p': setMethod(flag, 'POST'); body = readBody(flag, token.value); output.sendBody = true; break
+      case 'u': setMethod(flag, 'PUT'); body = readBody(flag, token.value); output.sendBody = true; break
       case 'm':
-        method = parseLoadArg('method', flag, value)
+        method = parseLoadArg('method', flag, token.value)
         methodFlag = flag
         break
-      case 'T': contentType = value; break
-      case 'v': verbosity = parseLoadArg('verbosity', flag, value); break
-      case 'H': headers.push(parseLoadArg('headers', flag, value)); break
-      case 'C': cookies.push(parseLoadArg('cookies', flag, value)); break
+      case 'T': contentType = token.value; break
+      case 'v': verbosity = parseLoadArg('verbosity', flag, token.value); break
+      case 'H': headers.push(parseLoadArg('headers', flag, token.value)); break
+      case 'C': cookies.push(parseLoadArg('cookies', flag, token.value)); break
       // ab skips leading blanks of the credentials
-      case 'A': auth = value.trimStart(); break
-      case 'P': proxyAuth = value.trimStart(); break
-      case 'g': output.gnuplot = value; break
-      case 'e': output.csv = value; break
+      case 'A': auth = token.value.trimStart(); break
+      case 'P': proxyAuth = token.value.trimStart(); break
+      case 'g': output.gnuplot = token.value; break
+      case 'e': output.csv = token.value; break
     }
   }
 
-  if (output.help || output.version) return { options: /** @type {any} */ ({ url: '' }), output }
+  if (output.help || output.version) return { options: { url: '' }, output }
 
-  if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', 'missing the URL to test, as in syncbench ab -n 100 http://127.0.0.1:8080/')
-  if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `expected one URL, got ${positionals.length} arguments: "${positionals.join('" "')}"`)
+  if (positionals.length === 0) throw new MissingArgumentError('missing the URL to test, as in syncbench ab -n 100 http://127.0.0.1:8080/')
+  if (positionals.length > 1) throw new InvalidOptionError(`expected one URL, got ${positionals.length} arguments: "${positionals.join('" "')}"`)
   const url = parseUrl(positionals[0])
 
   checkConcurrencyWithinRequests(concurrency, requests, argvSpelling, { requests: `${requestsFlag} ${requests}`, got: rawConcurrency })

@@ -172,10 +172,12 @@ export class AbCounts {
 }
 
 /**
+ * @template {string} K
  * @template T, U
- * @param {Record<string, T>} obj @param {(v: T) => U} f
- * @returns {any} the same keys, the values mapped
+ * @param {Record<K, T>} obj @param {(v: T) => U} f
+ * @returns {Record<K, U>} the same keys, the values mapped
  */
 function mapValues (obj, f) {
-  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, f(v)]))
+  // Object.entries and fromEntries forget the keys; they are obj's own
+  return /** @type {Record<K, U>} */ (Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, f(/** @type {T} */ (v))])))
 }

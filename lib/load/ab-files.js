@@ -1,12 +1,12 @@
 // ab's -g (gnuplot TSV) and -e (CSV of percentages served) files, from the per-request records,
 // written atomically (lib/fs-atomic.js: a temp name in the same directory, then rename).
-import { SyncbenchError } from '../errors.js'
+import { InvalidOptionError, systemCode } from '../errors.js'
 import { writeFileAtomic as writeAtomic } from '../fs-atomic.js'
 import { abRoundMs, printfFixed } from './ab-report.js'
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
-const two = (n) => String(n).padStart(2, '0')
+const two = (/** @type {number} */ n) => String(n).padStart(2, '0')
 
 /**
  * ctime()-style local time without the newline, zero-padded day: "Sun Nov 02 19:24:24 2026" (APR's apr_ctime).
@@ -62,7 +62,10 @@ export async function writeAbFile (flag, file, text) {
   try {
     await writeAtomic(file, text)
   } catch (err) {
-    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `${flag} cannot write "${file}": ${err.code ?? err.message}`, { cause: err })
+    // the file system's refusal (ENOENT, EACCES, EISDIR...) is the user's; anything else is a bug
+    const code = systemCode(err)
+    if (code === undefined) throw err
+    throw new InvalidOptionError(`${flag} cannot write "${file}": ${code}`, { cause: err })
   }
 }
 

@@ -12,12 +12,12 @@ export function abRoundMs (ms) {
   return Math.trunc((us + 500) / 1000)
 }
 
-/** ab's means are integer microseconds (sum / done, truncated) before the rounding to ms. */
+/** ab's means are integer microseconds (sum / done, truncated) before the rounding to ms. @param {number} ms */
 function abRoundMeanMs (ms) {
   return abRoundMs(Math.trunc(ms * 1000 + 1e-6) / 1000)
 }
 
-/** printf("%Nd") */
+/** printf("%Nd") @param {number|string} n @param {number} width */
 const d = (n, width) => String(n).padStart(width)
 
 /**
@@ -36,7 +36,7 @@ export function printfFixed (x, digits) {
   return x.toFixed(digits)
 }
 
-/** The hostname as ab prints it: IPv6 literals without their brackets. */
+/** The hostname as ab prints it: IPv6 literals without their brackets. @param {string} url */
 export function abHostname (url) {
   return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1')
 }
@@ -67,7 +67,11 @@ export function formatAbDone (done, heartbeat) {
   return heartbeat ? { stdout: '', stderr: `Finished ${done} requests\n` } : { stdout: '..done\n', stderr: '' }
 }
 
-/** ab's sanity check of one Connection Times row, printed under the table. */
+/**
+ * ab's sanity check of one Connection Times row, printed under the table.
+ * @param {string} what @param {number} mean @param {number} median @param {number} sd
+ * @returns {string[]}
+ */
 function sanity (what, mean, median, sd) {
   const diff = Math.abs(mean - median)
   if (diff > 2 * sd) {
@@ -86,6 +90,7 @@ function sanity (what, mean, median, sd) {
  * @param {{ confidence: boolean }} output
  */
 function connectionTimes (result, output) {
+  /** @type {[label: string, key: keyof import('../types.js').LoadResult['connectionTimes'], what: string][]} */
   const rows = [['Connect:    ', 'connect', 'the initial connection time'], ['Processing: ', 'processing', 'the processing time'],
     ['Waiting:    ', 'waiting', 'the waiting time'], ['Total:      ', 'total', 'the total time']]
   const lines = ['', 'Connection Times (ms)']
@@ -113,6 +118,15 @@ function connectionTimes (result, output) {
   return lines
 }
 
+/**
+ * What the report reads of the options a result records. LoadResult.options is only `object`: a
+ * result from another engine (lib/run/engines) records its own, so each of these may be absent.
+ * @param {import('../types.js').LoadResult} result
+ */
+function recordedOptions (result) {
+  return /** @type {{ keepAlive?: unknown, variableLength?: unknown, bodyBytes?: number }} */ (result.options ?? {})
+}
+
 const PERCENTS = ['50', '66', '75', '80', '90', '95', '98', '99']
 
 /**
@@ -124,13 +138,13 @@ const PERCENTS = ['50', '66', '75', '80', '90', '95', '98', '99']
  * @returns {string}
  */
 export function formatAbReport (result, output = {}) {
-  const opts = /** @type {Record<string, any>} */ (result.options ?? {})
+  const opts = recordedOptions(result)
   const show = {
     confidence: output.confidence ?? true,
     percentiles: output.percentiles ?? true,
     keepAlive: output.keepAlive ?? Boolean(opts.keepAlive),
     variableLength: output.variableLength ?? Boolean(result.document.variable ?? opts.variableLength),
-    sendBody: output.sendBody ?? opts.bodyBytes > 0
+    sendBody: output.sendBody ?? (opts.bodyBytes ?? 0) > 0
   }
   const t = result.timeTakenSeconds
   const done = result.completeRequests
@@ -195,11 +209,12 @@ export function formatAbHtmlBanner () {
  * @param {{ keepAlive?: boolean, variableLength?: boolean, sendBody?: boolean }} [output]
  */
 export function formatAbHtmlReport (result, output = {}) {
-  const opts = /** @type {Record<string, any>} */ (result.options ?? {})
+  const opts = recordedOptions(result)
   const keepAlive = output.keepAlive ?? Boolean(opts.keepAlive)
   const variable = output.variableLength ?? Boolean(result.document.variable ?? opts.variableLength)
-  const sendBody = output.sendBody ?? opts.bodyBytes > 0
+  const sendBody = output.sendBody ?? (opts.bodyBytes ?? 0) > 0
   const td = 'bgcolor=white'
+  /** @param {string} label @param {string|number} value */
   const row = (label, value) => `<tr ><th colspan=2 ${td}>${label}:</th><td colspan=2 ${td}>${value}</td></tr>`
   const t = result.timeTakenSeconds
   const done = result.completeRequests
@@ -235,7 +250,8 @@ export function formatAbHtmlReport (result, output = {}) {
     // ab rounds the sums to ms before dividing them (integer division)
     const avgCon = Math.trunc(abRoundMs(c.mean * done) / done)
     const avgTot = Math.trunc(abRoundMs(tt.mean * done) / done)
-    const cell = (n) => `<td ${td}>${d(n, 5)}</td>`
+    const cell = (/** @type {number} */ n) => `<td ${td}>${d(n, 5)}</td>`
+    /** @param {string} label @param {number} a @param {number} b @param {number} e */
     const trow = (label, a, b, e) => `<tr ><th ${td}>${label}:</th>${cell(a)}${cell(b)}${cell(e)}</tr>`
     lines.push(`<tr ><th ${td} colspan=4>Connection Times (ms)</th></tr>`,
       `<tr ><th ${td}>&nbsp;</th> <th ${td}>min</th>   <th ${td}>avg</th>   <th ${td}>max</th></tr>`,

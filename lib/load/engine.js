@@ -11,7 +11,7 @@
 //     connected(), data(), eof() and error() below.
 // The hot path (data -> header -> body -> responseDone -> writeRequest) allocates nothing per request.
 import { performance } from 'node:perf_hooks'
-import { SyncbenchError } from '../errors.js'
+import { ConnectError, TimeoutError } from '../errors.js'
 import {
   Connection, connectOptions, describeError, SYNC_CONNECT_ERRORS, CONNECTING, CONNECTED, READING
 } from './connection.js'
@@ -45,7 +45,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1
  * @typedef {object} RunEnd
  * @property {number} timeTakenSeconds from the first connect to the last response, whole microseconds
  * @property {boolean} aborted  ended early: a signal, ab's exit, a callback that threw
- * @property {Error|null} failure SyncbenchError where ab would exit, or what a callback threw
+ * @property {ConnectError|TimeoutError|null} failure where ab would exit
+ * @property {{ thrown: unknown }|null} callbackError what a caller's callback threw (boxed: a callback
+ *           may throw any value, undefined included)
  */
 
 /** @typedef {NodeJS.ErrnoException} ErrnoException */
@@ -90,8 +92,10 @@ export class Engine {
     this.lastActivity = 0
     this.finished = false
     this.aborted = false
-    /** @type {Error|null} */
+    /** @type {ConnectError|TimeoutError|null} */
     this.failure = null
+    /** @type {{ thrown: unknown }|null} */
+    this.callbackError = null
     /** @type {NodeJS.Timeout|null} */
     this.timer = null
     /** findHeaderEnd()'s and statusCode()'s second results, reused per response */
@@ -107,7 +111,7 @@ export class Engine {
 
   /**
    * Run to the end (done, time limit, abort). The counts hold what was measured even when the run
-   * failed; `failure` says where ab would have exited.
+   * failed; `failure` says where ab would have exited, `callbackError` what a callback threw.
    * @returns {Promise<RunEnd>}
    */
   run () {
@@ -289,7 +293,7 @@ export class Engine {
     c.drop()
     counts.errResponse++
     if (counts.bad++ > 10) {
-      this.fail('SB_ERR_CONNECT', `${this.target()}: test aborted after 10 failures: response header over ${HEADER_LIMIT} bytes`)
+      this.fail(ConnectError, `${this.target()}: test aborted after 10 failures: response header over ${HEADER_LIMIT} bytes`)
       return -1
     }
     this.startConnect(c)
@@ -391,7 +395,7 @@ export class Engine {
     } else if (c.state === CONNECTING && SYNC_CONNECT_ERRORS.has(code)) {
       c.drop()
       if (counts.bad++ > 10) {
-        this.fail('SB_ERR_CONNECT', `${this.target()}: test aborted after 10 failures: connect ${describeError(err)}`)
+        this.fail(ConnectError, `${this.target()}: test aborted after 10 failures: connect ${describeError(err)}`)
         return
       }
       counts.errConn++
@@ -417,8 +421,8 @@ export class Engine {
       counts.errRecv++
       const connecting = c.state === CONNECTING
       c.drop()
-      if (connecting) this.fail('SB_ERR_CONNECT', `${this.target()}: ${describeError(err)}`)
-      else this.fail('SB_ERR_CONNECT', `${this.target()}: receive failed: ${describeError(err)}; -r continues past receive errors`)
+      if (connecting) this.fail(ConnectError, `${this.target()}: ${describeError(err)}`)
+      else this.fail(ConnectError, `${this.target()}: receive failed: ${describeError(err)}; -r continues past receive errors`)
       return
     }
     counts.errRecv++
@@ -448,7 +452,7 @@ export class Engine {
     const timeoutMs = this.timeoutMs
     if (idle >= timeoutMs - 1) {
       this.counts.error('ETIMEDOUT')
-      this.fail('SB_ERR_TIMEOUT', `${this.target()}: no response within ${timeoutMs / 1000} s (-s ${timeoutMs / 1000}): the timeout specified has expired`)
+      this.fail(TimeoutError, `${this.target()}: no response within ${timeoutMs / 1000} s (-s ${timeoutMs / 1000}): the timeout specified has expired`)
       return
     }
     this.timer = setTimeout(this.onWatchdog, Math.min(timeoutMs - idle, MAX_TIMER_MS))
@@ -464,11 +468,11 @@ export class Engine {
 
   /**
    * What ab does with apr_err(): stop everything; loadtest() throws with the partial result.
-   * @param {string} code @param {string} message
+   * @param {typeof ConnectError|typeof TimeoutError} Failure @param {string} message
    */
-  fail (code, message) {
+  fail (Failure, message) {
     if (this.finished) return
-    this.failure = new SyncbenchError(code, message)
+    this.failure = new Failure(message)
     this.aborted = true
     this.finish()
   }
@@ -479,7 +483,7 @@ export class Engine {
    */
   callbackFailed (err) {
     if (this.finished) return
-    this.failure = /** @type {Error} */ (err)
+    this.callbackError = { thrown: err }
     this.aborted = true
     this.finish()
   }
@@ -496,7 +500,7 @@ export class Engine {
     for (const c of this.conns) c.drop()
     // ab measures in whole microseconds; digits beyond that are float noise in the JSON.
     const timeTakenSeconds = Math.round((this.lastTime - this.startTime) * 1000) / 1e6
-    this.resolve({ timeTakenSeconds, aborted: this.aborted, failure: this.failure })
+    this.resolve({ timeTakenSeconds, aborted: this.aborted, failure: this.failure, callbackError: this.callbackError })
   }
 
   /** host:port for messages. */

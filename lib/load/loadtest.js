@@ -1,6 +1,6 @@
 // loadtest(options) -> LoadResult: validate LoadOptions, resolve the host once, run the engine,
 // and hand back the LoadResult (lib/types.js) that ab's counts (AbCounts) make of it.
-import { SyncbenchError } from '../errors.js'
+import { ConnectError, systemCode } from '../errors.js'
 import { parseTarget, buildRequest, isIpAddress } from './request.js'
 import { Engine } from './engine.js'
 import { AbCounts } from './ab-counts.js'
@@ -23,9 +23,11 @@ function publicOptions (o) {
 }
 
 /**
- * Run one load test the way ab does and resolve to its LoadResult. Throws SyncbenchError for bad
- * options, and where ab would abort the run (SB_ERR_CONNECT: refused, reset, over 10 connect
- * failures; SB_ERR_TIMEOUT: -s expired) with the partial LoadResult as `err.result`.
+ * Run one load test the way ab does and resolve to its LoadResult. Throws a SyncbenchError for bad
+ * options (InvalidOptionError, InvalidUrlError), and where ab would abort the run (ConnectError:
+ * refused, reset, over 10 connect failures, an unresolvable host; TimeoutError: -s expired) with the
+ * partial LoadResult as `err.result`. What an onRequest or onProgress callback throws ends the run
+ * and is thrown as it is, with the partial LoadResult as its `result` when it is an object.
  * @param {import('../types.js').LoadOptions} options
  * @returns {Promise<import('../types.js').LoadResult>}
  */
@@ -39,7 +41,10 @@ export async function loadtest (options) {
       const { lookup } = await import('node:dns/promises')
       addresses = (await lookup(target.hostname, { all: true })).map((a) => a.address)
     } catch (err) {
-      throw new SyncbenchError('SB_ERR_CONNECT', `${target.hostname}:${target.port}: cannot resolve host (${err.code ?? err.message})`, { cause: err })
+      // the resolver's answer (ENOTFOUND, EAI_AGAIN...) is where ab exits; anything else is a bug
+      const code = systemCode(err)
+      if (code === undefined) throw err
+      throw new ConnectError(`${target.hostname}:${target.port}: cannot resolve host (${code})`, { cause: err })
     }
   }
   return runEngine(o, target, addresses)
@@ -79,11 +84,16 @@ export async function runEngine (o, target, addresses) {
   const result = counts.toResult({
     options: publicOptions(o), target, startedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end
   })
-  if (end.failure) {
-    /** @type {any} */
-    const err = end.failure
-    if (err !== null && typeof err === 'object') err.result = result
-    throw err
+  if (end.failure !== null) {
+    end.failure.result = result
+    throw end.failure
+  }
+  if (end.callbackError !== null) {
+    const thrown = end.callbackError.thrown
+    // The caller's own error, rethrown as the same object (a caller compares it with what its
+    // callback threw), so the partial result can only ride on it as an undeclared property.
+    if (thrown !== null && typeof thrown === 'object') /** @type {{ result?: import('../types.js').LoadResult }} */ (thrown).result = result
+    throw thrown
   }
   return result
 }

@@ -1,10 +1,10 @@
 // The load options' rules, each written once: its LoadOptions name, ab's flag, its default, its bounds
 // and what a good value looks like. Every way in checks through this table: parseAbArgs (argv text),
 // loadtest() (values from a program), an experiment file's load section, syncbench run's -n / -c. So a
-// bad value is refused everywhere with SB_ERR_INVALID_OPTION and the same words; only the option's name
+// bad value is refused everywhere with InvalidOptionError and the same words; only the option's name
 // in the message follows the caller's spelling of it (see Spelling): "-c" on the command line,
 // "-c (concurrency)" from the API, "load.concurrency" in an experiment file.
-import { SyncbenchError, invalidOption } from '../errors.js'
+import { InvalidOptionError, invalidOption } from '../errors.js'
 
 /** ab's MAX_CONCURRENCY. Also a guard for the API: every connection is allocated before the run. */
 export const MAX_CONCURRENCY = 20000
@@ -174,11 +174,18 @@ function shown (value) {
 }
 
 /**
+ * The value of one LoadOptions property as the command line gives it: one item of a list option.
+ * @template {keyof import('../types.js').LoadOptions} K
+ * @typedef {NonNullable<import('../types.js').LoadOptions[K]> extends (infer T)[] ? T : NonNullable<import('../types.js').LoadOptions[K]>} ArgValue
+ */
+
+/**
  * One command-line value, text as typed, to its LoadOptions value. For a list option (-H, -C), one item.
- * @param {string} name a LoadOptions property
+ * @template {keyof import('../types.js').LoadOptions} K
+ * @param {K} name a LoadOptions property
  * @param {string} flag as the user typed it
  * @param {string} raw
- * @returns {any}
+ * @returns {ArgValue<K>}
  */
 export function parseLoadArg (name, flag, raw) {
   const rule = loadOptionRule(name)
@@ -186,7 +193,8 @@ export function parseLoadArg (name, flag, raw) {
   const expected = rule.check(value)
   // the value as typed: the user recognises it (a CLI message shows it unescaped, as it always has)
   if (expected !== null) throw invalidOption(flag, raw, expected)
-  return value
+  // the rule's check accepted it: a value of the option's type
+  return /** @type {ArgValue<K>} */ (value)
 }
 
 /**
@@ -243,20 +251,20 @@ export function checkConcurrencyWithinRequests (concurrency, requests, spell, sa
 
 /**
  * loadtest()'s way in: check every option as the CLI checks it (bounds included: no million
- * connections allocated from a typo) and fill in ab's defaults. Throws SB_ERR_INVALID_OPTION naming
+ * connections allocated from a typo) and fill in ab's defaults. Throws InvalidOptionError naming
  * the option as `-c (concurrency)`. The url is checked where it is parsed (request.js parseTarget).
  * @param {import('../types.js').LoadOptions} options
  * @returns {NormalizedLoadOptions}
  */
 export function normalizeLoadOptions (options) {
   if (options === null || typeof options !== 'object') {
-    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `options must be an object, got "${options}"`)
+    throw new InvalidOptionError(`options must be an object, got "${options}"`)
   }
   checkLoadOptions(/** @type {Record<string, unknown>} */ (options), apiSpelling)
   const o = /** @type {NormalizedLoadOptions} */ ({ ...defaultOptions, ...options })
   for (const rule of loadOptionRules) {
     // a property set to undefined is not given: it gets the default as an absent one does
-    if (o[rule.name] === undefined && rule.default !== undefined) /** @type {any} */ (o)[rule.name] = rule.default
+    if (o[rule.name] === undefined && rule.default !== undefined) /** @type {Record<string, unknown>} */ (o)[rule.name] = rule.default
   }
   if (options.requests === undefined && o.timelimit > 0) o.requests = TIMELIMIT_REQUESTS
   // fresh arrays: the shared frozen defaults must not reach a caller that pushes onto them

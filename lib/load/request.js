@@ -2,7 +2,7 @@
 // request line, [Connection], Cookie, auth lines, [Content-length, Content-type], the -H lines,
 // then whichever of Host, User-Agent and Accept no -H line replaced, then the blank line and the body.
 import net from 'node:net'
-import { SyncbenchError } from '../errors.js'
+import { InvalidUrlError } from '../errors.js'
 
 /**
  * @typedef {object} Target
@@ -20,7 +20,7 @@ import { SyncbenchError } from '../errors.js'
  */
 export function parseTarget (url) {
   if (typeof url !== 'string' || !/^http:\/\//i.test(url)) {
-    throw new SyncbenchError('SB_ERR_INVALID_URL', `url must be an http:// URL, got "${url}"`)
+    throw new InvalidUrlError(`url must be an http:// URL, got "${url}"`)
   }
   const rest = url.slice(7)
   const slash = rest.indexOf('/')
@@ -30,10 +30,10 @@ export function parseTarget (url) {
   try {
     parsed = new URL(`http://${authority}/`)
   } catch {
-    throw new SyncbenchError('SB_ERR_INVALID_URL', `url has an invalid host or port, got "${url}"`)
+    throw new InvalidUrlError(`url has an invalid host or port, got "${url}"`)
   }
   if (parsed.username || parsed.password || !parsed.hostname) {
-    throw new SyncbenchError('SB_ERR_INVALID_URL', `url has an invalid host or port, got "${url}"`)
+    throw new InvalidUrlError(`url has an invalid host or port, got "${url}"`)
   }
   const hostField = parsed.hostname
   const hostname = hostField.startsWith('[') ? hostField.slice(1, -1) : hostField
@@ -46,14 +46,14 @@ function startsWithName (line, name) {
   return line.slice(0, name.length).toLowerCase() === name
 }
 
-/** ab strips leading white space from -A / -P credentials before encoding them. */
+/** ab strips leading white space from -A / -P credentials before encoding them. @param {string} credentials */
 function basic (credentials) {
   return Buffer.from(credentials.replace(/^\s+/, ''), 'latin1').toString('base64')
 }
 
 /**
  * The request head as a string (latin1), for tests and -v: see buildRequest.
- * @param {import('../types.js').LoadOptions} options normalised (see loadtest.js)
+ * @param {import('./options.js').NormalizedLoadOptions} options normalised (see loadtest.js)
  * @param {Target} target
  */
 export function requestHead (options, target) {
@@ -92,7 +92,7 @@ export function requestHead (options, target) {
 
 /**
  * The whole request (head and body) in one Buffer, written as is for every request of the run.
- * @param {import('../types.js').LoadOptions} options normalised (see loadtest.js)
+ * @param {import('./options.js').NormalizedLoadOptions} options normalised (see loadtest.js)
  * @param {Target} target
  * @returns {Buffer}
  */
