@@ -55,7 +55,8 @@
  * @typedef {object} LoadResult
  * @property {'syncbench/load-result@1'} schema
  * @property {{ name: 'syncbench', version: string }} tool
- * @property {object} options                    the LoadOptions used, body replaced by its byte length (bodyBytes)
+ * @property {Omit<LoadOptions, 'body'|'signal'|'onProgress'|'onRequest'> & { bodyBytes?: number }} options  the LoadOptions used, body
+ *                                              replaced by its byte length (bodyBytes; absent from an external engine's result)
  * @property {string} startedAt                  ISO time
  * @property {{ software: string, hostname: string, port: number }} server  software from the first response's Server header ('' if none)
  * @property {{ path: string, length: number, variable: boolean }} document  length of the first good response body
@@ -152,7 +153,7 @@
  * @property {string} createdAt
  * @property {string|null} finishedAt    null while running or after a crash / Ctrl-C
  * @property {string[]} argv               the `syncbench run` arguments (after "run")
- * @property {object} options            the runner's options (runs, engine, target, calibrate, report, overrides...)
+ * @property {{ engine?: string, [option: string]: unknown }} options  the runner's options (runs, engine, target, calibrate, report, overrides...)
  * @property {Environment} environment   of the runner's machine
  * @property {{ name: string, title: string, description: string, axes: string[], runs: number, baseline?: string,
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number },

@@ -46,3 +46,22 @@ test('a reader closing the pipe early gets no stack trace', async () => {
   assert.equal(stderr, '')
   assert.equal(code, 0)
 })
+
+test('one error printer for every command: usage 2, failed run 1, system error 1 in one line, bug 70 with its stack', async () => {
+  const { describeError } = await import('../lib/cli/output.js')
+  const { InvalidOptionError, ResultsError } = await import('../lib/errors.js')
+  assert.deepEqual(describeError(new InvalidOptionError('-c must be a positive integer, got "x"'), 'ab'),
+    { line: 'syncbench ab: -c must be a positive integer, got "x"', exitCode: 2 })
+  assert.deepEqual(describeError(new ResultsError('x.json: not JSON'), 'report'), { line: 'syncbench report: x.json: not JSON', exitCode: 1 })
+  const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', errno: -104, syscall: 'read' })
+  for (const command of ['ab', 'run', 'report']) {
+    assert.deepEqual(describeError(reset, command), { line: `syncbench ${command}: ECONNRESET: read ECONNRESET`, exitCode: 1 })
+  }
+  const bug = new TypeError('Cannot read properties of undefined')
+  const { line, exitCode } = describeError(bug)
+  assert.equal(exitCode, 70)
+  assert.ok(line.startsWith('syncbench: internal error: TypeError: Cannot read properties of undefined\n    at '), line)
+  // Node's own ERR_* codes are argument errors, bugs: not mistaken for the machine's
+  const invalid = Object.assign(new TypeError('bad argument'), { code: 'ERR_INVALID_ARG_TYPE' })
+  assert.equal(describeError(invalid, 'run').exitCode, 70)
+})

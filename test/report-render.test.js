@@ -6,6 +6,8 @@ import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { renderReport, checkResults } from '../lib/report/report.js'
 import { chartsFor } from '../lib/report/charts.js'
+import { renderHtml } from '../lib/report/html.js'
+import { escapeXml as esc } from '../lib/report/svg.js'
 import { loadFixture, tempDir } from './fixtures/report-helpers.js'
 
 test('report.html and charts/*.png from the fixed results file', async (t) => {
@@ -88,4 +90,18 @@ test('checkResults names the first entry a report cannot use', () => {
   assert.throws(() => checkResults(broken, 'x.json'), { code: 'SB_ERR_RESULTS', message: 'x.json: runs[3] (seed-bcrypt/async#2) has an incomplete "load"' })
   assert.throws(() => checkResults({ ...r, experiments: undefined }, 'x.json'), { message: 'x.json: no "experiments" list' })
   assert.throws(() => checkResults({ ...r, runs: [null] }, 'x.json'), { message: 'x.json: runs[0] is not a run record (it needs experiment, label and config)' })
+})
+
+test('report.html from a hand-edited file: no tables without labels, a run without ab\'s parts as JSON', () => {
+  const r = loadFixture()
+  const whole = renderHtml(r, [])
+  assert.match(whole, /<td>Requests per second:<\/td>/)
+  const odd = loadFixture()
+  for (const e of odd.experiments) delete e.labels
+  delete odd.runs[0].load.document
+  const html = renderHtml(odd, [])
+  assert.doesNotMatch(html, /<td>Requests per second:<\/td>/, 'no tables')
+  assert.match(html, /<h3>Runs<\/h3>/, 'the runs are still listed')
+  assert.ok(html.includes(esc(JSON.stringify(odd.runs[0].load, null, 2))), 'that run\'s load result as JSON')
+  assert.ok(html.includes('Server Software:'), 'the other runs keep their ab report')
 })

@@ -1,9 +1,8 @@
 // `syncbench ab`: ab's flags in, ab's report out (stdout), progress and errors on stderr.
 import { accessSync, constants } from 'node:fs'
 import { dirname } from 'node:path'
-import { SyncbenchError } from '../errors.js'
+import { SyncbenchError, InvalidOptionError, errorCodes, systemCode } from '../errors.js'
 import { version } from '../version.js'
-import { describeError } from './output.js'
 import { parseAbArgs } from '../load/ab-args.js'
 import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../load/ab-report.js'
 
@@ -48,49 +47,41 @@ Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the repo
 }
 
 /**
- * @param {import('./output.js').Io} io
- * @param {unknown} err
+ * Refuse an output file in a directory we cannot write before the run, not after it.
+ * @param {string} flag
+ * @param {string} file
  */
-function fail (io, err) {
-  const e = /** @type {any} */ (err)
-  if (err instanceof SyncbenchError) {
-    const { line, exitCode } = describeError(err, 'ab')
-    io.stderr.write(line + '\n')
-    return exitCode
-  }
-  // a system error that escaped the engine still gets one line, not a stack
-  if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) {
-    io.stderr.write(`syncbench ab: ${e.code}: ${e.message}\n`)
-    return 1
-  }
-  throw err
-}
-
-/** Refuse an output file in a directory we cannot write before the run, not after it. */
 function checkWritable (flag, file) {
   try {
     accessSync(dirname(file), constants.W_OK)
   } catch (err) {
-    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `${flag} cannot write "${file}": ${err.code ?? err.message}`)
+    throw new InvalidOptionError(`${flag} cannot write "${file}": ${systemCode(err) ?? /** @type {Error} */ (err).message}`)
   }
 }
 
 /**
+ * What a run that ab would abort measured until then: the `result` a ConnectError or TimeoutError
+ * carries (told by code: the class is the registry's for that code), else undefined.
+ * @param {unknown} err
+ * @returns {import('../types.js').LoadResult|undefined}
+ */
+function partialResult (err) {
+  if (!(err instanceof SyncbenchError) || (err.code !== errorCodes.CONNECT && err.code !== errorCodes.TIMEOUT)) return undefined
+  return /** @type {import('../errors.js').ConnectError|import('../errors.js').TimeoutError} */ (err).result
+}
+
+/**
+ * Errors are thrown, as every command's: bin/syncbench.js prints them (lib/cli/output.js describeError).
  * @param {string[]} argv
  * @param {import('./output.js').Io} io
  * @returns {Promise<number>} exit code
  */
 export async function main (argv, io) {
-  let options, output
-  try {
-    ({ options, output } = parseAbArgs(argv))
-    if (output.help) { io.stdout.write(helpText()); return 0 }
-    if (output.version) { io.stdout.write(`This is syncbench ${version}, an ApacheBench 2.3 compatible load generator\n`); return 0 }
-    if (output.gnuplot) checkWritable('-g', output.gnuplot)
-    if (output.csv) checkWritable('-e', output.csv)
-  } catch (err) {
-    return fail(io, err)
-  }
+  const { options, output } = parseAbArgs(argv)
+  if (output.help) { io.stdout.write(helpText()); return 0 }
+  if (output.version) { io.stdout.write(`This is syncbench ${version}, an ApacheBench 2.3 compatible load generator\n`); return 0 }
+  if (output.gnuplot) checkWritable('-g', output.gnuplot)
+  if (output.csv) checkWritable('-e', output.csv)
   const { loadtest, normalizeOptions } = await import('../load/loadtest.js')
   const { parseTarget, requestHead } = await import('../load/request.js')
 
@@ -112,7 +103,7 @@ export async function main (argv, io) {
   let pending = ''
   if (!output.json) pending = output.html ? formatAbHtmlBanner() : formatAbBanner() + formatAbStart(options.url, output.heartbeat)
   // ab -v 2 shows the request head it will send (its other -v output is per response: not reproduced)
-  if (!output.json && options.verbosity >= 2) {
+  if (!output.json && (options.verbosity ?? 1) >= 2) {
     pending += `INFO: ${options.method} header == \n---\n${requestHead(normalizeOptions(options), parseTarget(options.url))}\n---\n`
   }
   if (io.stdout.isTTY) { io.stdout.write(pending); pending = '' }
@@ -126,9 +117,9 @@ export async function main (argv, io) {
     process.off('SIGINT', onSigint)
     // ab's way out of a run it gives up (apr_err): the error on stderr and, when some requests
     // completed, "Total of N requests completed" on stdout instead of the report
-    const done = err?.result?.completeRequests ?? 0
+    const done = partialResult(err)?.completeRequests ?? 0
     if (!output.json) io.stdout.write(done > 0 ? `${pending}Total of ${done} requests completed\n` : io.stdout.isTTY ? '\n' : '')
-    return fail(io, err)
+    throw err
   }
   const interrupted = controller.signal.aborted
 
@@ -148,12 +139,10 @@ export async function main (argv, io) {
   try {
     // ab writes the CSV first, then the gnuplot file, and only when a request completed. The SIGINT
     // handler stays until they are written, so a Ctrl-C here cannot leave a temporary file behind.
-    if (log && result.completeRequests > 0) {
+    if (files && log && result.completeRequests > 0) {
       if (output.csv) await files.writeAbFile('-e', output.csv, files.formatAbCsv(log.records.map((r) => r.total)))
       if (output.gnuplot) await files.writeAbFile('-g', output.gnuplot, files.formatAbGnuplot(log.records))
     }
-  } catch (err) {
-    return fail(io, err)
   } finally {
     process.off('SIGINT', onSigint)
   }

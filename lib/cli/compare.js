@@ -1,7 +1,7 @@
 // syncbench compare a.json b.json: every configuration measured in both results files, requests per
 // second of b against a, with a Welch t-test and stars, as Node core's benchmark/compare.R prints.
 import { parseCommandArgs } from './args.js'
-import { SyncbenchError } from '../errors.js'
+import { MissingArgumentError, ResultsError } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
 import { compareResults } from '../run/summarize.js'
 import { describeRuns } from '../report/verdicts.js'
@@ -32,12 +32,13 @@ export async function main (argv, io) {
     return 0
   }
   if (parsed.positionals.length !== 2) {
-    throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', `two results files expected, got ${parsed.positionals.length} (see syncbench compare --help)`)
+    throw new MissingArgumentError(`two results files expected, got ${parsed.positionals.length} (see syncbench compare --help)`)
   }
   const [fileA, fileB] = parsed.positionals
   const [a, b] = [await readResultsFile(fileA), await readResultsFile(fileB)]
   const rows = compareResults(a, b)
-  if (rows.length === 0) throw new SyncbenchError('SB_ERR_RESULTS', `${fileA} and ${fileB} have no successful configuration in common`)
+  if (rows.length === 0) throw new ResultsError(`${fileA} and ${fileB} have no successful configuration in common`)
+  /** @type {(r: import('../types.js').ResultsFile, f: string) => string} */
   const describe = (r, f) => `${f}: Node ${r.environment?.node ?? '?'}, ${describeRuns(r)} run(s)`
   const table = compareTable(rows, { a: describe(a, fileA), b: describe(b, fileB) })
   io.stdout.write(parsed.values.markdown ? `**${table.title}**\n\n${renderMarkdownTable(table)}` : renderText(table))

@@ -1,4 +1,4 @@
-import { SyncbenchError, USAGE_CODES } from '../errors.js'
+import { SyncbenchError, USAGE_CODES, systemCode } from '../errors.js'
 
 /**
  * @typedef {object} Io
@@ -29,9 +29,11 @@ export function painter (stream, env) {
 }
 
 /**
- * Turn any error into the one line the CLI prints, `syncbench <command>: message`, and its exit code:
- * 2 for a bad command line, 1 for a run that failed. User errors (SyncbenchError) never show a stack;
- * anything else is a bug and keeps its stack for the report (exit 70).
+ * The one error printer of the CLI: any error to the line `syncbench <command>: message` and its exit
+ * code. A SyncbenchError prints its message, exit 2 for a bad command line (USAGE_CODES), 1 for a run
+ * that failed. A Node system error that escaped the library (ECONNRESET, EACCES...) is the machine's
+ * or the network's doing, not ours: `CODE: message`, exit 1. Anything else is a bug and keeps its
+ * stack for the report (exit 70). Never a stack for user error.
  * @param {unknown} err
  * @param {string} [command]
  * @returns {{ line: string, exitCode: number }}
@@ -40,5 +42,7 @@ export function describeError (err, command) {
   const who = command ? `syncbench ${command}` : 'syncbench'
   if (err instanceof SyncbenchError) return { line: `${who}: ${err.message}`, exitCode: USAGE_CODES.has(err.code) ? 2 : 1 }
   const e = /** @type {Error} */ (err)
+  const code = systemCode(err)
+  if (code !== undefined && /^E[A-Z]+$/.test(code)) return { line: `${who}: ${code}: ${e.message}`, exitCode: 1 }
   return { line: `${who}: internal error: ${e && e.stack ? e.stack : String(err)}`, exitCode: 70 }
 }

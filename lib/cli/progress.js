@@ -2,9 +2,16 @@
 // never with --quiet, so logs and pipes stay clean; one line rewritten in place.
 
 /**
+ * The progress events lib/run/runner.js sends to its `onEvent` (its options type them as `object`).
+ * @typedef {{ type: 'calibrate', experiment: string, op: string }
+ *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
+ *   | { type: 'run-end', index: number, total: number, record: import('../types.js').RunRecord }} RunEvent
+ */
+
+/**
  * @param {NodeJS.WritableStream & { isTTY?: boolean }} stream
  * @param {{ quiet?: boolean }} [options]
- * @returns {{ event: (event: object) => void, done: () => void }}
+ * @returns {{ event: (event: RunEvent) => void, done: () => void }}
  */
 export function createProgress (stream, { quiet = false } = {}) {
   if (quiet || !stream.isTTY) return { event: () => {}, done: () => {} }

@@ -2,7 +2,7 @@
 // with no network and no browser; the sweeps' text charts on stdout.
 import path from 'node:path'
 import { parseCommandArgs } from './args.js'
-import { SyncbenchError } from '../errors.js'
+import { InvalidOptionError, MissingArgumentError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
 import { readResultsFile } from '../run/results-writer.js'
 import { checkResults } from '../report/check-results.js'
@@ -72,11 +72,13 @@ async function report (argv, io, signal) {
     return 130
   }
   for (const w of report.warnings) io.stderr.write(`syncbench report: warning: ${w}\n`)
+  /** @param {string} file */
   const show = (file) => {
     const rel = path.relative(process.cwd(), file)
     return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file
   }
-  io.stdout.write(`${paint('bold', 'report')}   ${show(report.html)}\n`)
+  // html is null only with html: false or with an error, thrown above
+  io.stdout.write(`${paint('bold', 'report')}   ${show(/** @type {string} */ (report.html))}\n`)
   io.stdout.write(`${paint('bold', 'summary')}  ${show(report.summary)}\n`)
   if (report.charts.length) io.stdout.write(`${paint('bold', 'charts')}   ${report.charts.length} PNG in ${show(path.dirname(report.charts[0]))}${path.sep}\n`)
   return 0
@@ -95,8 +97,8 @@ export function parseReportArgs (argv) {
   })
   const { values, positionals } = parsed
   if (values.help) return { help: true, file: '', png: true, quiet: false }
-  if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', 'a results file is needed: syncbench report <results.json> (see syncbench report --help)')
-  if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `one results file expected, got ${positionals.length}: ${positionals.join(' ')}`)
-  if (values.out === '') throw new SyncbenchError('SB_ERR_INVALID_OPTION', '--out must be a folder, got ""')
+  if (positionals.length === 0) throw new MissingArgumentError('a results file is needed: syncbench report <results.json> (see syncbench report --help)')
+  if (positionals.length > 1) throw new InvalidOptionError(`one results file expected, got ${positionals.length}: ${positionals.join(' ')}`)
+  if (values.out === '') throw invalidOption('--out', '', 'must be a folder')
   return { help: false, file: positionals[0], out: values.out, png: !values['no-png'], quiet: Boolean(values.quiet) }
 }

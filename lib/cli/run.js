@@ -3,7 +3,7 @@
 // results/<timestamp>/{results.json,summary.md,report.html,charts/}.
 import path from 'node:path'
 import { parseCommandArgs, integerOption } from './args.js'
-import { SyncbenchError, invalidOption } from '../errors.js'
+import { InvalidUrlError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
 import { formatAbReport } from '../load/ab-report.js'
 import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload } from '../run/experiment-loader.js'
@@ -96,7 +96,17 @@ export async function main (argv, io) {
   }
 }
 
-/** The runs, with the ab report of each on stdout as it ends and progress on stderr. */
+/**
+ * The runs, with the ab report of each on stdout as it ends and progress on stderr.
+ * @param {object} o
+ * @param {RunArgs} o.options
+ * @param {import('../run/experiment-loader.js').Experiment[]} o.experiments
+ * @param {ReturnType<typeof getEngine>} o.engine
+ * @param {string} o.outDir
+ * @param {string[]} o.argv
+ * @param {import('./output.js').Io} o.io
+ * @param {AbortSignal} o.signal
+ */
 async function measure ({ options, experiments, engine, outDir, argv, io, signal }) {
   const paint = painter(io.stdout, io.env)
   const progress = createProgress(io.stderr, { quiet: options.quiet })
@@ -104,7 +114,8 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
     return await runExperiments({
       experiments,
       runs: options.runs,
-      engine,
+      // the runner's options type an engine's run() as taking any object; getEngine's take LoadOptions
+      engine: /** @type {NonNullable<import('../run/runner.js').RunnerOptions['engine']>} */ (engine),
       target: options.target,
       overrides: { requests: options.requests, concurrency: options.concurrency },
       calibrate: options.calibrate,
@@ -112,13 +123,15 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       argv,
       options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report },
       signal,
-      onEvent (event) {
+      onEvent (e) {
+        const event = /** @type {import('./progress.js').RunEvent} */ (e)
         progress.event(event)
         if (event.type === 'run-end' && !options.quiet && event.record.load) {
           const r = event.record
-          io.stdout.write(paint('bold', `\n=== ${r.id}: ${r.load.document.path} -c ${r.load.concurrency} -n ${r.load.options.requests}${r.load.options.keepAlive ? ' -k' : ''} (${r.engine}) ===`) + '\n')
+          const load = event.record.load
+          io.stdout.write(paint('bold', `\n=== ${r.id}: ${load.document.path} -c ${load.concurrency} -n ${load.options.requests}${load.options.keepAlive ? ' -k' : ''} (${r.engine}) ===`) + '\n')
           // Runs never send a body: ab prints no "Total body sent" lines then.
-          io.stdout.write(formatAbReport(r.load, { sendBody: false }).replace(/^\n+/, ''))
+          io.stdout.write(formatAbReport(load, { sendBody: false }).replace(/^\n+/, ''))
         }
       }
     })
@@ -127,7 +140,16 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
   }
 }
 
-/** The tables and verdicts on stdout, summary.md and (unless --no-report) the HTML report beside results.json, the exit code. */
+/**
+ * The tables and verdicts on stdout, summary.md and (unless --no-report) the HTML report beside results.json, the exit code.
+ * @param {object} o
+ * @param {Awaited<ReturnType<typeof runExperiments>>} o.outcome
+ * @param {string} o.outDir
+ * @param {string} o.cwd
+ * @param {import('./output.js').Io} o.io
+ * @param {boolean} o.html
+ * @returns {Promise<number>}
+ */
 async function report ({ outcome, outDir, cwd, io, html: withHtml }) {
   const paint = painter(io.stdout, io.env)
   const { results, file, interrupted, error } = outcome
@@ -142,14 +164,20 @@ async function report ({ outcome, outDir, cwd, io, html: withHtml }) {
   if (charts) io.stdout.write('\n' + charts + '\n')
   const written = await writeReport(results, outDir, { summaries, html: withHtml })
   for (const w of written.warnings) io.stderr.write(`syncbench run: warning: ${w}\n`)
+  /** @param {string} f */
   const rel = (f) => path.relative(cwd, f) || f
   io.stderr.write(`syncbench run: results in ${rel(file)}, ${rel(written.summary)}${written.html ? `, ${rel(written.html)}` : ''}${interrupted ? ' (interrupted: partial)' : ''}\n`)
-  const failures = [error, written.error].filter(Boolean)
+  const failures = [error, written.error].filter((err) => err !== null)
   for (const err of failures) io.stderr.write(`syncbench run: ${err.message}\n`)
   if (failures.length > 0) return 1
   return interrupted ? 130 : 0
 }
 
+/**
+ * @param {RunArgs} options
+ * @param {string} cwd
+ * @returns {Promise<import('../run/experiment-loader.js').Experiment[]>}
+ */
 async function resolveExperiments (options, cwd) {
   const list = []
   for (const name of options.names) list.push(...(name === 'all' ? listExperiments() : [builtinExperiment(name)]))
@@ -175,6 +203,8 @@ function loadOverride (flag, raw, name, cap = Infinity) {
   const rule = loadOptionRule(name)
   return integerOption(flag, raw, rule.min ?? 1, Math.min(rule.max ?? Infinity, cap))
 }
+
+/** @typedef {ReturnType<typeof parseRunArgs>} RunArgs */
 
 /**
  * @param {string[]} argv
@@ -216,7 +246,7 @@ export function parseRunArgs (argv) {
   if (options.target !== undefined) {
     let url
     try { url = new URL(options.target) } catch { url = null }
-    if (!url || url.protocol !== 'http:') throw new SyncbenchError('SB_ERR_INVALID_URL', `--target must be an http:// URL, got "${options.target}"`)
+    if (!url || url.protocol !== 'http:') throw new InvalidUrlError(`--target must be an http:// URL, got "${options.target}"`)
   }
   if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
   return options

@@ -23,20 +23,31 @@ const LOG_AXES = new Set(['concurrency', 'threadpoolSize', 'poolSize', 'fileSize
  * @property {number} ciHigh
  */
 
+/** @typedef {import('../types.js').ResultsFile['experiments'][number]} ExperimentEntry */
+
+/**
+ * An experiment as the report reads it: an entry of the file's list, or the one experimentsOf makes up
+ * from runs the list does not name (then only name, title, description and axes are known).
+ * @typedef {Pick<ExperimentEntry, 'name'|'title'|'description'|'axes'> & Partial<ExperimentEntry>} ExperimentInfo
+ */
+
 /**
  * Group a file's runs by experiment, keeping the file's experiment order, then any experiment only the
  * runs name (a runner killed before it wrote the list still leaves readable runs).
  * @param {import('../types.js').ResultsFile} results
- * @returns {{ experiment: import('../types.js').ResultsFile['experiments'][number], runs: import('../types.js').RunRecord[] }[]}
+ * @returns {{ experiment: ExperimentInfo, runs: import('../types.js').RunRecord[] }[]}
  */
 export function experimentsOf (results) {
+  /** @type {Map<string, { experiment: ExperimentInfo, runs: import('../types.js').RunRecord[] }>} */
   const byName = new Map()
   for (const e of results.experiments ?? []) byName.set(e.name, { experiment: e, runs: [] })
   for (const run of results.runs ?? []) {
-    if (!byName.has(run.experiment)) {
-      byName.set(run.experiment, { experiment: { name: run.experiment, title: run.experiment, description: '', axes: [] }, runs: [] })
+    let group = byName.get(run.experiment)
+    if (!group) {
+      group = { experiment: { name: run.experiment, title: run.experiment, description: '', axes: [] }, runs: [] }
+      byName.set(run.experiment, group)
     }
-    byName.get(run.experiment).runs.push(run)
+    group.runs.push(run)
   }
   return [...byName.values()].filter((g) => g.runs.length > 0)
 }
@@ -49,6 +60,7 @@ export function experimentsOf (results) {
  * @returns {string|null}
  */
 export function sweptAxis (experiment, runs) {
+  /** @param {string} key */
   const varies = (key) => {
     const values = new Set(runs.map((r) => r.config?.[key]))
     return values.size > 1 && [...values].every((v) => typeof v === 'number')
@@ -68,17 +80,19 @@ export function sweptAxis (experiment, runs) {
  */
 export function seriesOf (runs, axis) {
   if (axis === null) return (run) => run.label
+  /** @param {import('../types.js').RunRecord} run @returns {string|null} */
   const stripped = (run) => {
     const value = String(run.config?.[axis])
     const tokens = String(run.label).split(' ')
     const kept = tokens.filter((t) => !(t.includes('=') && t.slice(t.indexOf('=') + 1) === value))
     return kept.length < tokens.length && kept.length > 0 ? kept.join(' ') : null
   }
-  if (runs.every((r) => stripped(r) !== null)) return stripped
+  // every run's label gave up its axis token: none of them strips to null
+  if (runs.every((r) => stripped(r) !== null)) return /** @type {(run: import('../types.js').RunRecord) => string} */ (stripped)
   const keys = [...new Set(runs.flatMap((r) => Object.keys(r.config ?? {})))]
     .filter((k) => k !== axis && k !== 'requests' && new Set(runs.map((r) => r.config?.[k])).size > 1)
   if (keys.length === 0) return (run) => String(run.config?.strategy ?? run.experiment)
-  keys.sort((a, b) => (b === 'strategy') - (a === 'strategy'))
+  keys.sort((a, b) => Number(b === 'strategy') - Number(a === 'strategy'))
   return (run) => keys.map((k) => k === 'strategy' ? String(run.config[k]) : `${k}=${run.config[k]}`).join(' ')
 }
 
@@ -97,6 +111,7 @@ export function isLogAxis (axis, values) {
  */
 export function summarizeBy (runs, axis, metric) {
   const series = seriesOf(runs, axis)
+  /** @type {Map<string, Omit<Point, 'n'|'mean'|'ciLow'|'ciHigh'> & { values: number[] }>} */
   const groups = new Map()
   for (const run of runs) {
     if (!isMeasured(run)) continue
@@ -104,8 +119,11 @@ export function summarizeBy (runs, axis, metric) {
     if (typeof value !== 'number' || !Number.isFinite(value)) continue
     const x = axis === null ? null : Number(run.config[axis])
     const key = `${series(run)}\u0000${x}`
-    if (!groups.has(key)) groups.set(key, { series: series(run), strategy: String(run.config?.strategy ?? ''), label: run.label, x, runs: [], values: [] })
-    const g = groups.get(key)
+    let g = groups.get(key)
+    if (!g) {
+      g = { series: series(run), strategy: String(run.config?.strategy ?? ''), label: run.label, x, runs: [], values: [] }
+      groups.set(key, g)
+    }
     g.runs.push(run)
     g.values.push(value)
   }
@@ -127,27 +145,36 @@ export function seriesNames (points) {
  * @returns {{ q: number, rank: number, ms: number }[]}
  */
 export function latencyCurve (runs) {
+  /** @type {[keyof import('../types.js').LoadResult['latency'], number][]} */
   const keys = [['p50', 0.5], ['p75', 0.75], ['p90', 0.9], ['p99', 0.99], ['p999', 0.999], ['p9999', 0.9999]]
-  const ok = runs.filter((r) => r.load?.latency)
-  if (ok.length === 0) return []
+  const latencies = runs.flatMap((r) => r.load?.latency ? [r.load.latency] : [])
+  if (latencies.length === 0) return []
   return keys
-    .map(([key, q]) => ({ q, rank: 1 / (1 - q), ms: summarize(ok.map((r) => r.load.latency[key])).mean }))
+    .map(([key, q]) => ({ q, rank: 1 / (1 - q), ms: summarize(latencies.map((latency) => latency[key])).mean }))
     .filter((p) => Number.isFinite(p.ms) && p.ms > 0)
 }
 
-/** The experiment title without its parenthesised details or "requests/s vs ...", for secondary charts. */
+/**
+ * The experiment title without its parenthesised details or "requests/s vs ...", for secondary charts.
+ * @param {{ name: string, title?: string }} experiment
+ */
 export function shortTitle (experiment) {
   return String(experiment.title || experiment.name).replace(/\s+\([^)]*\)\s*$/, '').replace(/:\s*requests\/s vs .*$/, '')
 }
 
-/** "Title: more", or "Title? more" when the title already ends a sentence. */
+/**
+ * "Title: more", or "Title? more" when the title already ends a sentence.
+ * @param {string} title
+ * @param {string} more
+ */
 export function joinTitle (title, more) {
   return /[?!.]$/.test(title) ? `${title} ${more[0].toUpperCase()}${more.slice(1)}` : `${title}: ${more}`
 }
 
 /** Human label for an axis name. @param {string} axis */
 export function axisTitle (axis) {
-  return {
+  /** @type {Record<string, string|undefined>} */
+  const titles = {
     concurrency: 'concurrency',
     threadpoolSize: 'UV_THREADPOOL_SIZE',
     poolSize: 'worker pool size',
@@ -155,7 +182,8 @@ export function axisTitle (axis) {
     fileSize: 'file size',
     cost: 'cost per request',
     requests: 'requests'
-  }[axis] ?? axis
+  }
+  return titles[axis] ?? axis
 }
 
 /** Format an axis value for ticks and tables. @param {string} axis @param {number} v */

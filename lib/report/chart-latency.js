@@ -6,7 +6,10 @@ import { colorsFor, niceLogTicks, formatMs, INK } from './chart-style.js'
 import { sweepChart, strategyOf, WIDTH } from './chart-kinds.js'
 
 const RANKS = [2, 10, 100, 1000, 10000]
+/** @type {Record<number, string|undefined>} */
 const RANK_LABEL = { 2: '50%', 10: '90%', 100: '99%', 1000: '99.9%', 10000: '99.99%' }
+
+/** @typedef {import('../types.js').RunRecord} RunRecord */
 
 /**
  * Percentile curves, one per series. In a sweep with several series, the curves are taken at the
@@ -16,6 +19,7 @@ const RANK_LABEL = { 2: '50%', 10: '90%', 100: '99%', 1000: '99.9%', 10000: '99.
  */
 export function latencyChart ({ experiment, runs, axis, note, id, name, width = WIDTH }) {
   const series = seriesOf(runs, axis)
+  /** @type {Map<string, RunRecord[]>} */
   let groups
   let where = ''
   if (axis === null) {
@@ -24,6 +28,7 @@ export function latencyChart ({ experiment, runs, axis, note, id, name, width = 
     const names = new Set(runs.map(series))
     if (names.size > 1) {
       // the largest axis value every series reached (a failed run must not drop a series)
+      /** @param {string} name */
       const xsOf = (name) => new Set(runs.filter((r) => series(r) === name).map((r) => Number(r.config[axis])))
       const common = [...names].map(xsOf).reduce((a, b) => new Set([...a].filter((x) => b.has(x))))
       const top = Math.max(...(common.size ? common : runs.map((r) => Number(r.config[axis]))))
@@ -32,16 +37,18 @@ export function latencyChart ({ experiment, runs, axis, note, id, name, width = 
     } else {
       const name = [...names][0]
       groups = groupBy(runs, (r) => `${name} ${shortAxis(axis)}=${formatAxisValue(axis, Number(r.config[axis]))}`)
-      const order = (k) => Number(groups.get(k)[0].config[axis])
-      groups = new Map([...groups].sort((a, b) => order(a[0]) - order(b[0])))
+      const order = (/** @type {RunRecord[]} */ rs) => Number(rs[0].config[axis])
+      groups = new Map([...groups].sort((a, b) => order(a[1]) - order(b[1])))
     }
   }
   const data = []
   for (const [name, rs] of groups) for (const p of latencyCurve(rs)) data.push({ series: name, ...p, n: rs.length })
   if (data.length === 0) return null
   const names = [...groups.keys()]
-  const strategy = (name) => String(groups.get(name)[0].config?.strategy ?? '')
+  /** @param {string} name */
+  const strategy = (name) => String(groups.get(name)?.[0].config?.strategy ?? '')
   const colors = axis !== null && new Set(runs.map(series)).size === 1 ? sequentialColors(names) : colorsFor(names, strategy)
+  /** @param {{ series: string }} d */
   const color = (d) => colors.get(d.series)
   const lo = Math.min(...data.map((d) => d.ms)) / 1.25
   const hi = Math.max(...data.map((d) => d.ms)) * 1.25
@@ -54,7 +61,7 @@ export function latencyChart ({ experiment, runs, axis, note, id, name, width = 
     subtitle: `Time per request at each percentile, both axes log scale: the further right, the rarer the request.${where}` +
       (repeats > 1 ? ` Each curve averages ${repeats} runs.` : ''),
     note,
-    legend: names.map((n) => ({ label: n, color: colors.get(n) })),
+    legend: names.map((n) => ({ label: n, color: /** @type {string} */ (colors.get(n)) })),
     plot: {
       width,
       height: width < 500 ? 280 : 340,
@@ -62,7 +69,7 @@ export function latencyChart ({ experiment, runs, axis, note, id, name, width = 
       marginRight: 28,
       marginBottom: 40,
       color: { type: 'identity' },
-      x: { type: 'log', domain: [1.8, 11000], ticks: RANKS, tickFormat: (v) => RANK_LABEL[v] ?? '', label: 'percentile →', labelAnchor: 'center' },
+      x: { type: 'log', domain: [1.8, 11000], ticks: RANKS, tickFormat: (/** @type {number} */ v) => RANK_LABEL[v] ?? '', label: 'percentile →', labelAnchor: 'center' },
       y: { type: 'log', domain: [lo, hi], ticks: niceLogTicks(lo, hi), tickFormat: formatMs, grid: true, label: '↑ latency' },
       marks: [
         Plot.line(data, { x: 'rank', y: 'ms', z: 'series', stroke: color, strokeWidth: 2.5 }),
@@ -89,7 +96,7 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
     width
   }
   if (axis !== null) {
-    const points = summarizeBy(withServer, axis, (r) => r.server.eventLoopDelay.p99)
+    const points = summarizeBy(withServer, axis, (r) => r.server?.eventLoopDelay.p99)
     return sweepChart({
       ...base,
       subtitle: 'p99 of how late the server\'s event loop ran (a 10 ms timer, sampled as monitorEventLoopDelay does), log scale: while it is late, every request waits.',
@@ -101,11 +108,13 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
       yType: 'log'
     })
   }
+  /** @type {('p50'|'p99'|'max')[]} */
   const stats = ['p50', 'p99', 'max']
-  const rows = stats.map((s) => summarizeBy(withServer, null, (r) => r.server.eventLoopDelay[s]))
+  const rows = stats.map((s) => summarizeBy(withServer, null, (r) => r.server?.eventLoopDelay[s]))
   const data = rows[0].map((p, i) => ({ series: p.series, p50: p.mean, p99: rows[1][i].mean, max: rows[2][i].mean }))
   const names = seriesNames(rows[0])
   const colors = colorsFor(names, strategyOf(rows[0]), { unique: false })
+  /** @param {{ series: string }} d */
   const color = (d) => colors.get(d.series)
   const values = data.flatMap((d) => [d.p50, d.p99, d.max]).filter((v) => v > 0)
   const lo = Math.min(...values) / 1.5
@@ -145,23 +154,38 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
   }
 }
 
+/**
+ * @param {RunRecord[]} runs
+ * @param {(run: RunRecord) => string} key
+ * @returns {Map<string, RunRecord[]>}
+ */
 function groupBy (runs, key) {
+  /** @type {Map<string, RunRecord[]>} */
   const map = new Map()
   for (const r of runs) {
     const k = key(r)
-    if (!map.has(k)) map.set(k, [])
-    map.get(k).push(r)
+    const group = map.get(k)
+    if (group) group.push(r)
+    else map.set(k, [r])
   }
   return map
 }
 
+/** @param {string} axis */
 function shortAxis (axis) {
-  return { concurrency: 'c', threadpoolSize: 'pool', poolSize: 'pool', fileSize: 'size' }[axis] ?? axis
+  /** @type {Record<string, string|undefined>} */
+  const short = { concurrency: 'c', threadpoolSize: 'pool', poolSize: 'pool', fileSize: 'size' }
+  return short[axis] ?? axis
 }
 
-/** Light to dark blue for an ordered axis, so the eye reads the order without the legend. */
+/**
+ * Light to dark blue for an ordered axis, so the eye reads the order without the legend.
+ * @param {string[]} names
+ * @returns {Map<string, string>}
+ */
 function sequentialColors (names) {
   const ramp = ['#9ecae1', '#6baed6', '#4292c6', '#2171b5', '#08519c', '#08306b']
+  /** @type {Map<string, string>} */
   const map = new Map()
   names.forEach((n, i) => map.set(n, ramp[Math.round(i * (ramp.length - 1) / Math.max(1, names.length - 1))]))
   return map

@@ -60,6 +60,11 @@ export function niceLogTicks (lo, hi) {
   return ticks
 }
 
+/**
+ * @param {number} lo
+ * @param {number} hi
+ * @param {number[]} steps  the mantissas of one decade's ticks
+ */
 function ticksOf (lo, hi, steps) {
   const ticks = []
   for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {

@@ -10,12 +10,20 @@ import { mean } from '../run/stats.js'
 import { strategyStyles } from '../lab/strategies.js'
 import { formatNumber as fmt, MIB } from '../format.js'
 
-/** Strategies that run the work on the event loop: one core is their ceiling whatever the machine has. */
+/** @typedef {import('../types.js').RunRecord} RunRecord */
+/** @typedef {import('./chart-data.js').Point} Point */
+/** @typedef {import('./svg.js').ChartSpec} ChartSpec */
+/** @typedef {NonNullable<import('./chart-data.js').ExperimentInfo['calibration']>} Calibration */
+
+/**
+ * Strategies that run the work on the event loop: one core is their ceiling whatever the machine has.
+ * @param {string} strategy
+ */
 const onEventLoop = (strategy) => strategyStyles.get(strategy)?.onEventLoop === true
 
 /**
  * @typedef {object} ChartContext
- * @property {object} experiment  the experiment entry (title adjusted for a workload part)
+ * @property {import('./chart-data.js').ExperimentInfo} experiment  the experiment entry (title adjusted for a workload part)
  * @property {string} name        the experiment's name in the results file
  * @property {string} id          file-name prefix of this part's charts
  * @property {import('../types.js').RunRecord[]} runs   measured runs only (isMeasured)
@@ -32,6 +40,7 @@ const onEventLoop = (strategy) => strategyStyles.get(strategy)?.onEventLoop === 
  * @returns {import('./svg.js').ChartSpec[]}
  */
 export function chartsFor (results, options = {}) {
+  /** @type {(ChartSpec|null)[]} */
   const specs = []
   for (const { experiment, runs } of experimentsOf(results)) {
     const ok = runs.filter(isMeasured)
@@ -42,23 +51,27 @@ export function chartsFor (results, options = {}) {
       if (ctx.runs.some((r) => r.server)) specs.push(eventLoopChart(ctx), cpu(ctx), memory(ctx))
     }
   }
-  return specs.filter(Boolean)
+  return specs.filter((spec) => spec !== null)
 }
 
 /**
  * An experiment without a swept axis that mixes workloads (bcrypt at 14 req/s, readfile at 600) is
  * charted one workload at a time: on one axis the slow workload's bars would be invisible.
- * @returns {ChartContext[]}
+ * @param {import('./chart-data.js').ExperimentInfo} experiment
+ * @param {RunRecord[]} runs  measured runs only
+ * @param {import('../types.js').ResultsFile} results
+ * @returns {Omit<ChartContext, 'width'>[]}
  */
 function partsOf (experiment, runs, results) {
   const axis = sweptAxis(experiment, runs)
   const base = {
     name: experiment.name,
     axis,
-    cores: runs.find((r) => r.serverEnv)?.serverEnv.cpuCount ?? results.environment?.cpuCount ?? null,
+    cores: runs.find((r) => r.serverEnv)?.serverEnv?.cpuCount ?? results.environment?.cpuCount ?? null,
     note: environmentNote(results.environment)
   }
-  const workloads = [...new Set(runs.map((r) => r.config?.workload))]
+  // a config without a workload key reads undefined, whatever its Record type says
+  const workloads = /** @type {(string|number|boolean|undefined)[]} */ ([...new Set(runs.map((r) => r.config?.workload))])
   if (axis !== null || workloads.length < 2 || workloads.includes(undefined)) {
     return [{ ...base, experiment, id: slug(experiment.name), runs }]
   }
@@ -77,11 +90,11 @@ function partsOf (experiment, runs, results) {
 /** @param {ChartContext} ctx */
 function throughput (ctx) {
   const { experiment, runs, axis } = ctx
-  const points = summarizeBy(runs, axis, (r) => r.load.requestsPerSecond)
+  const points = summarizeBy(runs, axis, (r) => r.load?.requestsPerSecond)
   const repeated = points.some((p) => p.n > 1)
   const means = points.map((p) => p.mean)
   // a sweep over decades of cost (file sizes) spans decades of req/s too: only a log axis shows both ends
-  const yType = Math.min(...means) > 0 && Math.max(...means) / Math.min(...means) >= 20 ? 'log' : 'linear'
+  const yType = Math.min(...means) > 0 && Math.max(...means) / Math.min(...means) >= 20 ? 'log' : /** @type {const} */ ('linear')
   const refs = ceilings(experiment.calibration, axis, points, ctx.cores)
   const spec = {
     id: `${ctx.id}-throughput`,
@@ -101,16 +114,20 @@ function throughput (ctx) {
  * The physical ceiling from the runner's calibration: cores x 1000 / opMs. Along the threads or the
  * requests in flight, only min(x, cores) operations can run at once, so the ceiling bends there;
  * strategies that work on the event loop also get their own one-core line.
+ * @param {Calibration|undefined} cal
+ * @param {string|null} axis
+ * @param {Point[]} points
+ * @param {number|null} machineCores
  * @returns {import('./chart-kinds.js').Reference[]}
  */
 function ceilings (cal, axis, points, machineCores) {
-  if (!(cal?.opMs > 0)) return []
+  if (!cal || !(cal.opMs > 0)) return []
   const single = 1000 / cal.opMs
   const cores = cal.usableCores ?? machineCores ?? 1
   const refs = []
   if (axis === 'threadpoolSize' || axis === 'poolSize' || axis === 'concurrency') {
     const what = { threadpoolSize: 'threads', poolSize: 'workers', concurrency: 'c' }[axis]
-    refs.push({ label: `ceiling: min(${what}, ${cores} cores) × ${fmt(single)} ${cal.unit}`, curve: (x) => Math.min(x, cores) * single })
+    refs.push({ label: `ceiling: min(${what}, ${cores} cores) × ${fmt(single)} ${cal.unit}`, curve: (/** @type {number} */ x) => Math.min(x, cores) * single })
   } else {
     refs.push({ label: `ceiling: ${cores} cores × ${fmt(single)} ${cal.unit} = ${fmt(cores * single)} req/s`, value: cores * single })
   }
@@ -120,12 +137,16 @@ function ceilings (cal, axis, points, machineCores) {
   return refs
 }
 
+/**
+ * @param {ChartContext} ctx
+ * @returns {ChartSpec|null}
+ */
 function cpu (ctx) {
   const { experiment, runs, axis, cores } = ctx
   const points = summarizeBy(runs, axis, (r) => r.server?.cpu.percent)
   if (points.length === 0) return null
   const refs = [{ label: 'one core (100%)', value: 100 }]
-  if (cores > 1) refs.push({ label: `all ${cores} cores (${cores * 100}%)`, value: cores * 100 })
+  if (cores !== null && cores > 1) refs.push({ label: `all ${cores} cores (${cores * 100}%)`, value: cores * 100 })
   const base = {
     id: `${ctx.id}-cpu`,
     experiment: ctx.name,
@@ -140,12 +161,17 @@ function cpu (ctx) {
   return barChart({ ...base, points, refs, repeated: points.some((p) => p.n > 1), format: (v) => `${Math.round(v)}%` })
 }
 
+/**
+ * @param {ChartContext} ctx
+ * @returns {ChartSpec|null}
+ */
 function memory (ctx) {
   const { experiment, runs, axis } = ctx
   const points = summarizeBy(runs, axis, (r) => r.server ? r.server.memory.peakRssBytes / MIB : undefined)
   if (points.length === 0) return null
+  /** @param {Point} p */
   const threads = (p) => {
-    const t = p.runs.map((r) => r.server?.threads).filter((x) => x > 0)
+    const t = p.runs.flatMap((r) => r.server && r.server.threads > 0 ? [r.server.threads] : [])
     return t.length ? Math.round(mean(t)) : null
   }
   const base = {
@@ -160,6 +186,7 @@ function memory (ctx) {
   }
   if (axis) {
     const single = seriesNames(points).length === 1
+    /** @param {string} name */
     const range = (name) => {
       const ts = points.filter((p) => p.series === name).map(threads).filter((t) => t !== null)
       if (ts.length === 0) return name
@@ -182,6 +209,10 @@ function memory (ctx) {
   return barChart({ ...base, points, refs: [], repeated: points.some((p) => p.n > 1), format: (v, p) => `${Math.round(v)} MiB · ${threads(p) ?? '?'} threads` })
 }
 
+/**
+ * @param {Point[]} points
+ * @param {string} what
+ */
 function subtitleFor (points, what) {
   const ns = [...new Set(points.map((p) => p.n))]
   const most = Math.max(...ns)
@@ -189,7 +220,7 @@ function subtitleFor (points, what) {
   return `${cap(what)}; mean of ${ns.length === 1 ? most : `up to ${most}`} runs, whiskers show the 95% confidence interval.`
 }
 
-const cap = (s) => s[0].toUpperCase() + s.slice(1)
+const cap = (/** @type {string} */ s) => s[0].toUpperCase() + s.slice(1)
 
 /** @param {string} s */
 function slug (s) {

@@ -1,6 +1,6 @@
 // The shape a report needs from a results file, checked before any chart module loads (so a bad file
 // fails fast, in one line, without paying for Plot and resvg).
-import { SyncbenchError } from '../errors.js'
+import { ResultsError } from '../errors.js'
 
 /**
  * What the report reads beyond readResultsFile's schema check, so a hand-edited or truncated file
@@ -9,7 +9,9 @@ import { SyncbenchError } from '../errors.js'
  * @param {string} [file]  named in the message
  */
 export function checkResults (results, file = 'results file') {
-  const bad = (what) => new SyncbenchError('SB_ERR_RESULTS', `${file}: ${what}`)
+  /** @param {string} what */
+  const bad = (what) => new ResultsError(`${file}: ${what}`)
+  /** @param {unknown} v */
   const object = (v) => v !== null && typeof v === 'object'
   if (!Array.isArray(results?.experiments)) throw bad('no "experiments" list')
   if (!Array.isArray(results.runs)) throw bad('no "runs" list')

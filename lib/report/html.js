@@ -34,14 +34,20 @@ pre{font-size:.75rem;line-height:1.35;background:var(--soft);padding:.5rem;overf
 figure svg.chart-wide{display:none}figure svg.chart-narrow{display:block}}
 `
 
+/** @typedef {import('../types.js').ResultsFile} ResultsFile */
+/** @typedef {import('../types.js').RunRecord} RunRecord */
+/** @typedef {import('../types.js').LoadResult} LoadResult */
+/** @typedef {{ spec: import('./svg.js').ChartSpec, svg: string, narrowSvg?: string, png?: string }} RenderedChart */
+
 /**
- * @param {import('../types.js').ResultsFile} results
- * @param {{ spec: import('./svg.js').ChartSpec, svg: string, narrowSvg?: string, png?: string }[]} charts
+ * @param {ResultsFile} results
+ * @param {RenderedChart[]} charts
  *        svg: the wide layout; narrowSvg: the phone layout; png: path relative to report.html
- * @param {import('./verdicts.js').ReportSummary[]|null} [summaries]  summarizeResults(results), when the caller has them
+ * @param {import('./verdicts.js').ReportSummary[]|null} [summaries]  summarizeResults(results), when the
+ *        caller has them; null: no tables
  * @returns {string}
  */
-export function renderHtml (results, charts, summaries = safeSummaries(results)) {
+export function renderHtml (results, charts, summaries = summariesOf(results)) {
   const groups = experimentsOf(results)
   const body = [
     `<header><h1>syncbench report</h1><p class="muted">${esc(headline(results))}</p></header>`,
@@ -63,13 +69,17 @@ export function renderHtml (results, charts, summaries = safeSummaries(results))
     `<body><main>\n${body.join('\n')}\n</main></body></html>\n`
 }
 
+/** @param {ResultsFile} r */
 function headline (r) {
   const state = r.finishedAt ? `finished ${r.finishedAt}` : 'did not finish (partial results)'
   return `Started ${r.createdAt}, ${state}. ${r.runs.length} runs. Command: ${['syncbench run', ...(r.argv ?? [])].join(' ')}`
 }
 
+/** @param {ResultsFile} r */
 function environmentSection (r) {
-  const e = r.environment ?? {}
+  // a results file whose runner died before it wrote the machine still renders, with "undefined"s
+  const e = /** @type {Partial<import('../types.js').Environment>} */ (r.environment ?? {})
+  /** @type {[string, string][]} */
   const rows = [
     ['Node.js', `${e.node} (V8 ${e.v8}, libuv ${e.uv})`],
     ['CPU', `${e.cpuModel}, ${e.cpuCount} usable cores`],
@@ -84,6 +94,12 @@ function environmentSection (r) {
     rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('') + '</dl></section>'
 }
 
+/**
+ * @param {import('./chart-data.js').ExperimentInfo} experiment
+ * @param {RunRecord[]} runs
+ * @param {import('./verdicts.js').ReportSummary|undefined} summary
+ * @param {RenderedChart[]} charts
+ */
 function experimentSection (experiment, runs, summary, charts) {
   const out = [`<section id="${anchor(experiment.name)}"><h2>${esc(experiment.title || experiment.name)}</h2>`]
   if (experiment.description) out.push(`<p class="muted">${esc(experiment.description)}</p>`)
@@ -101,13 +117,17 @@ function experimentSection (experiment, runs, summary, charts) {
 
 /** @param {import('./tables.js').Table} t */
 function tableHtml (t) {
-  const cls = (i) => t.align?.[i] === 'right' ? ' class="r"' : ''
+  const cls = (/** @type {number} */ i) => t.align?.[i] === 'right' ? ' class="r"' : ''
   return `<div class="scroll"><table><caption>${esc(t.title)}</caption><thead><tr>` +
     t.columns.map((c, i) => `<th${cls(i)}>${esc(c)}</th>`).join('') + '</tr></thead><tbody>' +
     t.rows.map((r) => '<tr>' + t.columns.map((_, i) => `<td${cls(i)}>${esc(r[i] ?? '')}</td>`).join('') + '</tr>').join('') +
     '</tbody></table></div>'
 }
 
+/**
+ * The runs table: a column's title and its cell (null or undefined: empty).
+ * @type {[string, (r: RunRecord) => string|null|undefined][]}
+ */
 const RUN_COLUMNS = [
   ['Run', (r) => isPartial(r) ? `${r.id} (partial)` : r.id],
   ['Req/s', (r) => r.load && r.load.requestsPerSecond.toFixed(2)],
@@ -122,11 +142,12 @@ const RUN_COLUMNS = [
   ['Threads', (r) => r.server && String(r.server.threads)]
 ]
 
+/** @param {RunRecord[]} runs */
 function runsTable (runs) {
   return tableHtml({
     title: `${runs.length} run${runs.length === 1 ? '' : 's'}`,
     columns: RUN_COLUMNS.map(([c]) => c),
-    align: RUN_COLUMNS.map((_, i) => i === 0 ? 'left' : 'right'),
+    align: RUN_COLUMNS.map((_, i) => i === 0 ? /** @type {const} */ ('left') : 'right'),
     rows: runs.map((r) => RUN_COLUMNS.map(([, f], i) => i > 0 && r.error ? (i === 1 ? 'failed' : '') : (f(r) ?? '')))
   })
 }
@@ -137,11 +158,11 @@ function runDetails (r) {
   const parts = [`<details><summary>${esc(r.id)}${mark}</summary>`]
   parts.push(`<p class="muted">${esc(Object.entries(r.config ?? {}).map(([k, v]) => `${k}=${v}`).join(' · '))} · engine ${esc(r.engine)} · started ${esc(r.startedAt)}</p>`)
   if (r.error) parts.push(`<p class="error">${esc(r.error.code)}: ${esc(r.error.message)}</p>`)
-  if (isPartial(r)) {
+  if (r.load && isPartial(r)) {
     const of = r.load.options?.requests ? ` of ${r.load.options.requests}` : ''
     parts.push(`<p class="partial">Interrupted after ${esc(r.load.completeRequests)}${esc(of)} requests: a partial run, left out of the tables, verdicts and charts.</p>`)
   }
-  if (r.load) parts.push(`<pre>${esc(safeAb(r.load).replace(/^\n+/, ''))}</pre>`)
+  if (r.load) parts.push(`<pre>${esc(abReportOrJson(r.load).replace(/^\n+/, ''))}</pre>`)
   if (r.server) {
     const s = r.server
     parts.push(`<pre>${esc([
@@ -157,28 +178,44 @@ function runDetails (r) {
   return parts.join('')
 }
 
-/** Interrupted mid-measurement (Ctrl-C): its load result covers part of the requests (not isMeasured). */
+/**
+ * Interrupted mid-measurement (Ctrl-C): its load result covers part of the requests (not isMeasured).
+ * @param {RunRecord} r
+ */
 function isPartial (r) {
   return !r.error && Boolean(r.load?.aborted)
 }
 
-/** A report must render even from a results file older or odder than this code: no table then. */
-function safeSummaries (results) {
-  try {
-    return summarizeResults(results)
-  } catch {
-    return null
-  }
+/** @param {unknown} v */
+const isObject = (v) => v !== null && typeof v === 'object'
+
+/**
+ * The tables' statistics, or null for a hand-written or truncated results file whose experiments
+ * lack their configurations in order (labels) or their baselines (comparisons): that report shows
+ * the charts and runs without tables. Anything else summarizeResults throws is a bug and surfaces.
+ * @param {ResultsFile} results
+ * @returns {import('./verdicts.js').ReportSummary[]|null}
+ */
+function summariesOf (results) {
+  const complete = Array.isArray(results.experiments) && Array.isArray(results.runs) &&
+    results.experiments.every((e) => Array.isArray(e?.labels) && isObject(e.comparisons))
+  return complete ? summarizeResults(results) : null
 }
 
-function safeAb (load) {
-  try {
-    return formatAbReport(load)
-  } catch {
-    return JSON.stringify(load, null, 2)
-  }
+/**
+ * A run's ab report, or its load result as JSON when the result lacks a part ab's report reads (a
+ * hand-edited file): the details of that run stay readable. A result that has them all and still
+ * fails to format is a bug and surfaces.
+ * @param {LoadResult} load
+ */
+function abReportOrJson (load) {
+  const times = /** @type {Partial<LoadResult['connectionTimes']>} */ (isObject(load.connectionTimes) ? load.connectionTimes : {})
+  const complete = isObject(load.server) && isObject(load.document) && isObject(load.failures) && isObject(load.percentiles) &&
+    isObject(times.connect) && isObject(times.processing) && isObject(times.waiting) && isObject(times.total)
+  return complete ? formatAbReport(load) : JSON.stringify(load, null, 2)
 }
 
+/** @param {string} s */
 function anchor (s) {
   return String(s).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
 }

@@ -8,7 +8,7 @@ import { describeRuns } from './verdicts.js'
  * @returns {string}
  */
 export function renderMarkdownTable (table) {
-  const esc = (cell) => String(cell ?? '').replace(/\|/g, '\\|')
+  const esc = (/** @type {string|undefined} */ cell) => String(cell ?? '').replace(/\|/g, '\\|')
   const head = `| ${table.columns.map(esc).join(' | ')} |`
   const rule = `|${table.align.map((a) => a === 'right' ? '---:' : ':---').join('|')}|`
   const rows = table.rows.map((r) => `| ${table.columns.map((_, i) => esc(r[i])).join(' | ')} |`)

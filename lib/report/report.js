@@ -5,7 +5,7 @@
 // older report that this one no longer draws are deleted once the new ones are in place.
 import path from 'node:path'
 import { mkdir, readdir, rm } from 'node:fs/promises'
-import { SyncbenchError } from '../errors.js'
+import { SyncbenchError, ResultsError, systemCode } from '../errors.js'
 import { writeFileAtomic, removeStaleTemps } from '../fs-atomic.js'
 import { chartsFor } from './charts.js'
 import { renderChartSvg } from './svg.js'
@@ -47,9 +47,9 @@ const NARROW = 420
  */
 export async function writeReport (results, outDir, options = {}) {
   const { summaries = summarizeResults(results), html = true, png, signal } = options
-  await mkdir(outDir, { recursive: true }).catch((err) => { throw writeError(outDir, err) })
+  await mkdir(outDir, { recursive: true }).catch(rethrowAsWriteError(outDir))
   const summary = path.join(outDir, 'summary.md')
-  await writeFileAtomic(summary, renderSummaryMarkdown(results, summaries)).catch((err) => { throw writeError(summary, err) })
+  await writeFileAtomic(summary, renderSummaryMarkdown(results, summaries)).catch(rethrowAsWriteError(summary))
   if (!html) return { summary, html: null, charts: [], warnings: [], error: null }
   try {
     return { summary, ...await renderReport(results, outDir, { png, signal, summaries }), error: null }
@@ -73,16 +73,21 @@ export async function renderReport (results, outDir, options = {}) {
   const specs = chartsFor(results)
   // phones get their own layout: the wide one scaled to 360 px would print 6 px text
   const narrow = new Map(chartsFor(results, { width: NARROW }).map((spec) => [spec.id, spec]))
-  const charts = specs.map((spec) => ({
-    spec,
-    svg: renderChartSvg(spec),
-    narrowSvg: narrow.has(spec.id) ? renderChartSvg(narrow.get(spec.id)) : undefined,
-    png: `charts/${spec.id}.png`
-  }))
+  const charts = specs.map((spec) => {
+    const phone = narrow.get(spec.id)
+    return {
+      spec,
+      svg: renderChartSvg(spec),
+      narrowSvg: phone ? renderChartSvg(phone) : undefined,
+      png: `charts/${spec.id}.png`
+    }
+  })
+  /** @type {string[]} */
   const warnings = []
-  await mkdir(outDir, { recursive: true }).catch((err) => { throw writeError(outDir, err) })
-  await removeStaleTemps(outDir).catch((err) => { throw writeError(outDir, err) })
+  await mkdir(outDir, { recursive: true }).catch(rethrowAsWriteError(outDir))
+  await removeStaleTemps(outDir).catch(rethrowAsWriteError(outDir))
   const chartsDir = path.join(outDir, 'charts')
+  /** @type {string[]} */
   const written = []
   if (options.png !== false) {
     if (charts.length > 0 && !pngHasFonts()) warnings.push('no system font found: the PNG charts have no text (install fonts-dejavu-core); report.html is not affected')
@@ -100,18 +105,24 @@ export async function renderReport (results, outDir, options = {}) {
       await Promise.all(stale.map((name) => rm(path.join(chartsDir, name), { force: true })))
     } catch (err) {
       if (err instanceof SyncbenchError || err === signal?.reason) throw err
-      throw writeError(chartsDir, err)
+      rethrowAsWriteError(chartsDir)(err)
     }
     for (const file of files) written.push(path.join(chartsDir, file))
   }
   signal?.throwIfAborted()
   const htmlFile = path.join(outDir, 'report.html')
   const html = renderHtml(results, options.png === false ? charts.map(({ png, ...c }) => c) : charts, options.summaries)
-  await writeFileAtomic(htmlFile, html).catch((err) => { throw writeError(htmlFile, err) })
+  await writeFileAtomic(htmlFile, html).catch(rethrowAsWriteError(htmlFile))
   return { html: htmlFile, charts: written, warnings }
 }
 
-/** fn over items, `limit` at a time; rejects only once every started call has settled (no write left running). */
+/**
+ * fn over items, `limit` at a time; rejects only once every started call has settled (no write left running).
+ * @template T
+ * @param {T[]} items
+ * @param {number} limit
+ * @param {(item: T, index: number) => Promise<void>} fn
+ */
 async function mapLimit (items, limit, fn) {
   let next = 0
   let failed = false
@@ -131,6 +142,16 @@ async function mapLimit (items, limit, fn) {
   if (rejected) throw rejected.reason
 }
 
-function writeError (file, err) {
-  return new SyncbenchError('SB_ERR_RESULTS', `cannot write ${file} (${err.code || err.message})`, { cause: err })
+/**
+ * A file system error while writing `file` (EACCES, EISDIR, ENOSPC...) becomes a ResultsError naming
+ * the file; anything else, Node's ERR_* argument errors included, is a bug and is thrown as it is.
+ * @param {string} file
+ * @returns {(err: unknown) => never}
+ */
+function rethrowAsWriteError (file) {
+  return (err) => {
+    const code = systemCode(err)
+    if (code === undefined || !/^E[A-Z0-9]+$/.test(code)) throw err
+    throw new ResultsError(`cannot write ${file} (${code})`, { cause: err })
+  }
 }

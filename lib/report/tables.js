@@ -12,7 +12,14 @@ import { MIB } from '../format.js'
  * @property {string[][]} rows
  */
 
-/** The seed 001 comparison rows, labels as the article prints them (ab's own labels). */
+/** @typedef {import('../run/summarize.js').ExperimentSummary} ExperimentSummary */
+/** @typedef {import('../run/summarize.js').Row} Row */
+
+/**
+ * The seed 001 comparison rows, labels as the article prints them (ab's own labels): label, figure
+ * (lib/run/summarize.js FIGURES), format of its mean.
+ * @type {[string, string, (x: number) => string][]}
+ */
 const SEED_001_ROWS = [
   ['Concurrency Level', 'concurrency', (x) => int(x)],
   ['Time taken for tests:', 'timeTakenSeconds', (x) => `${x.toFixed(3)} seconds`],
@@ -39,24 +46,40 @@ export function experimentTables (s) {
   return [main, serverTable(s, measured)].map(dropEmptyColumns)
 }
 
-/** Columns with no value in any row (the ceiling without a calibration, CIs of single runs) are left out. */
+/**
+ * Columns with no value in any row (the ceiling without a calibration, CIs of single runs) are left out.
+ * @param {Table} table
+ * @returns {Table}
+ */
 function dropEmptyColumns (table) {
   const keep = table.columns.map((_, i) => i === 0 || table.rows.some((r) => (r[i] ?? '') !== ''))
+  /** @template T @param {T[]} cells */
   const pick = (cells) => cells.filter((_, i) => keep[i])
   return { ...table, columns: pick(table.columns), align: pick(table.align), rows: table.rows.map(pick) }
 }
 
+/**
+ * @param {ExperimentSummary} s
+ * @param {Row[]} rows  the measured ones
+ * @returns {Table}
+ */
 function seed001 (s, rows) {
   const body = SEED_001_ROWS.map(([name, figure, format]) => [name, ...rows.map((r) => format(r.figures[figure].mean))])
   if (rows.some((r) => r.runs.length > 1)) {
     body.push(['Runs', ...rows.map((r) => String(r.runs.length))])
     body.push(['Req/s 95% CI', ...rows.map((r) => ci(r.figures.requestsPerSecond, 2))])
   }
-  return { title: `${s.name}: ${s.title}`, columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => 'left')], rows: body }
+  return { title: `${s.name}: ${s.title}`, columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => /** @type {const} */ ('left'))], rows: body }
 }
 
+/**
+ * @param {ExperimentSummary} s
+ * @param {Row[]} rows  the measured ones
+ * @returns {Table}
+ */
 function seed002 (s, rows) {
   const ref = rows.find((r) => r.label === s.reference) ?? rows[0]
+  /** @param {number} x @param {number} base */
   const pct = (x, base) => `${Math.round(x / base * 100)}%`
   const body = rows.map((r) => {
     const rps = r.figures.requestsPerSecond.mean
@@ -70,6 +93,11 @@ function seed002 (s, rows) {
   return { title: `${s.name}: ${s.title}`, columns: ['Mode', 'Req/s', 'Time/req', 'Req/s 95% CI', `vs ${s.baseline}`], align: ['left', 'right', 'right', 'right', 'left'], rows: body }
 }
 
+/**
+ * @param {ExperimentSummary} s
+ * @param {Row[]} rows  the measured ones
+ * @returns {Table}
+ */
 function generic (s, rows) {
   const body = rows.map((r) => [r.label,
     r.figures.requestsPerSecond.mean.toFixed(2),
@@ -81,12 +109,20 @@ function generic (s, rows) {
   return { title: `${s.name}: ${s.title}`, columns: ['Configuration', 'Req/s', '95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right'], rows: body }
 }
 
-/** "1.97x sync, p = 0.00312 **" or '' for a baseline. */
+/**
+ * "1.97x sync, p = 0.00312 **" or '' for a baseline.
+ * @param {Row} r
+ */
 function significance (r) {
   if (!r.comparison) return ''
   return `${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline}, ${formatP(r.comparison.test)}`
 }
 
+/**
+ * @param {ExperimentSummary} s
+ * @param {Row[]} rows  the measured ones
+ * @returns {Table}
+ */
 function serverTable (s, rows) {
   const body = rows.map((r) => {
     const m = r.server
@@ -116,15 +152,21 @@ export function compareTable (comparisons, names) {
  */
 export function renderText (table) {
   const widths = table.columns.map((c, i) => Math.max(c.length, ...table.rows.map((r) => (r[i] ?? '').length)))
+  /** @param {string[]} cells */
   const line = (cells) => cells.map((c, i) => table.align[i] === 'right' ? (c ?? '').padStart(widths[i]) : (c ?? '').padEnd(widths[i])).join('  ').trimEnd()
   return [table.title, line(table.columns), widths.map((w) => '-'.repeat(w)).join('  '), ...table.rows.map(line)].join('\n') + '\n'
 }
 
+/**
+ * @param {import('../run/stats.js').Summary} summary
+ * @param {number} digits
+ */
 function ci (summary, digits) {
   if (!(summary.ciHalfWidth >= 0)) return ''
   return `${summary.ciLow.toFixed(digits)}..${summary.ciHigh.toFixed(digits)}`
 }
 
+/** @param {number} x */
 function int (x) {
   return Number.isInteger(x) ? String(x) : x.toFixed(1)
 }

@@ -33,10 +33,11 @@ export function textChart (experiment, runs, { width = 40, ascii = false } = {})
   const ok = runs.filter(isMeasured)
   const axis = sweptAxis(experiment, ok)
   if (axis === null) return ''
-  const points = summarizeBy(ok, axis, (r) => r.load.requestsPerSecond)
+  const points = summarizeBy(ok, axis, (r) => r.load?.requestsPerSecond)
   if (points.length === 0) return ''
   const names = seriesNames(points)
-  const xs = [...new Set(points.map((p) => p.x))].sort((a, b) => a - b)
+  // summarizeBy gave every point of a sweep its axis value: x is never null here
+  const xs = [...new Set(points.map((p) => /** @type {number} */ (p.x)))].sort((a, b) => a - b)
   const dataMax = Math.max(...points.map((p) => p.mean))
   let ceiling = ceilingAt(experiment.calibration, axis)
   // a ceiling far above every bar would squash them into a few cells: name it instead of drawing it
@@ -67,7 +68,13 @@ export function textChart (experiment, runs, { width = 40, ascii = false } = {})
   return lines.join('\n') + '\n'
 }
 
-/** A bar `cells` long (fractional), padded to `width`, with the ceiling mark at column `mark`. */
+/**
+ * A bar `cells` long (fractional), padded to `width`, with the ceiling mark at column `mark`.
+ * @param {number} cells
+ * @param {number} width
+ * @param {number|null} mark
+ * @param {boolean} ascii
+ */
 function bar (cells, width, mark, ascii) {
   const full = Math.floor(cells)
   const rest = Math.round((cells - full) * 8)
@@ -82,8 +89,13 @@ function bar (cells, width, mark, ascii) {
   return chars.join('')
 }
 
+/**
+ * @param {{ opMs: number, usableCores?: number }|undefined} cal
+ * @param {string} axis
+ * @returns {((x: number) => number)|null}
+ */
 function ceilingAt (cal, axis) {
-  if (!(cal?.opMs > 0)) return null
+  if (!cal || !(cal.opMs > 0)) return null
   const single = 1000 / cal.opMs
   const cores = cal.usableCores ?? 1
   if (axis === 'concurrency' || axis === 'threadpoolSize' || axis === 'poolSize') return (x) => Math.min(x, cores) * single

@@ -5,6 +5,7 @@ import { summarizeExperiments } from '../run/summarize.js'
 import { formatNumber } from '../format.js'
 
 /** @typedef {import('../run/summarize.js').ExperimentSummary} ExperimentSummary */
+/** @typedef {import('../run/summarize.js').Row} Row */
 
 /**
  * An experiment's statistics with its verdict line: what the tables, summary.md and report.html show.
@@ -30,7 +31,7 @@ export function summarizeResults (results) {
 export function verdict ({ name, rows, calibration }) {
   const measured = rows.filter((r) => r.runs.length > 0)
   if (measured.length === 0) return `${name}: nothing measured`
-  let compared = rows.filter((r) => r.comparison)
+  let compared = rows.filter(/** @returns {r is Row & { comparison: NonNullable<Row['comparison']> }} */ (r) => r.comparison !== null)
   if (compared.length > 3) {
     const sorted = [...compared].sort((a, b) => b.comparison.ratio - a.comparison.ratio)
     compared = [sorted[0], sorted[sorted.length - 1]]
@@ -39,7 +40,7 @@ export function verdict ({ name, rows, calibration }) {
   const parts = [ratios.length ? ratios.join(', ') : `${measured[0].label}: ${measured[0].figures.requestsPerSecond.mean.toFixed(2)} req/s`]
   if (calibration) {
     const perCore = 1000 / calibration.opMs
-    const calibrated = measured.filter((r) => r.efficiency !== null)
+    const calibrated = measured.filter(/** @returns {r is Row & { efficiency: number }} */ (r) => r.efficiency !== null)
     const shown = calibrated.length > 4 ? [...calibrated].sort((a, b) => b.efficiency - a.efficiency).filter((_, i, a) => i === 0 || i === a.length - 1) : calibrated
     const eff = shown.map((r) => `${r.label} ${Math.round(r.efficiency * 100)}%`).join(', ')
     parts.push(`ceiling ${calibration.usableCores} cores x ${formatNumber(perCore)} ${calibration.unit} = ${formatNumber(calibration.ceilingRps)} req/s: ${eff}`)
