@@ -8,6 +8,7 @@ import { mkdtemp, rm, readdir } from 'node:fs/promises'
 import { spawnServer } from '../lib/lab/spawn.js'
 import { labRoutes } from '../lib/lab/lab-app.js'
 import { httpGet } from './helper.js'
+import { completionOrder } from './fixtures/completion-order.js'
 
 // Small parameters so every route is quick; the bodies still prove which work was done.
 const quick = { bcrypt: 'cost=4', bcryptjs: 'cost=4', readfile: '', pbkdf2: 'iterations=1000', wait: 'ms=1' }
@@ -66,6 +67,17 @@ for (const framework of ['express', 'http']) {
         assert.equal(res.status, 200, `${route.path}: ${res.body}`)
         assert.match(res.body, bodies[route.workload], route.path)
         assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.body)), route.path)
+      }
+    })
+
+    test('same body, told apart by the event loop: a quick request overtakes a slow /wait/async or /wait/worker, not /wait/sync, fake-async or immediate', async () => {
+      // test/lab-async-property.test.js checks every route; here, each framework's dispatch. Order only, no timing.
+      for (const [strategy, overtakes] of [['sync', false], ['async', true], ['fake-async', false], ['immediate', false], ['worker', true]]) {
+        const delay = strategy === 'fake-async' ? '&delay=0' : ''
+        // a blocking strategy's quick request is its own route, tiny: queued behind the slow one's work
+        const quick = overtakes ? '/' : `/wait/${strategy}?ms=0${delay}`
+        const order = await completionOrder(url, [`/wait/${strategy}?ms=300${delay}`], quick)
+        assert.deepEqual(order, overtakes ? ['quick', 'slow0'] : ['slow0', 'quick'], `/wait/${strategy}`)
       }
     })
 

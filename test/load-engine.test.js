@@ -265,6 +265,19 @@ test('timelimit ends the run early; it never goes past -n', async () => {
   assert.ok(r.timeTakenSeconds >= 0.25)
   assert.equal(r.options.requests, 50000)
   assert.equal(r.aborted, false)
+  // A -n that ends the run long before the time limit: exactly -n requests are sent, none beyond.
+  let seen = 0
+  const counted = await server(startHttpServer((req, res) => {
+    seen++
+    setTimeout(() => { res.setHeader('Content-Length', 2); res.end('ok') }, 10)
+  }))
+  const bounded = await loadtest({ url: counted.url, timelimit: 60, requests: 7, concurrency: 4 })
+  assert.equal(bounded.completeRequests, 7)
+  assert.equal(bounded.options.requests, 7)
+  assert.equal(bounded.aborted, false)
+  // every connection the run opened has ended: no request of it can still be on its way
+  await new Promise((resolve) => counted.server.close(resolve))
+  assert.equal(seen, 7, 'requests the server received')
 })
 
 test('an AbortSignal ends the run and keeps the results', async () => {

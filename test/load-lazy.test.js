@@ -1,9 +1,12 @@
 // Modules a plain `syncbench ab` run on an IP address does not load (the resolver, the HTTP/1.1
-// framing) are loaded on demand by loadtest(): the runs that need them still work.
+// framing) are loaded on demand by loadtest(): the runs that need them still work, and only they load them.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
+import os from 'node:os'
+import path from 'node:path'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { loadtest } from '../lib/load/loadtest.js'
-import { startHttpServer } from './helper.js'
+import { startHttpServer, runCommand, binPath } from './helper.js'
 
 const closers = []
 after(() => Promise.all(closers.map((close) => close())))
@@ -31,4 +34,50 @@ test('--http1.1 frames by Content-Length with its framing module loaded on deman
   assert.equal(r.completeRequests, 6)
   assert.equal(r.keepAliveRequests, 6)
   assert.equal(r.htmlTransferredBytes, 30)
+})
+
+/**
+ * Run the real CLI with a module resolve hook that records every module loaded (user-land imports and
+ * node: built-ins imported as modules) and return their URLs.
+ * @param {string[]} args
+ */
+async function modulesLoadedBy (args) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-lazy-'))
+  try {
+    const log = path.join(dir, 'modules.txt')
+    const hooks = `import { appendFileSync } from 'node:fs'
+      export async function resolve (specifier, context, next) {
+        const result = await next(specifier, context)
+        appendFileSync(${JSON.stringify(log)}, result.url + '\\n')
+        return result
+      }`
+    const register = `import { register } from 'node:module'
+      register(${JSON.stringify('data:text/javascript,' + encodeURIComponent(hooks))})`
+    const { code, stdout, stderr } = await runCommand(process.execPath, ['--import', 'data:text/javascript,' + encodeURIComponent(register), binPath, ...args])
+    assert.equal(code, 0, stderr)
+    assert.match(stdout, /^Complete requests: +4$/m)
+    return new Set((await readFile(log, 'utf8')).trim().split('\n'))
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+test('what is loaded on demand, and only then: the resolver for a host name, the HTTP/1.1 framing for --http1.1', async () => {
+  const s = await helloServer()
+  const lazy = {
+    resolver: (m) => m.has('node:dns/promises') || m.has('node:dns'),
+    framing: (m) => [...m].some((u) => u.endsWith('/lib/load/http11.js') || u.endsWith('/lib/load/chunked-decoder.js'))
+  }
+  const plain = await modulesLoadedBy(['ab', '-n', '4', '-c', '2', s.url])
+  assert.ok([...plain].some((u) => u.endsWith('/lib/load/loadtest.js')), 'the hook records the CLI\'s own modules')
+  assert.equal(lazy.resolver(plain), false, 'a run on an IP address loaded the resolver')
+  assert.equal(lazy.framing(plain), false, 'a run without --http1.1 loaded the HTTP/1.1 framing')
+
+  const named = await modulesLoadedBy(['ab', '-n', '4', '-c', '2', `http://localhost:${s.port}/`])
+  assert.equal(lazy.resolver(named), true, 'a host name needs the resolver')
+  assert.equal(lazy.framing(named), false)
+
+  const http11 = await modulesLoadedBy(['ab', '--http1.1', '-n', '4', '-c', '2', s.url])
+  assert.equal(lazy.framing(http11), true, '--http1.1 needs its framing')
+  assert.equal(lazy.resolver(http11), false)
 })
