@@ -10,6 +10,8 @@ import { spawnSync, execFileSync } from 'node:child_process'
 import { mkdtemp, rm, unlink } from 'node:fs/promises'
 import bcrypt from 'bcrypt'
 import { spawnServer } from '../lib/lab/spawn.js'
+import { startApp } from '../lib/lab/apps.js'
+import { errorCodes } from '../lib/errors.js'
 import { httpGet, runCommand } from './helper.js'
 
 const hasAb = spawnSync('ab', ['-V']).status === 0
@@ -141,6 +143,14 @@ describe('seed-readfile', () => {
       }
     })
   }
+
+  test('startApp: `only` must be one of the servers\' own names ("toString" is none, though every object has it)', async () => {
+    const options = { only: 'toString', port: 0, fileSize: 0, cacheDir: path.join(cacheDir, 'own') }
+    await assert.rejects(startApp('seed-readfile', options), {
+      code: errorCodes.INVALID_OPTION,
+      message: '--only must be one of readfile, readfilesync, fake-async, got "toString"'
+    })
+  })
 
   test('without --only: three servers in three processes, metrics per server, none left after stop', async () => {
     const server = await spawnServer({ app: 'seed-readfile', args: ['--file-size', '16k', '--cache-dir', cacheDir] })

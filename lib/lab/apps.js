@@ -3,9 +3,9 @@
 import { hostServer } from './http-host.js'
 import { createServerMetrics, collectEnvironment } from './metrics.js'
 import { createSeedBcryptApp, seedBcryptRoutes, SEED_BCRYPT_PORT } from './seed-bcrypt.js'
-import { seedReadfileServers, seedReadfileHandler } from './seed-readfile.js'
+import { seedReadfileServers, seedReadfileHandler, isReadfileServer } from './seed-readfile.js'
 import { ensureDataFile, DEFAULT_FILE_SIZE } from './data-file.js'
-import { SyncbenchError } from '../errors.js'
+import { InvalidOptionError } from '../errors.js'
 
 export const appNames = ['seed-bcrypt', 'seed-readfile', 'lab']
 export const LAB_PORT = 3001
@@ -21,10 +21,12 @@ export const LAB_PORT = 3001
  * @property {'express'|'http'} [framework='express']  lab
  */
 
+/** @typedef {import('./http-host.js').HostedServer & { routes: string[] }} AppServer */
+
 /**
  * @typedef {object} RunningApp
  * @property {string} app
- * @property {(import('./http-host.js').HostedServer & { routes: string[] })[]} servers
+ * @property {AppServer[]} servers
  * @property {import('../types.js').Environment} env
  * @property {ReturnType<typeof createServerMetrics>} metrics
  * @property {() => Promise<void>} close   closes every server and stops watching; idempotent
@@ -39,15 +41,25 @@ export async function startApp (app, options = {}) {
   const host = options.host ?? '127.0.0.1'
   const env = collectEnvironment()
   const metrics = createServerMetrics()
+  /** @type {AppServer[]} */
   const servers = []
+  /** @type {(() => Promise<void>)[]} */
   const closers = []
+  /** @type {Promise<void>|undefined} */
   let closed
   const close = () => {
     closed ??= Promise.all(servers.map((s) => s.close()))
       .then(() => Promise.all(closers.map((fn) => fn())))
+      .then(() => {})
       .finally(() => metrics.close())
     return closed
   }
+  /**
+   * @param {string} name
+   * @param {import('node:http').RequestListener} handler
+   * @param {number} port
+   * @param {string[]} routes
+   */
   const host1 = async (name, handler, port, routes) => {
     const server = await hostServer({ name, handler, metrics, env, port, host })
     servers.push({ ...server, routes })
@@ -59,8 +71,8 @@ export async function startApp (app, options = {}) {
       const file = await ensureDataFile(options.fileSize ?? DEFAULT_FILE_SIZE, options)
       const names = options.only ? [options.only] : Object.keys(seedReadfileServers)
       for (const [i, name] of names.entries()) {
+        if (!isReadfileServer(name)) throw new InvalidOptionError(`--only must be one of ${Object.keys(seedReadfileServers).join(', ')}, got "${name}"`)
         const seed = seedReadfileServers[name]
-        if (!seed) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `--only must be one of ${Object.keys(seedReadfileServers).join(', ')}, got "${name}"`)
         const port = options.port === undefined ? seed.port : options.port === 0 ? 0 : options.port + i
         await host1(name, seedReadfileHandler(name, file), port, [`GET / (${seed.description})`])
       }
@@ -70,7 +82,7 @@ export async function startApp (app, options = {}) {
       closers.push(lab.close)
       await host1('lab', lab.handler, options.port ?? LAB_PORT, ['GET / lists the routes', 'GET /<workload>/<strategy>'])
     } else {
-      throw new SyncbenchError('SB_ERR_INVALID_OPTION', `app must be one of ${appNames.join(', ')}, got "${app}"`)
+      throw new InvalidOptionError(`app must be one of ${appNames.join(', ')}, got "${app}"`)
     }
   } catch (err) {
     await close()

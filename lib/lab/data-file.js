@@ -5,7 +5,7 @@ import path from 'node:path'
 import { randomFill } from 'node:crypto'
 import { promisify } from 'node:util'
 import { mkdir, stat } from 'node:fs/promises'
-import { SyncbenchError, firstLine, systemCode } from '../errors.js'
+import { InvalidOptionError, ServerStartError, firstLine, systemCode } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
 
 export const DEFAULT_FILE_SIZE = 4 * 1024 * 1024
@@ -37,6 +37,7 @@ export function cacheDir ({ cacheDir, env = process.env } = {}) {
   return path.resolve(cacheDir || env.SYNCBENCH_CACHE_DIR || path.join(os.tmpdir(), 'syncbench-cache'))
 }
 
+/** @type {Map<string, Promise<string>>} */
 const pending = new Map()
 
 /**
@@ -49,11 +50,12 @@ const pending = new Map()
  */
 export async function ensureDataFile (size, options = {}) {
   if (!Number.isSafeInteger(size) || size < 0 || size > MAX_FILE_SIZE) {
-    throw new SyncbenchError('SB_ERR_INVALID_OPTION', `--file-size must be 0 to 1 GiB, got "${size}"`)
+    throw new InvalidOptionError(`--file-size must be 0 to 1 GiB, got "${size}"`)
   }
   const dir = cacheDir(options)
   const file = path.join(dir, `data-${size}.bin`)
-  if (pending.has(file)) return pending.get(file)
+  const existing = pending.get(file)
+  if (existing) return existing
   const creation = create(dir, file, size).finally(() => pending.delete(file))
   pending.set(file, creation)
   return creation
@@ -95,5 +97,5 @@ async function * randomChunks (size) {
  * @param {unknown} err
  */
 function cacheError (dir, err) {
-  return new SyncbenchError('SB_ERR_SERVER_START', `cannot create the data file in --cache-dir ${dir} (${systemCode(err) || firstLine(err)})`, { cause: err })
+  return new ServerStartError(`cannot create the data file in --cache-dir ${dir} (${systemCode(err) || firstLine(err)})`, { cause: err })
 }

@@ -3,7 +3,7 @@
 // keep-alive connections instead of waiting for them.
 import http from 'node:http'
 import { once } from 'node:events'
-import { SyncbenchError } from '../errors.js'
+import { ServerStartError, errorCodes, firstLine, systemCode } from '../errors.js'
 
 export const METRICS_PATH = '/__syncbench/metrics'
 export const ENV_PATH = '/__syncbench/env'
@@ -32,7 +32,8 @@ const PREFIX = '/__syncbench/'
 export async function hostServer ({ name, handler, metrics, env, port, host }) {
   // The only per-request work added to an app: one counter and one prefix test.
   const server = http.createServer((req, res) => {
-    if (req.url.startsWith(PREFIX)) return syncbenchRoute(req, res, metrics, env)
+    // A server's request always has a url (only a client's message has none).
+    if (/** @type {string} */ (req.url).startsWith(PREFIX)) return syncbenchRoute(req, res, metrics, env)
     metrics.requests++
     handler(req, res)
   })
@@ -63,19 +64,24 @@ export async function hostServer ({ name, handler, metrics, env, port, host }) {
 /**
  * GET /__syncbench/metrics -> ServerMetrics of the window; ?reset=1 also starts a new window.
  * GET /__syncbench/env -> Environment. These requests are not counted in `requests`.
+ * @param {http.IncomingMessage} req
+ * @param {http.ServerResponse} res
+ * @param {ReturnType<import('./metrics.js').createServerMetrics>} metrics
+ * @param {import('../types.js').Environment} env
  */
 function syncbenchRoute (req, res, metrics, env) {
-  const url = new URL(req.url, 'http://localhost')
+  const url = new URL(/** @type {string} */ (req.url), 'http://localhost')
   let status = 200
+  /** @type {object} */
   let body
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     status = 405
-    body = { error: { code: 'SB_ERR_METHOD', message: `${req.method} ${url.pathname}: only GET is allowed` } }
+    body = { error: { code: errorCodes.METHOD, message: `${req.method} ${url.pathname}: only GET is allowed` } }
   } else if (url.pathname === METRICS_PATH) {
     const reset = url.searchParams.get('reset')
     if (reset !== null && !['', '1', 'true', '0', 'false'].includes(reset)) {
       status = 400
-      body = { error: { code: 'SB_ERR_BAD_PARAMETER', parameter: 'reset', message: `reset must be 1, true, 0 or false, got "${reset}"` } }
+      body = { error: { code: errorCodes.BAD_PARAMETER, parameter: 'reset', message: `reset must be 1, true, 0 or false, got "${reset}"` } }
     } else {
       body = metrics.read({ reset: reset === '' || reset === '1' || reset === 'true' })
     }
@@ -83,26 +89,34 @@ function syncbenchRoute (req, res, metrics, env) {
     body = env
   } else {
     status = 404
-    body = { error: { code: 'SB_ERR_NOT_FOUND', message: `no route ${url.pathname} (try ${METRICS_PATH} or ${ENV_PATH})` } }
+    body = { error: { code: errorCodes.NOT_FOUND, message: `no route ${url.pathname} (try ${METRICS_PATH} or ${ENV_PATH})` } }
   }
   const text = JSON.stringify(body, null, 2) + '\n'
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' })
   res.end(req.method === 'HEAD' ? undefined : text)
 }
 
+/**
+ * @param {unknown} err what the server's 'error' event gave
+ * @param {string} name
+ * @param {number} port
+ * @param {string} host
+ */
 function listenError (err, name, port, host) {
-  if (err.code === 'EADDRINUSE') {
-    return new SyncbenchError('SB_ERR_SERVER_START', `${name}: --port ${port} is already in use on ${host} (EADDRINUSE)`, { cause: err })
+  const code = systemCode(err)
+  if (code === 'EADDRINUSE') {
+    return new ServerStartError(`${name}: --port ${port} is already in use on ${host} (EADDRINUSE)`, { cause: err })
   }
-  if (err.code === 'EACCES') {
-    return new SyncbenchError('SB_ERR_SERVER_START', `${name}: --port ${port} needs privileges on ${host} (EACCES)`, { cause: err })
+  if (code === 'EACCES') {
+    return new ServerStartError(`${name}: --port ${port} needs privileges on ${host} (EACCES)`, { cause: err })
   }
-  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') {
-    return new SyncbenchError('SB_ERR_SERVER_START', `${name}: --host ${host} is not an address of this machine (${err.code})`, { cause: err })
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new ServerStartError(`${name}: --host ${host} is not an address of this machine (${code})`, { cause: err })
   }
-  return new SyncbenchError('SB_ERR_SERVER_START', `${name}: cannot listen on ${host}:${port} (${err.code || err.message})`, { cause: err })
+  return new ServerStartError(`${name}: cannot listen on ${host}:${port} (${code || firstLine(err)})`, { cause: err })
 }
 
+/** @param {string} host */
 function formatHost (host) {
   return host.includes(':') ? `[${host}]` : host
 }

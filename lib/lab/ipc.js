@@ -27,8 +27,8 @@
 //   child -> parent  { type: 'syncbench:error', code, message, stderr?: string[] }
 //                    the server could not start (no id); the child exits 1. stderr: the last lines of a
 //                    process the child started on the parent's behalf; for the child itself the parent
-//                    keeps its stderr. The parent rejects with `code` (SB_ERR_EXPERIMENT for an unusable
-//                    workload, else SB_ERR_SERVER_START), `message`, and the last stderr lines.
+//                    keeps its stderr. The parent rejects with `code` (errorCodes.EXPERIMENT for an
+//                    unusable workload, else errorCodes.SERVER_START), `message`, and the last stderr lines.
 //
 // Stop. SIGTERM (then SIGKILL after a grace period): any process understands it, and a server whose
 // loop is blocked can answer no message. The child closes its servers and exits; it does the same when
@@ -37,6 +37,7 @@
 // Failure without a message (a crash, process.exit, no ready in time): the parent's error names the
 // child's last stderr line and carries its last lines (lib/lab/spawn.js).
 // The shapes are ServerHandle's, ServerMetrics' and Environment's in lib/types.js.
+import { SyncbenchError, errorCodes } from '../errors.js'
 
 export const READY = 'syncbench:ready'
 export const HANDLERS = 'syncbench:handlers'
@@ -53,6 +54,21 @@ export const ERROR = 'syncbench:error'
  */
 
 /**
+ * The child's ready message (see the protocol above).
+ * @typedef {object} ReadyMessage
+ * @property {typeof READY} type
+ * @property {{ host: string, port: number }} address
+ * @property {{ name: string, url: string, port: number }[]} servers
+ * @property {import('../types.js').Environment} env
+ * @property {string[]} [handlers]  a workload's handler names
+ */
+
+/**
+ * The child's answer to a `query: 'handlers'` spec.
+ * @typedef {{ type: typeof HANDLERS, handlers: string[] }} HandlersMessage
+ */
+
+/**
  * Announce the servers and answer metrics requests until `stop()`.
  * @param {Channel} channel
  * @param {object} options
@@ -64,15 +80,17 @@ export const ERROR = 'syncbench:error'
  * @returns {{ stop: () => void }}
  */
 export function serveIpc (channel, { servers, env, read, onDisconnect, info }) {
-  /** @param {any} message */
+  /** @param {any} message what the parent sent: checked here, field by field */
   const onMessage = async (message) => {
     if (!message || message.type !== METRICS) return
     let metrics
     try {
       metrics = await read({ reset: message.reset === true, server: message.server })
-    } catch (e) {
-      const err = /** @type {any} */ (e)
-      send(channel, { type: ERROR, id: message.id, code: err.code || 'SB_ERR_SERVER_METRICS', message: err.message })
+    } catch (err) {
+      // The parent's request failed (no such server, a supervised child gone): it is told why. Anything
+      // else is a bug of this process: it surfaces as an unhandled rejection, with its stack on stderr.
+      if (!(err instanceof SyncbenchError)) throw err
+      send(channel, { type: ERROR, id: message.id, code: err.code, message: err.message })
       return
     }
     send(channel, { type: METRICS, id: message.id, metrics })
@@ -109,12 +127,14 @@ export function sendHandlers (channel, handlers) {
 /**
  * Tell the parent why the server could not start.
  * @param {Channel} channel
- * @param {{ code?: string, message?: string }} err
+ * @param {unknown} err what the start threw: a SyncbenchError names its code, anything else is a start failure
  * @param {string[]} [stderr] the last stderr lines of a process the child started, if any
  * @returns {Promise<void>} once the message is handed to the channel, so the child can exit after it
  */
 export function sendError (channel, err, stderr) {
-  const message = { type: ERROR, code: err.code || 'SB_ERR_SERVER_START', message: String(err.message || err) }
+  const code = err instanceof SyncbenchError ? err.code : errorCodes.SERVER_START
+  const text = err !== null && typeof err === 'object' && 'message' in err ? err.message : undefined
+  const message = { type: ERROR, code, message: String(text || err) }
   return sendLast(channel, stderr ? { ...message, stderr } : message)
 }
 

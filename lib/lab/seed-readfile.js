@@ -12,7 +12,21 @@ export const seedReadfileServers = {
   'fake-async': { port: 8083, description: 'setTimeout(readFileSync, 0)' }
 }
 
-/** @param {string} file */
+/** @typedef {keyof typeof seedReadfileServers} ReadfileServerName */
+
+/**
+ * Is `name` one of the servers (an own name: "toString" is not one)?
+ * @param {string} name
+ * @returns {name is ReadfileServerName}
+ */
+export function isReadfileServer (name) {
+  return Object.hasOwn(seedReadfileServers, name)
+}
+
+/**
+ * @param {string} file
+ * @returns {import('node:http').RequestListener}
+ */
 export function readFileHandler (file) {
   return function (req, res) {
     fs.readFile(file, function (err, content) {
@@ -23,7 +37,10 @@ export function readFileHandler (file) {
   }
 }
 
-/** @param {string} file */
+/**
+ * @param {string} file
+ * @returns {import('node:http').RequestListener}
+ */
 export function readFileSyncHandler (file) {
   return function (req, res) {
     let status, content
@@ -39,7 +56,10 @@ export function readFileSyncHandler (file) {
   }
 }
 
-/** @param {string} file */
+/**
+ * @param {string} file
+ * @returns {import('node:http').RequestListener}
+ */
 export function fakeAsyncHandler (file) {
   return function (req, res) {
     setTimeout(function () {
@@ -58,7 +78,7 @@ export function fakeAsyncHandler (file) {
 }
 
 /**
- * @param {keyof typeof seedReadfileServers} name
+ * @param {ReadfileServerName} name
  * @param {string} file
  */
 export function seedReadfileHandler (name, file) {

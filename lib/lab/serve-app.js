@@ -1,7 +1,7 @@
 // Start an app the way `syncbench serve` does, in the calling process: seed-readfile without --only
 // is one server child per server (supervised from here), every other app runs in this process. Used
 // by the terminal front end (lib/cli/serve.js) and by the server child (lib/lab/server-child.js).
-import { SyncbenchError } from '../errors.js'
+import { InvalidOptionError } from '../errors.js'
 import { startApp } from './apps.js'
 import { collectEnvironment } from './metrics.js'
 import { seedReadfileServers } from './seed-readfile.js'
@@ -70,7 +70,7 @@ export async function superviseReadfile (options) {
     // a reset without `server` resets all three.
     async read ({ reset, server }) {
       const index = server === undefined ? 0 : servers.findIndex((s) => s.name === server)
-      if (index < 0) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `no server "${server}" (servers: ${names.join(', ')})`)
+      if (index < 0) throw new InvalidOptionError(`no server "${server}" (servers: ${names.join(', ')})`)
       const metrics = await handles[index].metrics({ reset: reset && server !== undefined })
       if (reset && server === undefined) await Promise.all(handles.map((h) => h.metrics({ reset: true })))
       return metrics

@@ -2,7 +2,7 @@
 // terminal front end (lib/cli/serve.js) and the server child (lib/lab/server-child.js), which gets
 // the same words from spawnServer({ app, args }) and from experiments' `server.args`.
 import { parseCommandArgs, integerOption } from '../args.js'
-import { SyncbenchError, invalidOption } from '../errors.js'
+import { InvalidOptionError, MissingArgumentError, invalidOption } from '../errors.js'
 import { appNames } from './apps.js'
 import { seedReadfileServers } from './seed-readfile.js'
 import { parseSize } from './data-file.js'
@@ -31,10 +31,10 @@ export function parseServeArgs (argv) {
   })
   const { values, positionals } = parsed
   if (values.help) return { app: '', help: true }
-  if (positionals.length === 0) throw new SyncbenchError('SB_ERR_MISSING_ARGUMENT', `an app is needed: ${appNames.join(', ')} (see syncbench serve --help)`)
-  if (positionals.length > 1) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `one app expected, got "${positionals.join(' ')}"`)
+  if (positionals.length === 0) throw new MissingArgumentError(`an app is needed: ${appNames.join(', ')} (see syncbench serve --help)`)
+  if (positionals.length > 1) throw new InvalidOptionError(`one app expected, got "${positionals.join(' ')}"`)
   const [app] = positionals
-  if (!appNames.includes(app)) throw new SyncbenchError('SB_ERR_INVALID_OPTION', `the app must be one of ${appNames.join(', ')}, got "${app}"`)
+  if (!appNames.includes(app)) throw new InvalidOptionError(`the app must be one of ${appNames.join(', ')}, got "${app}"`)
   /** @type {ServeOptions} */
   const options = { app }
   if (values.port !== undefined) {

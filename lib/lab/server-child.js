@@ -3,7 +3,7 @@
 // then speaks the protocol documented in lib/lab/ipc.js until SIGTERM or its parent goes away.
 import { realpathSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import { SyncbenchError } from '../errors.js'
+import { ServerStartError, SyncbenchError } from '../errors.js'
 import { serveIpc, sendError, sendHandlers } from './ipc.js'
 
 /**
@@ -34,7 +34,7 @@ async function main (spec) {
       const { startServeApp } = await import('./serve-app.js')
       served = await startServeApp(parseServeArgs([spec.app, ...(spec.args ?? [])]))
     } else {
-      throw new SyncbenchError('SB_ERR_SERVER_START', `the server child needs an app or a workload, got ${JSON.stringify(spec)}`)
+      throw new ServerStartError(`the server child needs an app or a workload, got ${JSON.stringify(spec)}`)
     }
   } catch (e) {
     const err = /** @type {any} */ (e)

@@ -4,7 +4,7 @@
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import { SyncbenchError, errorCodes, errorFromCode } from '../errors.js'
+import { ServerExitedError, ServerMetricsError, errorCodes, errorFromCode } from '../errors.js'
 import { READY, HANDLERS, METRICS, ERROR } from './ipc.js'
 
 const childPath = fileURLToPath(new URL('./server-child.js', import.meta.url))
@@ -29,7 +29,7 @@ const STDERR_LINES = 20
  */
 
 /**
- * @typedef {import('../types.js').ServerHandle & { ready: Record<string, any> }} ChildHandle
+ * @typedef {import('../types.js').ServerHandle & { ready: import('./ipc.js').ReadyMessage }} ChildHandle
  *   `ready` is the child's whole ready message (extra fields included)
  */
 
@@ -47,7 +47,7 @@ export function spawnServer ({ app, args = [], ...rest }) {
 
 /**
  * Serve a user's workload module (its exported handlers at GET /<name>) in a fresh server child.
- * Throws SB_ERR_EXPERIMENT when the module cannot be loaded or exports no handler, SB_ERR_SERVER_START
+ * Throws ExperimentError when the module cannot be loaded or exports no handler, ServerStartError
  * for other start failures.
  * @param {{ workload: string, label?: string } & SpawnOptions} options
  *   workload: absolute path; label: the module as the user named it, for messages
@@ -55,7 +55,8 @@ export function spawnServer ({ app, args = [], ...rest }) {
  */
 export async function spawnWorkloadServer ({ workload, label = workload, ...rest }) {
   const handle = await startChild({ workload, label }, { name: '--workload server', ...rest })
-  return { ...handle, handlers: handle.ready.handlers }
+  // A workload child's ready message always names its handlers (lib/lab/server-child.js).
+  return { ...handle, handlers: /** @type {string[]} */ (handle.ready.handlers) }
 }
 
 /**
@@ -68,7 +69,7 @@ export async function spawnWorkloadServer ({ workload, label = workload, ...rest
 export async function queryWorkloadHandlers ({ workload, label = workload, ...rest }) {
   const child = forkChild({ workload, label, query: 'handlers' }, { name: '--workload server', ...rest })
   try {
-    const message = await child.wait(HANDLERS)
+    const message = /** @type {import('./ipc.js').HandlersMessage} */ (await child.wait(HANDLERS))
     return message.handlers
   } finally {
     await child.stop()
@@ -83,24 +84,25 @@ export async function queryWorkloadHandlers ({ workload, label = workload, ...re
 async function startChild (spec, options) {
   const { name, metricsTimeoutMs = 60_000 } = options
   const forked = forkChild(spec, options)
-  const { child, exited, last } = forked
-  const ready = await forked.wait(READY).catch(async (err) => {
+  const { child, exited, last, lines } = forked
+  const ready = /** @type {import('./ipc.js').ReadyMessage} */ (await forked.wait(READY).catch(async (err) => {
     await forked.stop(0)
     throw err
-  })
+  }))
 
   let nextId = 1
-  /** @type {Map<number, { resolve: (value: any) => void, reject: (err: Error) => void }>} */
+  /** @type {Map<number, { resolve: (metrics: import('../types.js').ServerMetrics) => void, reject: (err: Error) => void }>} */
   const waiting = new Map()
+  // `any`: a message from another process, checked field by field here.
   child.on('message', (/** @type {any} */ message) => {
     const entry = message && waiting.get(message.id)
     if (!entry) return
     waiting.delete(message.id)
     if (message.type === METRICS) entry.resolve(message.metrics)
-    else entry.reject(new SyncbenchError(message.code || 'SB_ERR_SERVER_METRICS', `${name}: ${message.message}`))
+    else entry.reject(errorFromCode(message.code, `${name}: ${message.message}`, errorCodes.SERVER_METRICS))
   })
   exited.then(([code, signal]) => {
-    for (const entry of waiting.values()) entry.reject(new SyncbenchError('SB_ERR_SERVER_EXITED', `${name} (pid ${child.pid}) exited (${signal || `code ${code}`}) before answering: ${last()}`))
+    for (const entry of waiting.values()) entry.reject(new ServerExitedError(`${name} (pid ${child.pid}) exited (${signal || `code ${code}`}) before answering: ${last()}`, { stderr: lines() }))
     waiting.clear()
   })
 
@@ -111,14 +113,14 @@ async function startChild (spec, options) {
     env: ready.env,
     ready,
     metrics ({ reset = false, server } = {}) {
-      if (!child.connected) return Promise.reject(new SyncbenchError('SB_ERR_SERVER_EXITED', `${name} (pid ${child.pid}) is not running: ${last()}`))
+      if (!child.connected) return Promise.reject(new ServerExitedError(`${name} (pid ${child.pid}) is not running: ${last()}`, { stderr: lines() }))
       const id = nextId++
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           waiting.delete(id)
-          reject(new SyncbenchError('SB_ERR_SERVER_METRICS', `${name} (pid ${child.pid}) did not answer a metrics request within ${metricsTimeoutMs} ms`))
+          reject(new ServerMetricsError(`${name} (pid ${child.pid}) did not answer a metrics request within ${metricsTimeoutMs} ms`))
         }, metricsTimeoutMs)
-        /** @type {(fn: (value: any) => void) => (value: any) => void} */
+        /** @type {<T>(fn: (value: T) => void) => (value: T) => void} */
         const done = (fn) => (value) => { clearTimeout(timer); fn(value) }
         waiting.set(id, { resolve: done(resolve), reject: done(reject) })
         /** @type {{ type: string, id: number, reset: boolean, server?: string }} */
@@ -126,7 +128,7 @@ async function startChild (spec, options) {
         if (server !== undefined) message.server = server
         child.send(message, (err) => {
           if (!err || !waiting.has(id)) return
-          waiting.get(id)?.reject(new SyncbenchError('SB_ERR_SERVER_EXITED', `${name} (pid ${child.pid}) is not running: ${err.message}`))
+          waiting.get(id)?.reject(new ServerExitedError(`${name} (pid ${child.pid}) is not running: ${err.message}`, { stderr: lines() }))
           waiting.delete(id)
         })
       })
@@ -155,25 +157,26 @@ function forkChild (spec, { env, cwd, startTimeoutMs = 20_000, stopGraceMs = 500
   onChild?.(child)
   let stderr = ''
   child.stderr?.setEncoding('utf8').on('data', (d) => { stderr = (stderr + d).slice(-STDERR_KEEP) })
-  /** @type {Promise<[number|null, NodeJS.Signals|null]>} */
-  const exited = /** @type {any} */ (once(child, 'exit'))
+  const exited = /** @type {Promise<[number|null, NodeJS.Signals|null]>} */ (once(child, 'exit'))
   // A send on a channel that closed in between emits 'error' on the ChildProcess: without a
   // listener that would crash the parent. The metrics promise reports it instead (exit or timeout).
   /** @type {Error|null} */
   let sendFailure = null
   child.on('error', (err) => { sendFailure = err })
   const last = () => lastLine(stderr) || (sendFailure ? sendFailure.message : 'no stderr')
+  const lines = () => lastLines(stderr)
   /** @type {Promise<void>|undefined} */
   let stopping
   return {
     child,
     exited,
     last,
+    lines,
     /**
      * Resolve with the child's first message of `type`; reject with the child's error message, or
      * when it exits or is not ready within startTimeoutMs (naming its last stderr line).
      * @param {string} type
-     * @returns {Promise<Record<string, any>>}
+     * @returns {Promise<Record<string, any>>} as the child sent it (another process's JSON): the caller knows its type
      */
     wait: (type) => waitFor(child, exited, type, startTimeoutMs, () => stderr),
     /**
@@ -208,14 +211,14 @@ function waitFor (child, exited, type, timeoutMs, stderr) {
     let settled = false
     let closed = false
     child.once('close', () => { closed = true })
-    // The child names what went wrong (its own code, e.g. SB_ERR_EXPERIMENT for a bad workload).
+    // The child names what went wrong (its own code, e.g. errorCodes.EXPERIMENT for a bad workload).
     /** @type {(message: string, code?: string, lines?: string[]) => void} */
     const fail = (message, code = errorCodes.SERVER_START, lines = lastLines(stderr())) => {
       cleanup()
       if (settled !== true) reject(errorFromCode(code, message, errorCodes.SERVER_START, { stderr: lines }))
       settled = true
     }
-    /** @param {any} message */
+    /** @param {any} message from another process, checked field by field */
     const onMessage = (message) => {
       if (message?.type === type) {
         cleanup()

@@ -3,7 +3,7 @@
 // (lib/lab/server-child.js), hosted and measured by http-host.js and metrics.js like the other apps, so
 // the runner treats it like any other server; the runner's own process never imports the user's module.
 import { pathToFileURL } from 'node:url'
-import { SyncbenchError, firstLine } from '../errors.js'
+import { ExperimentError, firstLine } from '../errors.js'
 import { hostServer } from './http-host.js'
 import { createServerMetrics, collectEnvironment } from './metrics.js'
 
@@ -19,7 +19,7 @@ export async function importWorkload (abs, what) {
   try {
     mod = await import(pathToFileURL(abs).href)
   } catch (err) {
-    throw new SyncbenchError('SB_ERR_EXPERIMENT', `${what} threw while loading: ${firstLine(err)}`, { cause: err })
+    throw new ExperimentError(`${what} threw while loading: ${firstLine(err)}`, { cause: err })
   }
   const source = mod.default && typeof mod.default === 'object' ? { ...mod.default, ...mod } : mod
   /** @type {Record<string, Function>} */
@@ -28,7 +28,7 @@ export async function importWorkload (abs, what) {
     if (name !== 'default' && typeof value === 'function') handlers[name] = value
   }
   if (Object.keys(handlers).length === 0) {
-    throw new SyncbenchError('SB_ERR_EXPERIMENT', `${what} exports no handler functions (export e.g. sync(req) and async(req))`)
+    throw new ExperimentError(`${what} exports no handler functions (export e.g. sync(req) and async(req))`)
   }
   return handlers
 }

@@ -82,7 +82,10 @@ export const workloads = {
   }
 }
 
-/** The `delay` parameter of the fake-async strategy. */
+/**
+ * The `delay` parameter of the fake-async strategy.
+ * @type {ParamSpec}
+ */
 export const delayParam = { type: 'integer', min: 0, max: 10_000, default: 0, unit: 'ms', description: 'setTimeout delay before the synchronous work' }
 
 export { strategies }

@@ -4,10 +4,13 @@
 import os from 'node:os'
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { SyncbenchError } from '../errors.js'
+import { ExperimentError } from '../errors.js'
 import { track } from './children.js'
 
 const childPath = fileURLToPath(new URL('./calibrate-child.js', import.meta.url))
+/** @typedef {{ op: 'bcrypt'|'bcryptjs'|'readfile', cost?: number, bytes?: number }} CalibrationSpec */
+
+/** @type {Record<CalibrationSpec['op'], string>} */
 const UNITS = { bcrypt: 'hash/s', bcryptjs: 'hash/s', readfile: 'read/s' }
 
 /**
@@ -21,13 +24,14 @@ const UNITS = { bcrypt: 'hash/s', bcryptjs: 'hash/s', readfile: 'read/s' }
  */
 
 /**
- * @param {{ op: 'bcrypt'|'bcryptjs'|'readfile', cost?: number, bytes?: number }} spec
+ * @param {CalibrationSpec} spec
  * @param {{ env?: NodeJS.ProcessEnv, timeoutMs?: number, signal?: AbortSignal }} [options]
  *   signal: ends the child (the error is then an AbortError)
- * @returns {Promise<Calibration>}
+ * @returns {Promise<Calibration>} rejects with an ExperimentError whose `signal` names what ended the child
  */
 export async function calibrate (spec, options = {}) {
   const param = spec.op === 'readfile' ? String(spec.bytes ?? 4 * 1024 * 1024) : String(spec.cost ?? 10)
+  /** @type {string} */
   const stdout = await new Promise((resolve, reject) => {
     const execOptions = {
       env: options.env ?? process.env,
@@ -40,18 +44,20 @@ export async function calibrate (spec, options = {}) {
     track(execFile(process.execPath, [childPath, spec.op, param], execOptions, (err, out, errOut) => {
       if (err?.name === 'AbortError') return reject(err)
       if (!err) return resolve(out)
-      const failure = new SyncbenchError('SB_ERR_EXPERIMENT', `calibration of ${spec.op} failed: ${(errOut || err.message).trim().split('\n').pop()}`, { cause: err })
-      // The runner tells a child ended by SIGINT (an interrupt) from a crash by this.
-      failure.signal = err.signal ?? null
-      reject(failure)
+      // `signal`: the runner tells a child ended by SIGINT (an interrupt) from a crash by it.
+      reject(new ExperimentError(`calibration of ${spec.op} failed: ${(errOut || err.message).trim().split('\n').pop()}`, { cause: err, signal: err.signal ?? null }))
     }))
   })
-  const { opMs, samples } = JSON.parse(stdout)
+  // calibrate-child.js's one line of JSON
+  const { opMs, samples } = /** @type {{ opMs: number, samples: number }} */ (JSON.parse(stdout))
   const usableCores = os.availableParallelism()
   return { opMs, usableCores, ceilingRps: usableCores * 1000 / opMs, op: spec.op, unit: UNITS[spec.op], samples }
 }
 
-/** A cache key so experiments with the same operation share one calibration. */
+/**
+ * A cache key so experiments with the same operation share one calibration.
+ * @param {CalibrationSpec} spec
+ */
 export function calibrationKey (spec) {
   return `${spec.op}:${spec.cost ?? ''}:${spec.bytes ?? ''}`
 }

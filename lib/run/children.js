@@ -5,6 +5,7 @@
 /** @type {Set<import('node:child_process').ChildProcess>} */
 const live = new Set()
 
+/** @param {NodeJS.Signals} [signal] */
 const killAll = (signal = 'SIGKILL') => {
   for (const child of live) {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal)
@@ -24,6 +25,7 @@ export function track (child) {
   return child
 }
 
+/** @param {import('node:child_process').ChildProcess} child */
 function forget (child) {
   live.delete(child)
   if (live.size === 0) process.off('exit', onExit)

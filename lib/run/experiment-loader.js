@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { readFile, stat } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
-import { SyncbenchError, firstLine } from '../errors.js'
+import { ExperimentError, InvalidOptionError, firstLine, systemCode } from '../errors.js'
 import { experiments as builtins } from './experiments.js'
 import { workloadHandlerNames } from './runner.js'
 import { LOAD_AXES } from './plan.js'
@@ -35,12 +35,14 @@ import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.
  * @property {'seed-001'|'seed-002'|'generic'} [table]
  * @property {string} [baseline]           a variant label or config.strategy
  * @property {string} [reference]          seed-002: the 100% row
+ * @property {number} [runs]             repeats of each configuration unless --runs says otherwise
  * @property {ServerSpec} server
- * @property {Record<string, any>} [load]
+ * @property {Record<string, any>} [load]  LoadOptions without url, checked by lib/load/options.js (a file's
+ *                                         load section may carry notes of its own, so not Partial<LoadOptions>)
  * @property {{ requests: number, concurrency: number }} [warmup]
  * @property {Variant[]} variants
  * @property {Record<string, (string|number|boolean)[]>} [axes]
- * @property {{ op: 'bcrypt'|'bcryptjs'|'readfile', cost?: number, bytes?: number }} [calibration]
+ * @property {import('./calibrate.js').CalibrationSpec} [calibration]
  */
 
 const TABLES = ['seed-001', 'seed-002', 'generic']
@@ -58,7 +60,7 @@ export function listExperiments () {
 export function builtinExperiment (name) {
   const found = builtins.find((e) => e.name === name)
   if (!found) {
-    throw new SyncbenchError('SB_ERR_EXPERIMENT', `unknown experiment "${name}" (try: ${builtins.map((e) => e.name).join(', ')}; see syncbench run --list)`)
+    throw new ExperimentError(`unknown experiment "${name}" (try: ${builtins.map((e) => e.name).join(', ')}; see syncbench run --list)`)
   }
   return found
 }
@@ -77,7 +79,7 @@ export async function loadExperimentFile (file, cwd) {
     if (abs.endsWith('.json')) data = JSON.parse(await readFile(abs, 'utf8'))
     else data = (await import(pathToFileURL(abs).href)).default
   } catch (err) {
-    throw new SyncbenchError('SB_ERR_EXPERIMENT', `--experiment ${file} cannot be loaded: ${firstLine(err)}`, { cause: err })
+    throw new ExperimentError(`--experiment ${file} cannot be loaded: ${firstLine(err)}`, { cause: err })
   }
   const list = Array.isArray(data) ? data : [data]
   return list.map((e, i) => {
@@ -98,7 +100,7 @@ export async function loadExperimentFile (file, cwd) {
 export async function loadWorkload (file, cwd) {
   const abs = await existingFile('--workload', file, cwd)
   // A module namespace lists its exports alphabetically: put the usual baseline, sync, first.
-  const names = (await workloadHandlerNames(abs, file)).sort((a, b) => (b === 'sync') - (a === 'sync'))
+  const names = (await workloadHandlerNames(abs, file)).sort((a, b) => Number(b === 'sync') - Number(a === 'sync'))
   return validateExperiment({
     name: 'workload',
     title: `Your handlers: ${path.basename(abs)}`,
@@ -119,17 +121,17 @@ export async function loadWorkload (file, cwd) {
  */
 export function validateExperiment (e, where) {
   /** @param {string} what @param {unknown} [cause] */
-  const bad = (what, cause) => new SyncbenchError('SB_ERR_EXPERIMENT', `${where}: ${what}`, cause === undefined ? undefined : { cause })
+  const bad = (what, cause) => new ExperimentError(`${where}: ${what}`, cause === undefined ? undefined : { cause })
   /**
    * The load options' own rules (lib/load/options.js), as the CLI and loadtest() apply them. The file
-   * is what is wrong, so SB_ERR_EXPERIMENT, with the option's SB_ERR_INVALID_OPTION as its cause.
+   * is what is wrong, so an ExperimentError, with the option's InvalidOptionError as its cause.
    * @param {() => void} check
    */
   const checkLoad = (check) => {
     try {
       check()
     } catch (err) {
-      if (err instanceof SyncbenchError && err.code === 'SB_ERR_INVALID_OPTION') throw bad(err.message, err)
+      if (err instanceof InvalidOptionError) throw bad(err.message, err)
       throw err
     }
   }
@@ -169,14 +171,21 @@ export function validateExperiment (e, where) {
   }
 }
 
+/**
+ * @param {string} flag
+ * @param {string} file as given on the command line
+ * @param {string} cwd
+ * @returns {Promise<string>} its absolute path
+ */
 async function existingFile (flag, file, cwd) {
   const abs = path.resolve(cwd, file)
   let info
   try {
     info = await stat(abs)
-  } catch {
-    throw new SyncbenchError('SB_ERR_EXPERIMENT', `${flag} ${file}: no such file`)
+  } catch (err) {
+    if (systemCode(err) === undefined) throw err
+    throw new ExperimentError(`${flag} ${file}: no such file`)
   }
-  if (!info.isFile()) throw new SyncbenchError('SB_ERR_EXPERIMENT', `${flag} ${file}: not a file`)
+  if (!info.isFile()) throw new ExperimentError(`${flag} ${file}: not a file`)
   return abs
 }

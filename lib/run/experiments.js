@@ -121,6 +121,11 @@ export const experiments = [
   }
 ]
 
+/**
+ * @param {string} workload
+ * @param {string} name a lab strategy
+ * @returns {import('./experiment-loader.js').Variant}
+ */
 function strategy (workload, name) {
   return { label: `${workload} ${name}`, path: `/${workload}/${name}`, config: { strategy: name, workload } }
 }

@@ -3,10 +3,18 @@
 // machine (thermal, another process) spreads over all configurations instead of biasing one, as
 // Node core's benchmark/compare.js interleaves its runs.
 
-/** Axes that change the load rather than the route: axis name -> LoadOptions property. */
+/**
+ * Axes that change the load rather than the route: axis name -> LoadOptions property.
+ * @type {Readonly<Record<string, 'concurrency'|'requests'|'keepAlive'>>}
+ */
 export const LOAD_AXES = { concurrency: 'concurrency', requests: 'requests', keepAlive: 'keepAlive' }
-/** How labels name an axis value: "async c=20", "async pool=4". */
+/**
+ * How labels name an axis value: "async c=20", "async pool=4".
+ * @type {Readonly<Record<string, string>>}
+ */
 const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', keepAlive: 'k' }
+
+/** @typedef {string|number|boolean} AxisValue */
 
 /**
  * @typedef {object} Configuration
@@ -16,8 +24,10 @@ const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', keepAli
  * @property {string} group              configurations compared with each other share a group (same axis point and workload)
  * @property {Record<string, string|number|boolean>} config
  * @property {string} path               route with the query the axes add
- * @property {Record<string, any>} load  LoadOptions without url
- * @property {import('./experiment-loader.js').ServerSpec} server  with env merged (UV_THREADPOOL_SIZE)
+ * @property {Record<string, any> & { requests: number, concurrency: number }} load  LoadOptions without url
+ *   (as the experiment's load section, checked by lib/load/options.js; see Experiment.load)
+ * @property {import('./experiment-loader.js').ServerSpec & { args: string[], env: Record<string, string> }} server
+ *   with env merged (UV_THREADPOOL_SIZE)
  */
 
 /**
@@ -27,11 +37,13 @@ const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', keepAli
  */
 export function expandExperiment (experiment, overrides = {}) {
   const points = cartesian(Object.entries(experiment.axes ?? {}))
+  /** @type {Configuration[]} */
   const out = []
   for (const point of points) {
     for (const variant of experiment.variants) {
+      /** @type {Configuration['load']} */
       const load = { concurrency: 1, requests: 1, ...experiment.load }
-      for (const key of ['requests', 'concurrency', 'keepAlive']) if (overrides[key] !== undefined) load[key] = overrides[key]
+      for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive'])) if (overrides[key] !== undefined) load[key] = overrides[key]
       const server = {
         ...experiment.server,
         ...variant.server,
@@ -39,6 +51,7 @@ export function expandExperiment (experiment, overrides = {}) {
         env: { ...experiment.server.env, ...variant.server?.env }
       }
       const query = new URLSearchParams()
+      /** @type {Record<string, AxisValue>} */
       const config = { ...variant.config }
       for (const [axis, value] of Object.entries(point)) {
         config[axis] = value
@@ -76,12 +89,13 @@ export function expandExperiment (experiment, overrides = {}) {
  * @returns {Map<string, string>} label -> baseline label (absent: it is a baseline itself)
  */
 export function baselines (experiment, configurations) {
+  /** @type {Map<string, string>} */
   const map = new Map()
   if (experiment.variants.length === 1) {
     for (const c of configurations.slice(1)) map.set(c.label, configurations[0].label)
     return map
   }
-  const isBase = (c) => c.variant === experiment.baseline || c.config.strategy === experiment.baseline
+  const isBase = (/** @type {Configuration} */ c) => c.variant === experiment.baseline || c.config.strategy === experiment.baseline
   for (const c of configurations) {
     if (isBase(c)) continue
     const base = configurations.find((b) => b.group === c.group && isBase(b))
@@ -97,6 +111,7 @@ export function baselines (experiment, configurations) {
  * @returns {{ configuration: Configuration, repeat: number }[]}
  */
 export function schedule (configurations, runs) {
+  /** @type {{ configuration: Configuration, repeat: number }[]} */
   const order = []
   for (let repeat = 1; repeat <= runs; repeat++) {
     for (const configuration of configurations) order.push({ configuration, repeat })
@@ -104,7 +119,13 @@ export function schedule (configurations, runs) {
   return order
 }
 
+/**
+ * Every combination of one value per axis (one empty point without axes).
+ * @param {[string, AxisValue[]][]} entries
+ * @returns {Record<string, AxisValue>[]}
+ */
 function cartesian (entries) {
+  /** @type {Record<string, AxisValue>[]} */
   let points = [{}]
   for (const [axis, values] of entries) {
     points = points.flatMap((p) => values.map((v) => ({ ...p, [axis]: v })))
@@ -112,6 +133,10 @@ function cartesian (entries) {
   return points
 }
 
+/**
+ * @param {string} route
+ * @param {URLSearchParams} query
+ */
 function withQuery (route, query) {
   const extra = query.toString()
   if (!extra) return route

@@ -3,7 +3,7 @@
 // a half-written one.
 import path from 'node:path'
 import { mkdir, readFile } from 'node:fs/promises'
-import { SyncbenchError } from '../errors.js'
+import { InvalidOptionError, ResultsError, systemCode } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
 
 export const RESULTS_SCHEMA = 'syncbench/results@1'
@@ -38,13 +38,13 @@ export async function createOutDir ({ out, cwd, now }) {
       await mkdir(dir)
       return dir
     } catch (err) {
-      if (err.code !== 'EEXIST') throw outError(path.relative(cwd, dir), err)
+      if (systemCode(err) !== 'EEXIST') throw outError(path.relative(cwd, dir), err)
     }
   }
 }
 
 /**
- * Write text to `file` atomically (lib/fs-atomic.js), failures as SB_ERR_RESULTS.
+ * Write text to `file` atomically (lib/fs-atomic.js), failures as a ResultsError.
  * @param {string} file
  * @param {string} text
  */
@@ -52,7 +52,7 @@ export async function writeAtomic (file, text) {
   try {
     await writeFileAtomic(file, text)
   } catch (err) {
-    throw new SyncbenchError('SB_ERR_RESULTS', `cannot write ${file} (${err.code || err.message})`, { cause: err })
+    throw new ResultsError(`cannot write ${file} (${reason(err)})`, { cause: err })
   }
 }
 
@@ -66,20 +66,34 @@ export async function readResultsFile (file) {
   try {
     text = await readFile(file, 'utf8')
   } catch (err) {
-    throw new SyncbenchError('SB_ERR_RESULTS', `${file}: ${err.code === 'ENOENT' ? 'no such file' : `cannot read (${err.code || err.message})`}`)
+    throw new ResultsError(`${file}: ${systemCode(err) === 'ENOENT' ? 'no such file' : `cannot read (${reason(err)})`}`)
   }
   let data
   try {
     data = JSON.parse(text)
   } catch {
-    throw new SyncbenchError('SB_ERR_RESULTS', `${file}: not JSON`)
+    // JSON.parse of a string throws nothing but a SyntaxError
+    throw new ResultsError(`${file}: not JSON`)
   }
   if (!data || data.schema !== RESULTS_SCHEMA || !Array.isArray(data.runs)) {
-    throw new SyncbenchError('SB_ERR_RESULTS', `${file}: not a syncbench results file (schema "${data?.schema}", expected "${RESULTS_SCHEMA}")`)
+    throw new ResultsError(`${file}: not a syncbench results file (schema "${data?.schema}", expected "${RESULTS_SCHEMA}")`)
   }
   return data
 }
 
+/**
+ * @param {string} out
+ * @param {unknown} err
+ */
 function outError (out, err) {
-  return new SyncbenchError('SB_ERR_INVALID_OPTION', `--out ${out} cannot be created (${err.code || err.message})`, { cause: err })
+  return new InvalidOptionError(`--out ${out} cannot be created (${reason(err)})`, { cause: err })
+}
+
+/**
+ * What a file system call's error says: its code (ENOENT, EACCES...), else its message.
+ * @param {unknown} err
+ * @returns {string}
+ */
+function reason (err) {
+  return systemCode(err) || (err instanceof Error ? err.message : String(err))
 }

@@ -2,7 +2,7 @@
 // its environment set at spawn, a short warm-up, a metrics window that covers the measured load only,
 // then the server stopped; results.json is rewritten after every run so an interruption keeps them.
 import path from 'node:path'
-import { SyncbenchError } from '../errors.js'
+import { ConnectError, ExperimentError, SyncbenchError, TimeoutError, errorCodes, errorFromCode } from '../errors.js'
 import { version } from '../version.js'
 import { spawnServer, spawnWorkloadServer, queryWorkloadHandlers } from '../lab/spawn.js'
 import { collectEnvironment } from '../lab/metrics.js'
@@ -18,7 +18,7 @@ import { mean } from './stats.js'
  * @property {import('./experiment-loader.js').Experiment[]} experiments
  * @property {number} [runs]                    repeats of every configuration, interleaved (default: each
  *                                              experiment's own `runs`, else 1)
- * @property {{ name: string, run: (options: object) => Promise<import('../types.js').LoadResult> }} [engine]  builtin by default
+ * @property {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} [engine]  builtin by default
  * @property {string} [target]                  URL of a server already running: no server is started
  * @property {{ requests?: number, concurrency?: number, keepAlive?: boolean }} [overrides]
  * @property {boolean} [calibrate=true]
@@ -26,8 +26,25 @@ import { mean } from './stats.js'
  * @property {string[]} [argv]
  * @property {object} [options]                 recorded as ResultsFile.options
  * @property {AbortSignal} [signal]             Ctrl-C: ends the current run early, keeps what was measured, stops
- * @property {(event: object) => void} [onEvent] progress: { type: 'calibrate' | 'run-start' | 'run-end', ... }
+ * @property {(event: RunnerEvent) => void} [onEvent] progress
  */
+
+/**
+ * What the runner reports while it works (the terminal's progress lines).
+ * @typedef {{ type: 'calibrate', experiment: string, op: string }
+ *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
+ *   | { type: 'run-end', index: number, total: number, record: import('../types.js').RunRecord }} RunnerEvent
+ */
+
+/**
+ * What the runner needs of a server: a ChildHandle it started, or a server already running (--target).
+ * @typedef {object} MeasuredServer
+ * @property {import('../types.js').Environment | Promise<import('../types.js').Environment|null>} env
+ * @property {(options?: { reset?: boolean }) => Promise<import('../types.js').ServerMetrics|null>} metrics
+ * @property {() => Promise<void>} stop
+ */
+
+/** @typedef {{ experiment: import('./experiment-loader.js').Experiment, configurations: import('./plan.js').Configuration[], order: ReturnType<typeof schedule> }} Plan */
 
 /**
  * @param {RunnerOptions} options
@@ -67,9 +84,12 @@ export async function runExperiments (options) {
   await save()
 
   const total = plans.reduce((n, p) => n + p.order.length, 0)
+  /** @type {Map<string, number>} */
   const durations = new Map()
+  /** @type {Map<string, import('./calibrate.js').Calibration>} */
   const calibrations = new Map()
   let index = 0
+  /** @type {SyncbenchError|null} */
   let error = null
   let stop = false
   let calibrationInterrupted = false
@@ -84,7 +104,7 @@ export async function runExperiments (options) {
         } catch (err) {
           // Ctrl-C ends the calibration child (or, outside syncbench's own process groups, the terminal's
           // SIGINT reached it first): that is the interrupt, not a failure.
-          if (signal?.aborted || err.signal === 'SIGINT') {
+          if (signal?.aborted || (err instanceof ExperimentError && err.signal === 'SIGINT')) {
             calibrationInterrupted = true
             break
           }
@@ -111,7 +131,9 @@ export async function runExperiments (options) {
       await save()
       onEvent({ type: 'run-end', index, total, record })
       if (record.error) {
-        error = new SyncbenchError(record.error.code, `${record.id}: ${record.error.message}`)
+        error = errorFromCode(record.error.code, `${record.id}: ${record.error.message}`, errorCodes.EXPERIMENT)
+        // The partial result, where the error class declares one (lib/errors.js).
+        if ((error instanceof ConnectError || error instanceof TimeoutError) && record.load) error.result = record.load
         stop = true
         break
       }
@@ -138,9 +160,17 @@ export function workloadHandlerNames (workload, label = workload) {
 
 /**
  * One run: start the server, warm up, measure, read the server's window, stop it.
+ * @param {object} run
+ * @param {import('./experiment-loader.js').Experiment} run.experiment
+ * @param {import('./plan.js').Configuration} run.configuration
+ * @param {number} run.repeat
+ * @param {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} run.engine
+ * @param {string} [run.target]
+ * @param {AbortSignal} [run.signal]
  * @returns {Promise<import('../types.js').RunRecord>}
  */
 async function runOne ({ experiment, configuration, repeat, engine, target, signal }) {
+  /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${configuration.label}#${repeat}`,
     experiment: experiment.name,
@@ -154,6 +184,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     startedAt: new Date().toISOString(),
     error: null
   }
+  /** @type {MeasuredServer|null} */
   let handle = null
   try {
     let url
@@ -161,10 +192,12 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       handle = remoteHandle(target)
       url = new URL(configuration.path, target).href
     } else {
-      handle = configuration.server.workload
+      // A validated experiment's server names a workload or an app (lib/run/experiment-loader.js).
+      const child = configuration.server.workload
         ? await spawnWorkloadServer({ workload: configuration.server.workload, label: path.basename(configuration.server.workload), env: configuration.server.env, onChild: track })
-        : await spawnServer({ app: configuration.server.app, args: configuration.server.args, env: configuration.server.env, onChild: track })
-      url = handle.servers[0].url + configuration.path
+        : await spawnServer({ app: /** @type {string} */ (configuration.server.app), args: configuration.server.args, env: configuration.server.env, onChild: track })
+      handle = child
+      url = child.servers[0].url + configuration.path
     }
     record.serverEnv = await handle.env
     const warmup = experiment.warmup ?? { requests: 4, concurrency: 2 }
@@ -176,7 +209,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       record.load = await engine.run({ ...configuration.load, url, signal })
     } catch (err) {
       // What was measured before the failure (loadtest's partial LoadResult) is kept either way.
-      record.load = err?.result ?? null
+      record.load = partialResult(err)
       throw err
     }
     record.server = await handle.metrics()
@@ -191,18 +224,37 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
 }
 
 /**
+ * What an aborted load run measured before its error: the `result` that ConnectError and TimeoutError
+ * declare (lib/errors.js), else null.
+ * @param {unknown} err
+ * @returns {import('../types.js').LoadResult|null}
+ */
+function partialResult (err) {
+  if (!(err instanceof SyncbenchError) || (err.code !== errorCodes.CONNECT && err.code !== errorCodes.TIMEOUT)) return null
+  // By code rather than by class: lib/load may still throw the base class with these codes and the field.
+  return /** @type {ConnectError|TimeoutError} */ (err).result ?? null
+}
+
+/**
  * A server syncbench did not start: metrics from its /__syncbench/metrics route when it has one
  * (null otherwise), nothing to stop.
  * @param {string} target
+ * @returns {MeasuredServer}
  */
 function remoteHandle (target) {
+  /**
+   * @param {string} route
+   * @returns {Promise<any>} the server's JSON as it sent it (a syncbench server's ServerMetrics or Environment)
+   */
   const get = async (route) => {
     try {
       const res = await fetch(new URL(route, target), { signal: AbortSignal.timeout(10_000) })
       if (!res.ok || !(res.headers.get('content-type') ?? '').includes('json')) return null
       return await res.json()
-    } catch {
-      return null
+    } catch (err) {
+      // No route, no server, no answer in time, not JSON: no metrics. Anything else is a bug.
+      if (err instanceof TypeError || err instanceof SyntaxError || (err instanceof DOMException && err.name === 'TimeoutError')) return null
+      throw err
     }
   }
   return {
@@ -212,7 +264,13 @@ function remoteHandle (target) {
   }
 }
 
-/** Remaining time: each remaining run costs what its configuration cost last time, else the mean so far. */
+/**
+ * Remaining time: each remaining run costs what its configuration cost last time, else the mean so far.
+ * @param {Plan[]} plans
+ * @param {number} index the run about to start, from 1
+ * @param {Map<string, number>} durations ms by configuration label and experiment
+ * @returns {number|null}
+ */
 function eta (plans, index, durations) {
   if (durations.size === 0) return null
   const average = mean([...durations.values()])

@@ -46,6 +46,7 @@ export function sd (xs) {
 /**
  * ln Γ(x) for x > 0: shift x above 15 with Γ(x + 1) = xΓ(x), then Stirling's series (Bernoulli terms
  * up to B10), which is accurate to about 1e-15 there.
+ * @param {number} x
  */
 function logGamma (x) {
   let shift = 0
@@ -59,7 +60,12 @@ function logGamma (x) {
   return (x - 0.5) * Math.log(x) - x + 0.5 * Math.log(2 * Math.PI) + series - shift
 }
 
-/** Continued fraction of the incomplete beta function, evaluated with the modified Lentz method. */
+/**
+ * Continued fraction of the incomplete beta function, evaluated with the modified Lentz method.
+ * @param {number} x
+ * @param {number} a
+ * @param {number} b
+ */
 function betaContinuedFraction (x, a, b) {
   const tiny = 1e-300
   let c = 1
@@ -120,6 +126,7 @@ export function tCdf (t, df) {
  * for confidence intervals, never on a hot path).
  * @param {number} p 0..1
  * @param {number} df
+ * @returns {number}
  */
 export function tQuantile (p, df) {
   if (p <= 0) return -Infinity

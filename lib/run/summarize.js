@@ -5,20 +5,26 @@
 import { summarize as summarizeValues, welchTTest, mean } from './stats.js'
 
 /**
+ * A run that counts in the figures (isMeasured): its load result is there.
+ * @typedef {import('../types.js').RunRecord & { load: import('../types.js').LoadResult }} MeasuredRun
+ */
+
+/**
  * Whether a run counts in the figures: it did not fail, it has a load result, and that result was not
  * cut short (an interrupted run's req/s covers a part of the requests and would drag the mean).
  * The one filter of the tables, the verdicts, compare and the charts.
  * @param {import('../types.js').RunRecord} run
- * @returns {boolean}
+ * @returns {run is MeasuredRun}
  */
 export function isMeasured (run) {
-  return !run.error && Boolean(run.load) && !run.load.aborted
+  if (run.error || !run.load) return false
+  return !run.load.aborted
 }
 
 /**
  * @typedef {object} Row
  * @property {string} label
- * @property {import('../types.js').RunRecord[]} runs   the measured runs (isMeasured)
+ * @property {MeasuredRun[]} runs                       the measured runs (isMeasured)
  * @property {number} failed                              runs that failed or were interrupted
  * @property {Record<string, import('./stats.js').Summary>} figures  requestsPerSecond, timePerRequestMs, ... over repeats
  * @property {{ baseline: string, ratio: number, test: import('./stats.js').WelchResult }|null} comparison  req/s against the baseline
@@ -39,7 +45,16 @@ export function isMeasured (run) {
  * @property {Row[]} rows
  */
 
-/** LoadResult figures averaged over repeats (the seed tables' rows). */
+/**
+ * LoadResult's numeric figures, as the tables name them.
+ * @typedef {'concurrency'|'timeTakenSeconds'|'completeRequests'|'failedRequests'|'keepAliveRequests'|'totalTransferredBytes'|
+ *   'htmlTransferredBytes'|'requestsPerSecond'|'timePerRequestMs'|'timePerRequestAcrossMs'|'transferRateKBps'} Figure
+ */
+
+/**
+ * LoadResult figures averaged over repeats (the seed tables' rows).
+ * @type {Figure[]}
+ */
 export const FIGURES = ['concurrency', 'timeTakenSeconds', 'completeRequests', 'failedRequests', 'keepAliveRequests',
   'totalTransferredBytes', 'htmlTransferredBytes', 'requestsPerSecond', 'timePerRequestMs', 'timePerRequestAcrossMs', 'transferRateKBps']
 
@@ -68,7 +83,7 @@ export function summarizeExperiments (results) {
 
 /**
  * Requests per second of each run: the figure compared between strategies, as compare.R compares rates.
- * @param {import('../types.js').RunRecord[]} runs
+ * @param {MeasuredRun[]} runs
  * @returns {number[]}
  */
 export function rps (runs) {
@@ -86,7 +101,7 @@ function row (label, runs, calibration) {
   /** @type {Record<string, import('./stats.js').Summary>} */
   const figures = {}
   for (const f of FIGURES) figures[f] = summarizeValues(ok.map((r) => r.load[f]))
-  const servers = ok.map((r) => r.server).filter(Boolean)
+  const servers = ok.map((r) => r.server).filter((s) => s !== null && s !== undefined)
   return {
     label,
     runs: ok,
@@ -94,7 +109,7 @@ function row (label, runs, calibration) {
     figures,
     comparison: null,
     // The ceiling is the calibrated operation's: rows of another workload (strategies mixes three) have none.
-    efficiency: calibration && ok.length && [undefined, calibration.op].includes(ok[0].config?.workload) ? figures.requestsPerSecond.mean / calibration.ceilingRps : null,
+    efficiency: calibration && ok.length && sameOperation(ok[0].config?.workload, calibration.op) ? figures.requestsPerSecond.mean / calibration.ceilingRps : null,
     server: servers.length === 0
       ? null
       : {
@@ -109,18 +124,27 @@ function row (label, runs, calibration) {
 }
 
 /**
+ * Is a row of `workload` (none: the experiment's only one) measured against the ceiling of `op`?
+ * @param {string|number|boolean|undefined} workload config.workload
+ * @param {string} op the calibrated operation
+ */
+function sameOperation (workload, op) {
+  return workload === undefined || workload === op
+}
+
+/**
  * syncbench compare: the same configurations in two results files, req/s of b against a.
  * @param {import('../types.js').ResultsFile} a
  * @param {import('../types.js').ResultsFile} b
  * @returns {{ experiment: string, label: string, a: import('./stats.js').Summary, b: import('./stats.js').Summary, change: number, test: import('./stats.js').WelchResult }[]}
  */
 export function compareResults (a, b) {
-  const key = (r) => `${r.experiment}\0${r.label}`
+  const key = (/** @type {import('../types.js').RunRecord} */ r) => `${r.experiment}\0${r.label}`
   const keys = [...new Set(a.runs.filter(isMeasured).map(key))]
   const out = []
   for (const k of keys) {
-    const ra = a.runs.filter((r) => isMeasured(r) && key(r) === k)
-    const rb = b.runs.filter((r) => isMeasured(r) && key(r) === k)
+    const ra = a.runs.filter(isMeasured).filter((r) => key(r) === k)
+    const rb = b.runs.filter(isMeasured).filter((r) => key(r) === k)
     if (rb.length === 0) continue
     const [experiment, label] = k.split('\0')
     const sa = summarizeValues(rps(ra))

@@ -4,10 +4,11 @@
 // - percentiles, connection times and latency.* in whole ms, as ab prints them (builtin: fractions);
 //   latency.p999/p9999 stay 0 (ab prints no HDR figures).
 // - statusCodes and errors stay {}: ab prints only the Non-2xx and failure counts.
-// - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with SB_ERR_TIMEOUT.
-import { SyncbenchError, firstLine, systemCode } from '../../errors.js'
+// - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with a TimeoutError.
+import { ConnectError, SyncbenchError, errorCodes, errorFromCode, systemCode } from '../../errors.js'
 import { emptyResult, runTool, probe } from './shape.js'
 
+/** @type {import('./index.js').Engine} */
 export const abEngine = {
   name: 'ab',
   available: () => probe('ab', ['-V']),
@@ -24,11 +25,14 @@ export const abEngine = {
     try {
       out = await runTool('ab', args, { signal: options.signal, timeoutMs: options.timelimit ? (options.timelimit + 30) * 1000 : undefined })
     } catch (err) {
-      if (err instanceof SyncbenchError) throw new SyncbenchError(err.code, `--engine ab: ${err.message}`, { cause: err })
-      throw new SyncbenchError('SB_ERR_CONNECT', `--engine ab: cannot run ab (${systemCode(err) || firstLine(err)})`, { cause: err })
+      // runTool's TimeoutError, named after the engine; a spawn failure (ENOENT: not installed) is a ConnectError.
+      if (err instanceof SyncbenchError) throw errorFromCode(err.code, `--engine ab: ${err.message}`, errorCodes.CONNECT, { cause: err })
+      const code = systemCode(err)
+      if (code === undefined) throw err
+      throw new ConnectError(`--engine ab: cannot run ab (${code})`, { cause: err })
     }
     if (!/Complete requests:/.test(out.stdout)) {
-      throw new SyncbenchError('SB_ERR_CONNECT', `--engine ab: ${(out.stderr.trim().split('\n').pop() || `exit code ${out.code}`)}`)
+      throw new ConnectError(`--engine ab: ${(out.stderr.trim().split('\n').pop() || `exit code ${out.code}`)}`)
     }
     const result = parse(out.stdout, { ...emptyResult(options), startedAt })
     result.aborted = Boolean(options.signal?.aborted)

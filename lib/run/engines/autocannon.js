@@ -6,9 +6,9 @@
 // - no connect/processing/waiting split (only the total row), HTML transferred and Total body sent 0,
 //   document length 0; failures are all counted as receive failures (errors + timeouts).
 // - timeTakenSeconds is autocannon's start-to-finish, which includes up to one 10 ms sample tick.
-// - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with SB_ERR_TIMEOUT.
+// - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with a TimeoutError.
 import { createRequire } from 'node:module'
-import { SyncbenchError, firstLine, systemCode } from '../../errors.js'
+import { ConnectError, SyncbenchError, errorCodes, errorFromCode, systemCode } from '../../errors.js'
 import { emptyResult, deriveRates, runTool, probe } from './shape.js'
 
 /**
@@ -18,11 +18,13 @@ import { emptyResult, deriveRates, runTool, probe } from './shape.js'
 function command () {
   try {
     return [process.execPath, [createRequire(import.meta.url).resolve('autocannon/autocannon.js')]]
-  } catch {
+  } catch (err) {
+    if (systemCode(err) !== 'MODULE_NOT_FOUND') throw err
     return ['autocannon', []]
   }
 }
 
+/** @type {import('./index.js').Engine} */
 export const autocannonEngine = {
   name: 'autocannon',
   available () {
@@ -43,11 +45,14 @@ export const autocannonEngine = {
     try {
       out = await runTool(cmd, args, { signal: options.signal, timeoutMs: options.timelimit ? (options.timelimit + 30) * 1000 : undefined })
     } catch (err) {
-      if (err instanceof SyncbenchError) throw new SyncbenchError(err.code, `--engine autocannon: ${err.message}`, { cause: err })
-      throw new SyncbenchError('SB_ERR_CONNECT', `--engine autocannon: cannot run autocannon (${systemCode(err) || firstLine(err)})`, { cause: err })
+      // runTool's TimeoutError, named after the engine; a spawn failure (ENOENT: not installed) is a ConnectError.
+      if (err instanceof SyncbenchError) throw errorFromCode(err.code, `--engine autocannon: ${err.message}`, errorCodes.CONNECT, { cause: err })
+      const code = systemCode(err)
+      if (code === undefined) throw err
+      throw new ConnectError(`--engine autocannon: cannot run autocannon (${code})`, { cause: err })
     }
     const result = parse(out.stdout, emptyResult(options))
-    if (result === null) throw new SyncbenchError('SB_ERR_CONNECT', `--engine autocannon: ${out.stderr.trim().split('\n').pop() || `exit code ${out.code}`}`)
+    if (result === null) throw new ConnectError(`--engine autocannon: ${out.stderr.trim().split('\n').pop() || `exit code ${out.code}`}`)
     result.aborted = Boolean(options.signal?.aborted)
     return result
   }

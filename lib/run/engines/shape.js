@@ -2,7 +2,7 @@
 // tool reports: fields a tool does not measure stay 0 (documented per adapter), so tables, the
 // ab-format report and results.json never meet a missing field.
 import { spawn, spawnSync } from 'node:child_process'
-import { SyncbenchError } from '../../errors.js'
+import { TimeoutError } from '../../errors.js'
 import { version } from '../../version.js'
 import { track } from '../children.js'
 import { rates } from '../../load/stats.js'
@@ -15,7 +15,7 @@ const zeroRow = () => ({ min: 0, mean: 0, sd: 0, median: 0, max: 0 })
  */
 export function emptyResult (options) {
   const url = new URL(options.url)
-  const { signal, onProgress, onRequest, body, ...plain } = /** @type {any} */ (options)
+  const { signal, onProgress, onRequest, body, ...plain } = options
   return {
     schema: 'syncbench/load-result@1',
     tool: { name: 'syncbench', version },
@@ -61,7 +61,7 @@ export function deriveRates (result) {
  * Run a command to completion, collecting stdout and stderr. The tool gets its own process group, so a
  * terminal's Ctrl-C reaches only the runner: `signal` then sends it SIGINT (ab and wrk print what they
  * measured so far, as after Ctrl-C in a terminal). Past `timeoutMs` it is killed and the promise
- * rejects with SB_ERR_TIMEOUT; lib/run/children.js ends it if the runner goes first.
+ * rejects with a TimeoutError; lib/run/children.js ends it if the runner goes first.
  * @param {string} cmd
  * @param {string[]} args
  * @param {object} [options]
@@ -95,7 +95,7 @@ export function runTool (cmd, args, { signal, timeoutMs = 600_000, env, onStderr
     child.on('error', (err) => { settle(); kill(); reject(err) })
     child.on('close', (code) => {
       settle()
-      if (timedOut) reject(new SyncbenchError('SB_ERR_TIMEOUT', `${cmd} did not finish within ${timeoutMs / 1000} s and was killed`))
+      if (timedOut) reject(new TimeoutError(`${cmd} did not finish within ${timeoutMs / 1000} s and was killed`))
       else resolve({ code, stdout, stderr })
     })
   })

@@ -2,7 +2,7 @@
 // wrk has no other mode). wrk runs for a duration, so lib/run/engines/wrk-stop.lua counts responses
 // and the adapter stops wrk with SIGINT at -n; in-flight requests may add up to c - 1 more.
 // Connect/read/timeout errors are not responses: a run with errors may never reach -n, so it ends at
-// runTool's safety timeout (600 s, or -t + 30 s) with SB_ERR_TIMEOUT instead of wrk's -d of an hour.
+// runTool's safety timeout (600 s, or -t + 30 s) with a TimeoutError instead of wrk's -d of an hour.
 // How this LoadResult differs from the builtin engine's:
 // - options: the LoadOptions as given (no bodyBytes, no defaults filled in: see shape.js emptyResult).
 // - not measured by wrk, left 0: connect/processing/waiting rows (total only), HTML transferred,
@@ -12,11 +12,12 @@
 // - timeTakenSeconds is wrk's own duration, which includes the round trip of the SIGINT that stops it.
 // - errors: only ETIMEDOUT and ECONNREFUSED (wrk counts connect/read/write/timeout errors, not their causes).
 import { fileURLToPath } from 'node:url'
-import { SyncbenchError, firstLine, systemCode } from '../../errors.js'
+import { ConnectError, SyncbenchError, errorCodes, errorFromCode, systemCode } from '../../errors.js'
 import { emptyResult, deriveRates, runTool, probe } from './shape.js'
 
 const script = fileURLToPath(new URL('./wrk-stop.lua', import.meta.url))
 
+/** @type {import('./index.js').Engine} */
 export const wrkEngine = {
   name: 'wrk',
   // wrk -v prints its version and exits 1: only a spawn error means it is missing.
@@ -39,11 +40,14 @@ export const wrkEngine = {
         onStderr: (stderr, stop) => { if (stderr.includes('syncbench:done')) stop() }
       })
     } catch (err) {
-      if (err instanceof SyncbenchError) throw new SyncbenchError(err.code, `--engine wrk: ${err.message}`, { cause: err })
-      throw new SyncbenchError('SB_ERR_CONNECT', `--engine wrk: cannot run wrk (${systemCode(err) || firstLine(err)})`, { cause: err })
+      // runTool's TimeoutError, named after the engine; a spawn failure (ENOENT: not installed) is a ConnectError.
+      if (err instanceof SyncbenchError) throw errorFromCode(err.code, `--engine wrk: ${err.message}`, errorCodes.CONNECT, { cause: err })
+      const code = systemCode(err)
+      if (code === undefined) throw err
+      throw new ConnectError(`--engine wrk: cannot run wrk (${code})`, { cause: err })
     }
     const result = parse(out.stdout, { ...emptyResult(options), startedAt })
-    if (result === null) throw new SyncbenchError('SB_ERR_CONNECT', `--engine wrk: ${out.stderr.replace('syncbench:done', '').trim().split('\n').pop() || `exit code ${out.code}`}`)
+    if (result === null) throw new ConnectError(`--engine wrk: ${out.stderr.replace('syncbench:done', '').trim().split('\n').pop() || `exit code ${out.code}`}`)
     result.aborted = Boolean(options.signal?.aborted)
     return result
   }
