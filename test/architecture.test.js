@@ -41,8 +41,9 @@ test('lib/ imports only downward: shared <- load, lab <- run <- report <- cli', 
 
 test('nothing in lib/ forks or spawns bin/syncbench.js; lib/lab/server-child.js is what spawn.js forks', async () => {
   for (const rel of await sources('lib')) {
-    const text = await readFile(path.join(root, rel), 'utf8')
-    assert.doesNotMatch(text, /bin\/syncbench/, `${rel} names bin/syncbench`)
+    // Code, not comments: a comment may say that bin/ prints an error; no line of code may name bin/.
+    const code = (await readFile(path.join(root, rel), 'utf8')).split('\n').filter((line) => !/^\s*(\/\/|\*|\/\*\*)/.test(line))
+    assert.deepEqual(code.filter((line) => /bin\/|syncbench\.js/.test(line)), [], `${rel} names bin/ in code`)
   }
   const spawn = await readFile(path.join(root, 'lib/lab/spawn.js'), 'utf8')
   assert.match(spawn, /server-child\.js/)

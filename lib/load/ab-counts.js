@@ -10,7 +10,7 @@ import { RequestTimes, rates } from './stats.js'
 /**
  * What the LoadResult takes from outside the counts: the run's options and target, and its end.
  * @typedef {object} ResultContext
- * @property {object} options             LoadResult.options (the LoadOptions as recorded)
+ * @property {import('../types.js').LoadResult['options']} options  the LoadOptions as recorded
  * @property {import('./request.js').Target} target
  * @property {string} startedAt           ISO time
  * @property {number} concurrency
