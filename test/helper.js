@@ -204,3 +204,36 @@ export async function startResetServer (every = 1) {
 export function startSilentServer () {
   return startRawServer((socket) => { socket.resume() })
 }
+
+/**
+ * Start `syncbench serve ...` as a user would in a terminal (no IPC) and wait until it printed
+ * `listening` "listening on" lines (seed-readfile prints three).
+ * @param {string[]} args
+ * @param {number} [listening=1]
+ */
+export async function serveInTerminal (args, listening = 1) {
+  const child = spawn(process.execPath, [binPath, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+  let stdout = ''
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  const closed = once(child, 'close')
+  await new Promise((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      stdout += d
+      if ([...stdout.matchAll(/ listening on /g)].length >= listening) resolve(undefined)
+    })
+    closed.then(() => reject(new Error(`syncbench serve ${args.join(' ')} exited early: ${stderr}`)))
+  })
+  const urls = [...stdout.matchAll(/listening on (http:\/\/\S+)/g)].map((m) => m[1])
+  return {
+    child,
+    urls,
+    closed,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      await closed
+    }
+  }
+}

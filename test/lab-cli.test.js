@@ -4,10 +4,9 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
-import { spawn, execFileSync } from 'node:child_process'
-import { once } from 'node:events'
+import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { runCli, binPath, startHttpServer, httpGet } from './helper.js'
+import { runCli, startHttpServer, httpGet, serveInTerminal } from './helper.js'
 import { spawnServer } from '../lib/lab/spawn.js'
 
 // The lab and seed-readfile create data files: in a temp dir every server of this file inherits, not /tmp/syncbench-cache.
@@ -22,24 +21,6 @@ after(async () => {
   else process.env.SYNCBENCH_CACHE_DIR = savedCacheDir
   await rm(cacheDir, { recursive: true, force: true })
 })
-
-/** Start `syncbench serve ...` as a user would (no IPC) and wait for its `lines` listening lines. */
-async function serveInTerminal (args, lines) {
-  const child = spawn(process.execPath, [binPath, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
-  let stdout = ''
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
-  const closed = once(child, 'close')
-  await new Promise((resolve, reject) => {
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d
-      if (stdout.split('\n').length > lines) resolve()
-    })
-    closed.then(() => reject(new Error(`serve exited early: ${stderr}`)))
-  })
-  const urls = [...stdout.matchAll(/listening on (http:\/\/\S+)/g)].map((m) => m[1])
-  return { child, urls, stdout: () => stdout, stderr: () => stderr, closed }
-}
 
 test('serve --help prints the usage on stdout and exits 0', async () => {
   const { code, stdout, stderr } = await runCli(['serve', '--help'])
