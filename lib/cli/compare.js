@@ -1,6 +1,6 @@
 // syncbench compare a.json b.json: every configuration measured in both results files, requests per
 // second of b against a, with a Welch t-test and stars, as Node core's benchmark/compare.R prints.
-import { parseCommandArgs } from './args.js'
+import { parseCommandArgs } from '../args.js'
 import { MissingArgumentError, ResultsError } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
 import { compareResults } from '../run/summarize.js'

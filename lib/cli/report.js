@@ -1,7 +1,7 @@
 // syncbench report <results.json>: report.html, charts/*.png and summary.md from a results file,
 // with no network and no browser; the sweeps' text charts on stdout.
 import path from 'node:path'
-import { parseCommandArgs } from './args.js'
+import { parseCommandArgs } from '../args.js'
 import { InvalidOptionError, MissingArgumentError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
 import { readResultsFile } from '../run/results-writer.js'

@@ -2,7 +2,7 @@
 // of every run, the seeds' own tables with this machine's numbers, a verdict per experiment, and
 // results/<timestamp>/{results.json,summary.md,report.html,charts/}.
 import path from 'node:path'
-import { parseCommandArgs, integerOption } from './args.js'
+import { parseCommandArgs, integerOption } from '../args.js'
 import { InvalidUrlError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
 import { formatAbReport } from '../load/ab-report.js'
