@@ -24,7 +24,7 @@
  * @property {string} [contentType]       -T: Content-Type of the body (ab's default: text/plain)
  * @property {boolean} [variableLength=false] -l: do not count responses of another length as failures
  * @property {boolean} [continueOnReceiveError=false] -r: do not stop on socket receive errors
- * @property {boolean} [http11=false]     --http1.1: send HTTP/1.1 requests (and parse chunked bodies)
+ * @property {boolean} [http11=false]     --http1.1: send HTTP/1.1 requests and read responses as RFC 9112 does (a malformed one fails its request)
  * @property {number} [verbosity=1]       -v: ab's verbosity level (2 prints warnings, 4 headers)
  * @property {number} [heartbeat]         completed-requests interval for progress (ab: max(n/10, 100) when n > 150)
  * @property {(done: number) => void} [onProgress] called every `heartbeat` completed requests
@@ -81,7 +81,8 @@
  * @property {{ p50: number, p75: number, p90: number, p99: number, p999: number, p9999: number, max: number, mean: number, stddev: number }} latency
  *           HDR histogram of total time per request, ms
  * @property {Record<string, number>} statusCodes  count per HTTP status code
- * @property {Record<string, number>} errors        count per error code (ECONNREFUSED, ETIMEDOUT, ...)
+ * @property {Record<string, number>} errors        count per error code (ECONNREFUSED, ETIMEDOUT, ...) and, under
+ *           --http1.1, per fault of a malformed response (HPE_INVALID_CHUNK_SIZE, DATA_AFTER_RESPONSE, ...: lib/load/http11.js)
  * @property {boolean} aborted                     true when the run ended early (signal, fatal error)
  */
 

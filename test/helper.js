@@ -237,3 +237,77 @@ export async function serveInTerminal (args, listening = 1) {
     }
   }
 }
+
+/**
+ * Does this request head ask to keep its connection, as a real server reads it? HTTP/1.1 unless it
+ * says "Connection: close"; HTTP/1.0 only when it says "Connection: keep-alive" (ab -k does).
+ * @param {Buffer} head
+ */
+export function wantsKeepAlive (head) {
+  const text = head.toString('latin1')
+  const connection = /^connection:([^\r\n]*)/im.exec(text)?.[1] ?? ''
+  return /^[^\r\n]* HTTP\/1\.1\r?\n/.test(text) ? !/close/i.test(connection) : /keep-alive/i.test(connection)
+}
+
+/**
+ * A raw server answering every request with `respond(keepAlive)`'s bytes, misbehaving as it likes,
+ * and keeping each connection as a real server would (see wantsKeepAlive): a request that does not
+ * ask for keep-alive is answered, then its connection closed. `respond` may return several parts:
+ * each is written on its own, a few ms after the one before, so that it usually arrives in a read of
+ * its own (what is asserted must not depend on it). Counts the connections and requests it served.
+ * @param {(keepAlive: boolean) => string|string[]} respond
+ */
+export async function startMisbehavingServer (respond) {
+  const served = { connections: 0, requests: 0 }
+  const raw = await startRawServer((socket) => {
+    served.connections++
+    eachRequest(socket, (head) => {
+      served.requests++
+      const keepAlive = wantsKeepAlive(head)
+      const parts = [respond(keepAlive)].flat()
+      const writeFrom = (/** @type {number} */ i) => {
+        if (socket.destroyed) return
+        if (i === parts.length - 1 && !keepAlive) return socket.end(parts[i])
+        socket.write(parts[i])
+        if (i < parts.length - 1) setTimeout(writeFrom, 5, i + 1)
+      }
+      writeFrom(0)
+    })
+  })
+  return { ...raw, served }
+}
+
+/**
+ * Responses that break HTTP/1.1's framing (RFC 9112), or bend it legally, for --http1.1 and for ab
+ * parity: each a function of whether the request asked for keep-alive (its Connection header).
+ * @type {Record<string, (keepAlive: boolean) => string|string[]>}
+ */
+export const oddResponses = {
+  /** a chunk-size line that is not hex */
+  badChunkSize: (ka) => `HTTP/1.1 200 OK\r\n${conn(ka)}Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n`,
+  /** an empty chunk-size line */
+  emptyChunkSize: (ka) => `HTTP/1.1 200 OK\r\n${conn(ka)}Transfer-Encoding: chunked\r\n\r\n\r\nhello\r\n0\r\n\r\n`,
+  /** a chunk's data not followed by CRLF */
+  chunkWithoutCrlf: (ka) => `HTTP/1.1 200 OK\r\n${conn(ka)}Transfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n`,
+  /** a negative Content-Length */
+  negativeLength: (ka) => `HTTP/1.1 200 OK\r\n${conn(ka)}Content-Length: -5\r\n\r\nhello`,
+  /** two Content-Length fields that disagree */
+  conflictingLengths: (ka) => `HTTP/1.1 200 OK\r\n${conn(ka)}Content-Length: 5\r\nContent-Length: 6\r\n\r\nhello`,
+  /** Content-Length and Transfer-Encoding: chunked (RFC 9112 6.3: chunked wins), 11 bytes of payload */
+  lengthAndChunked: (ka) => `HTTP/1.1 200 OK\r\n${conn(ka)}Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n`,
+  /** an interim 100 Continue before the real response, in one packet */
+  continueOnePacket: (ka) => `HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n${conn(ka)}Content-Length: 5\r\n\r\nhello`,
+  /** an interim 100 Continue, then the real response in a later packet */
+  continueTwoPackets: (ka) => ['HTTP/1.1 100 Continue\r\n\r\n', `HTTP/1.1 200 OK\r\n${conn(ka)}Content-Length: 5\r\n\r\nhello`],
+  /** two interim responses (103 Early Hints with a field, 100) and the real one, in one packet */
+  twoInterim: (ka) => `HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n${conn(ka)}Content-Length: 5\r\n\r\nhello`,
+  /** two responses in one packet for one request */
+  twoResponses: (ka) => `HTTP/1.1 200 OK\r\n${conn(ka)}Content-Length: 5\r\n\r\nhelloHTTP/1.1 200 OK\r\n${conn(ka)}Content-Length: 5\r\n\r\nhello`,
+  /** a status code that is not three digits */
+  badStatus: (ka) => `HTTP/1.1 2x0 OK\r\n${conn(ka)}Content-Length: 5\r\n\r\nhello`
+}
+
+/** @param {boolean} keepAlive */
+function conn (keepAlive) {
+  return keepAlive ? 'Connection: keep-alive\r\n' : 'Connection: close\r\n'
+}

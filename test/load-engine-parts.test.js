@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { Connection } from '../lib/load/connection.js'
 import { AbFraming } from '../lib/load/ab-framing.js'
 import { Http11Framing } from '../lib/load/http11.js'
-import { MORE, COMPLETE, INVALID } from '../lib/load/framing.js'
+import { MORE, COMPLETE, INVALID, FINAL, INTERIM } from '../lib/load/framing.js'
 import { AbCounts } from '../lib/load/ab-counts.js'
 import { findHeaderEnd } from '../lib/load/response-parser.js'
 
@@ -80,6 +80,63 @@ test('Http11Framing: Content-Length, chunked, no body, close and a bad chunk', (
   const f = connection()
   framing.header(f, bad.buf, bad.s, bad.bodyStart, 200, true)
   assert.equal(framing.body(f, bad.buf, bad.bodyStart, bad.r), INVALID)
+  assert.equal(framing.invalid, 'HPE_INVALID_CHUNK_SIZE')
+})
+
+test('Http11Framing: 1xx are interim, a malformed header fails at its body, bytes after a response fail it, a cut-short body fails at EOF', () => {
+  const framing = new Http11Framing({ keepAlive: true, head: false })
+  const interim = response('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n')
+  assert.equal(framing.header(connection(), interim.buf, interim.s, interim.bodyStart, 100, true), INTERIM)
+  const hints = response('HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n')
+  assert.equal(framing.header(connection(), hints.buf, hints.s, hints.bodyStart, 103, true), INTERIM)
+
+  // 101 is final: no body, the rest is another protocol's, the connection is not reused.
+  const switching = response('HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\nbytes')
+  const sw = connection()
+  assert.equal(framing.header(sw, switching.buf, switching.s, switching.bodyStart, 101, true), FINAL)
+  assert.deepEqual([sw.keepalive, framing.body(sw, switching.buf, switching.bodyStart, switching.r)], [false, COMPLETE])
+
+  for (const [text, fault] of [
+    ['HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nhello', 'HPE_INVALID_CONTENT_LENGTH'],
+    ['HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello', 'HPE_UNEXPECTED_CONTENT_LENGTH'],
+    ['HTTP/1.1 2x0 OK\r\nContent-Length: 5\r\n\r\nhello', 'HPE_INVALID_STATUS'],
+    ['HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello!', 'DATA_AFTER_RESPONSE'],
+    ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nHTTP/1.1', 'DATA_AFTER_RESPONSE'],
+    ['HTTP/1.1 204 No Content\r\n\r\nbody', 'DATA_AFTER_RESPONSE']
+  ]) {
+    const m = response(text)
+    const c = connection()
+    const code = /^\d{3}$/.test(text.slice(9, 12)) ? Number(text.slice(9, 12)) : -1
+    framing.invalid = ''
+    assert.equal(framing.header(c, m.buf, m.s, m.bodyStart, code, true), FINAL)
+    assert.equal(framing.body(c, m.buf, m.bodyStart, m.r), INVALID, text)
+    assert.equal(framing.invalid, fault, text)
+    assert.ok(c.bread >= 0)
+  }
+
+  // Transfer-Encoding without chunked last: the body runs to the close, whatever Content-Length says.
+  const gzip = response('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 2\r\n\r\nabc')
+  const g = connection()
+  framing.header(g, gzip.buf, gzip.s, gzip.bodyStart, 200, true)
+  assert.deepEqual([g.keepalive, framing.body(g, gzip.buf, gzip.bodyStart, gzip.r), framing.eof(g)], [false, MORE, COMPLETE])
+
+  // EOF: complete for a close-delimited body, or before any byte; a cut-short response fails.
+  const short = response('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello')
+  const h = connection()
+  framing.header(h, short.buf, short.s, short.bodyStart, 200, true)
+  h.gotHeader = true
+  assert.equal(framing.body(h, short.buf, short.bodyStart, short.r), MORE)
+  framing.invalid = ''
+  assert.deepEqual([framing.eof(h), framing.invalid], [INVALID, 'HPE_INVALID_EOF_STATE'])
+  const partialHeader = connection()
+  partialHeader.read = 7
+  assert.equal(framing.eof(partialHeader), INVALID)
+  assert.equal(framing.eof(connection()), COMPLETE)
+
+  // ab's framing has none of this: every header is final, EOF always completes.
+  const ab = new AbFraming({ keepAlive: true, head: false })
+  assert.equal(ab.header(connection(), interim.buf, interim.s, interim.bodyStart, 100, true), FINAL)
+  assert.equal(ab.eof(h), COMPLETE)
 })
 
 test('AbCounts: status, Server and Length as ab counts them, and the LoadResult they make', () => {

@@ -3,7 +3,10 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { Row, RequestTimes, rates, countsIndex, valueAtIndex } from '../lib/load/stats.js'
-import { indexOfCI, KEEP_ALIVE, atoi, findHeaderEnd, statusCode } from '../lib/load/response-parser.js'
+import {
+  indexOfCI, KEEP_ALIVE, atoi, findHeaderEnd, statusCode,
+  contentLength, chunkedFinal, validStatusLine, NO_LENGTH, BAD_LENGTH, CONFLICTING_LENGTHS, NO_TRANSFER_ENCODING
+} from '../lib/load/response-parser.js'
 import { ChunkedDecoder } from '../lib/load/chunked-decoder.js'
 
 test("ab's median index rule: odd counts average index n/2 with the next, even counts take index n/2", () => {
@@ -58,6 +61,11 @@ test('Buffer helpers: case-insensitive search, atoi, header end, status code', (
   assert.equal(indexOfCI(Buffer.from('keep\ralive'), 0, 10, KEEP_ALIVE), -1)
   assert.equal(atoi(Buffer.from('  42abc'), 0, 7), 42)
   assert.equal(atoi(Buffer.from('x'), 0, 1), 0)
+  // C's int, as ab's atoi() reads a Content-Length: 2^32 + 5 is 5, 2^31 is negative, saturated is -1
+  assert.equal(atoi(Buffer.from('4294967301'), 0, 10), 5)
+  assert.equal(atoi(Buffer.from('2147483648'), 0, 10), -2147483648)
+  assert.equal(atoi(Buffer.from('-5'), 0, 2), -5)
+  assert.equal(atoi(Buffer.from('99999999999999999999'), 0, 20), -1)
   const found = { length: 0 }
   assert.equal(findHeaderEnd(h, h.length, found), 41)
   assert.equal(found.length, 4)
@@ -81,6 +89,61 @@ test('chunked decoder: payload counted across any split, end of message found', 
   const bad = new ChunkedDecoder()
   bad.feed(Buffer.from('zz\r\n'), 0, 4)
   assert.equal(bad.invalid, true)
+})
+
+test('chunked decoder: a malformed body is invalid in any split, with its fault, and stays so', () => {
+  for (const [text, error] of [
+    ['zz\r\nhello\r\n0\r\n\r\n', 'HPE_INVALID_CHUNK_SIZE'],
+    ['\r\nhello\r\n0\r\n\r\n', 'HPE_INVALID_CHUNK_SIZE'],
+    [';ext\r\n0\r\n\r\n', 'HPE_INVALID_CHUNK_SIZE'],
+    ['5\r5\r\nhello\r\n0\r\n\r\n', 'HPE_INVALID_CHUNK_SIZE'],
+    ['fffffffffffffff\r\n', 'HPE_INVALID_CHUNK_SIZE'],
+    ['5\r\nhelloXX0\r\n\r\n', 'HPE_STRICT'],
+    ['5\r\nhello\rX0\r\n\r\n', 'HPE_STRICT'],
+    ['0\r\n\rX', 'HPE_LF_EXPECTED']
+  ]) {
+    const msg = Buffer.from(text)
+    for (let cut = 0; cut <= msg.length; cut++) {
+      const d = new ChunkedDecoder()
+      const first = d.feed(msg, 0, cut)
+      const second = d.feed(msg, cut, msg.length)
+      assert.deepEqual([first, second, d.invalid, d.error], [-1, -1, true, error], `${JSON.stringify(text)} cut at ${cut}`)
+    }
+  }
+  // A bare LF ends a line (RFC 9112 2.2); the largest size that keeps its units is accepted.
+  const lf = new ChunkedDecoder()
+  assert.equal(lf.feed(Buffer.from('5\nhello\n0\n\nNEXT'), 0, 15), 11)
+  assert.equal(lf.payload, 5)
+  const big = new ChunkedDecoder()
+  assert.equal(big.feed(Buffer.from('1fffffffffffff\r\n'), 0, 16), -1)
+  assert.deepEqual([big.invalid, big.remaining], [false, Number.MAX_SAFE_INTEGER])
+})
+
+test('HTTP/1.1 header reading: Content-Length lists, the final transfer coding, the status line', () => {
+  const head = (/** @type {string} */ fields) => {
+    const b = Buffer.from(`HTTP/1.1 200 OK\r\n${fields}\r\n\r\n`)
+    return [b, b.length - 4]
+  }
+  assert.equal(contentLength(...head('Content-Length: 5')), 5)
+  assert.equal(contentLength(...head('content-length:5 \r\nX: 1')), 5)
+  assert.equal(contentLength(...head('Content-Length: 5, 5\r\nContent-Length: 5')), 5)
+  assert.equal(contentLength(...head('X-Content-Length: 5')), NO_LENGTH)
+  for (const bad of ['-5', '+5', '5a', '', '0x5', '1234567890123456', '5,']) {
+    assert.equal(contentLength(...head(`Content-Length: ${bad}`)), BAD_LENGTH, bad)
+  }
+  assert.equal(contentLength(...head('Content-Length: 5\r\nContent-Length: 6')), CONFLICTING_LENGTHS)
+  assert.equal(contentLength(...head('Content-Length: 5, 6')), CONFLICTING_LENGTHS)
+  assert.equal(chunkedFinal(...head('Transfer-Encoding: chunked')), 1)
+  assert.equal(chunkedFinal(...head('Transfer-Encoding: gzip, Chunked ')), 1)
+  assert.equal(chunkedFinal(...head('Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked')), 1)
+  assert.equal(chunkedFinal(...head('Transfer-Encoding: chunked, gzip')), 0)
+  assert.equal(chunkedFinal(...head('Transfer-Encoding: xchunked')), 0)
+  assert.equal(chunkedFinal(...head('Content-Length: 5')), NO_TRANSFER_ENCODING)
+  for (const [line, valid] of [['HTTP/1.1 200 OK', true], ['HTTP/1.0 404', true], ['HTTP/1.1 2x0 OK', false],
+    ['HTTP/1.1 2000 OK', false], ['HTTP/11 200 OK', false], ['ICY 200 OK', false], ['HTTP/1.1  200 OK', false]]) {
+    const b = Buffer.from(`${line}\r\n\r\n`)
+    assert.equal(validStatusLine(b, b.length - 4), valid, line)
+  }
 })
 
 test("the engine's bucket layout is hdr-histogram-js's own, 1 us to 1 hour", () => {

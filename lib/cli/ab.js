@@ -39,7 +39,8 @@ Options (ab's names, defaults and meaning):
   -V, --version   print the version
 
 syncbench's own:
-  --http1.1       send HTTP/1.1 requests instead of ab's HTTP/1.0
+  --http1.1       send HTTP/1.1 requests instead of ab's HTTP/1.0 and read the responses as RFC 9112
+                  says: a malformed one is a failed request (Exceptions)
   --json          print the LoadResult (schema syncbench/load-result@1) as JSON on stdout, nothing else
 
 Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the report of what was measured.

@@ -117,7 +117,17 @@ export class AbCounts {
     this.times.record(ctime, time, wait)
   }
 
-  /** @param {string} code a socket error's code (ECONNREFUSED, ...) or ETIMEDOUT for -s */
+  /**
+   * --http1.1: a malformed response, a failed request under ab's Exceptions (engine.js malformed()).
+   * @param {string} code the fault (http11.js), counted in `errors`
+   */
+  malformed (code) {
+    this.bad++
+    this.errExcept++
+    this.error(code)
+  }
+
+  /** @param {string} code a socket error's code (ECONNREFUSED, ...) or ETIMEDOUT for -s, or a malformed response's fault */
   error (code) {
     this.errors[code] = (this.errors[code] ?? 0) + 1
   }

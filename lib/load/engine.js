@@ -16,7 +16,7 @@ import {
   Connection, connectOptions, describeError, SYNC_CONNECT_ERRORS, CONNECTING, CONNECTED, READING
 } from './connection.js'
 import { HEADER_LIMIT, findHeaderEnd, statusCode } from './response-parser.js'
-import { COMPLETE, INVALID } from './framing.js'
+import { COMPLETE, INVALID, INTERIM } from './framing.js'
 
 /** setTimeout's longest delay; a longer -s is waited for in several turns. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -215,11 +215,19 @@ export class Engine {
       from = this.header(c, chunk, r)
       if (from < 0) return
     }
+    this.body(c, chunk, from, r, now)
+  }
+
+  /**
+   * The body bytes chunk[from, r) of the connection's response, read at `now`.
+   * @param {Connection} c @param {Buffer} chunk @param {number} from @param {number} r @param {number} now
+   */
+  body (c, chunk, from, r, now) {
     const before = c.bread
     const status = this.framing.body(c, chunk, from, r)
-    counts.totalBread += c.bread - before
+    this.counts.totalBread += c.bread - before
     if (status === COMPLETE) this.responseDone(c, c.keepalive, now)
-    else if (status === INVALID) this.closeConnection(c, now)
+    else if (status === INVALID) this.malformed(c, now)
   }
 
   /**
@@ -262,14 +270,32 @@ export class Engine {
     c.gotHeader = true
     const code = statusCode(buf, end, this.where)
     const at = this.where.at
-    counts.header(buf, end, code, at)
     // Only what the header's bytes alone decide may be recognised later: a header read whole, ended
     // by "\r\n\r\n" ("\n\n" is ab's fallback when the whole read has no "\r\n\r\n", body included),
     // with its status digits inside it (ab takes them after the first "HTTP" of the read, body included).
     const cacheable = buf === chunk && this.found.length === 4 && code >= 0 && at !== -1 && at + 3 <= bodyStart
-    framing.header(c, buf, s, bodyStart, code, cacheable)
+    if (framing.header(c, buf, s, bodyStart, code, cacheable) === INTERIM) return this.interim(c, chunk, r, bodyStart)
+    counts.header(buf, end, code, at)
     this.startOthers()
     return bodyStart
+  }
+
+  /**
+   * --http1.1: an interim (1xx) response ended at chunk[bodyStart]; it is not counted, and the final
+   * response's header follows, in this read or a later one. Rare, so the rest of the read is moved to
+   * the front of the read buffer (shared by every socket, consumed before the next read) and read as
+   * a read of its own. Always returns -1: the rest of the read has been handled here.
+   * @param {Connection} c @param {Buffer} chunk @param {number} r @param {number} bodyStart
+   */
+  interim (c, chunk, r, bodyStart) {
+    c.gotHeader = false
+    const rest = r - bodyStart
+    if (rest > 0) {
+      chunk.copyWithin(0, bodyStart, r)
+      const from = this.header(c, chunk, rest)
+      if (from >= 0) this.body(c, chunk, from, rest, this.lastActivity)
+    }
+    return -1
   }
 
   /**
@@ -333,9 +359,28 @@ export class Engine {
 
   /** The socket's 'end': the server closed, which ends the response. @param {Connection} c */
   eof (c) {
-    this.lastActivity = performance.now()
+    const now = this.lastActivity = performance.now()
+    if (this.framing.eof(c) === INVALID) return this.malformed(c, now)
     this.counts.good++
-    this.closeConnection(c, this.lastActivity)
+    this.closeConnection(c, now)
+    this.checkEnd()
+  }
+
+  /**
+   * --http1.1: a malformed response (the framing's INVALID; its `invalid` names the fault). Its
+   * request is complete and failed, counted under ab's Exceptions (ab's other counters mean something
+   * else: Length compares good bodies, Receive is a socket error), never good, so never the Length
+   * reference; the connection is closed, since nothing after a framing error can be trusted.
+   * @param {Connection} c @param {number} now
+   */
+  malformed (c, now) {
+    const counts = this.counts
+    counts.malformed(this.framing.invalid)
+    if (counts.done < this.requests) this.record(c, now, false)
+    if (this.finished) return
+    this.lastTime = now
+    c.drop()
+    this.startConnect(c)
     this.checkEnd()
   }
 

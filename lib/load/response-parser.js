@@ -124,7 +124,9 @@ function indexOfBytes (buf, end, needle) {
 }
 
 /**
- * C's atoi from buf[at]: leading white space, an optional sign, digits; 0 when none.
+ * C's atoi from buf[at]: leading white space, an optional sign, digits; 0 when none. As glibc's, an
+ * int: strtol's long (saturated at 2^63) cast to 32 bits, so "4294967301" is 5 and "2147483648" is
+ * negative, as ab reads a Content-Length (exact up to 2^53 digits' worth, where numbers lose units).
  * @param {Uint8Array} buf @param {number} at @param {number} end
  */
 export function atoi (buf, at, end) {
@@ -140,7 +142,9 @@ export function atoi (buf, at, end) {
     n = n * 10 + (buf[i] - 48)
     i++
   }
-  return sign * n
+  // strtol's LONG_MAX and LONG_MIN cast to int
+  if (n >= 2 ** 63) return sign > 0 ? -1 : 0
+  return (sign * n) | 0
 }
 
 /**
@@ -181,4 +185,99 @@ export function valueContains (buf, at, end, n) {
   let lineEnd = at
   while (lineEnd < end && buf[lineEnd] !== 13 && buf[lineEnd] !== 10) lineEnd++
   return indexOfCI(buf, at, lineEnd, n) !== -1
+}
+
+// --- The HTTP/1.1 path's stricter reading of a header (RFC 9112), for http11.js. ---
+
+/** contentLength(): the header has no Content-Length field. */
+export const NO_LENGTH = -1
+/** contentLength(): a Content-Length value that is not 1*DIGIT (a sign, a letter, nothing, too big). */
+export const BAD_LENGTH = -2
+/** contentLength(): Content-Length fields (or list members) that disagree. */
+export const CONFLICTING_LENGTHS = -3
+
+/**
+ * The message's Content-Length as RFC 9110 8.6 and RFC 9112 6.3 read it: every Content-Length field
+ * line of the header buf[0, end), each a comma-separated list of 1*DIGIT (a repeated field, or a list
+ * of the same value, is that value). Returns the length, NO_LENGTH, BAD_LENGTH or CONFLICTING_LENGTHS.
+ * @param {Uint8Array} buf @param {number} end
+ */
+export function contentLength (buf, end) {
+  let length = NO_LENGTH
+  let i = 0
+  while (i < end) {
+    if (i > 0 && matchesAt(buf, i, end, CONTENT_LENGTH)) {
+      i += CONTENT_LENGTH.bytes.length
+      // 1#( OWS 1*DIGIT OWS ), up to the end of the line
+      for (;;) {
+        while (i < end && (buf[i] === 32 || buf[i] === 9)) i++
+        const first = i
+        let n = 0
+        while (i < end && buf[i] >= 48 && buf[i] <= 57) {
+          n = n * 10 + (buf[i] - 48)
+          i++
+        }
+        if (i === first || i - first > 15) return BAD_LENGTH // no digit; or past 2^53, where numbers lose units
+        while (i < end && (buf[i] === 32 || buf[i] === 9)) i++
+        if (length !== NO_LENGTH && n !== length) return CONFLICTING_LENGTHS
+        length = n
+        if (i < end && buf[i] === 44) { i++; continue }
+        if (i < end && buf[i] !== 13 && buf[i] !== 10) return BAD_LENGTH
+        break
+      }
+    }
+    while (i < end && buf[i] !== 10) i++
+    i++
+  }
+  return length
+}
+
+/** chunkedFinal(): the header has no Transfer-Encoding field. */
+export const NO_TRANSFER_ENCODING = -1
+
+/**
+ * Is chunked the final transfer coding of the header buf[0, end) (RFC 9112 6.3: then the body is
+ * chunked; with any other final coding a response's body runs to the close)? 1 yes, 0 no,
+ * NO_TRANSFER_ENCODING when there is no Transfer-Encoding field. The last coding of the last field
+ * line is the final one (several field lines make one list, RFC 9110 5.3).
+ * @param {Uint8Array} buf @param {number} end
+ */
+export function chunkedFinal (buf, end) {
+  let found = NO_TRANSFER_ENCODING
+  let i = 0
+  while (i < end) {
+    if (i > 0 && matchesAt(buf, i, end, TRANSFER_ENCODING)) {
+      let lineEnd = i + TRANSFER_ENCODING.bytes.length
+      while (lineEnd < end && buf[lineEnd] !== 13 && buf[lineEnd] !== 10) lineEnd++
+      // the last member of the list: after the last comma, without OWS
+      let last = lineEnd
+      while (last > i && buf[last - 1] !== 44 && buf[last - 1] !== 58) last--
+      let stop = lineEnd
+      while (stop > last && (buf[stop - 1] === 32 || buf[stop - 1] === 9)) stop--
+      while (last < stop && (buf[last] === 32 || buf[last] === 9)) last++
+      found = stop - last === CHUNKED.bytes.length && matchesAt(buf, last, stop, CHUNKED) ? 1 : 0
+      i = lineEnd
+    }
+    while (i < end && buf[i] !== 10) i++
+    i++
+  }
+  return found
+}
+
+/**
+ * Does buf[0, end) start with a status line RFC 9112 4 accepts: "HTTP/" DIGIT "." DIGIT SP 3DIGIT,
+ * then SP and a reason, or the end of the line (a missing reason's SP is tolerated, as llhttp does)?
+ * @param {Uint8Array} buf @param {number} end
+ */
+export function validStatusLine (buf, end) {
+  if (end < 12) return false
+  if (buf[0] !== 0x48 || buf[1] !== 0x54 || buf[2] !== 0x54 || buf[3] !== 0x50 || buf[4] !== 0x2f) return false
+  if (!isDigit(buf[5]) || buf[6] !== 0x2e || !isDigit(buf[7]) || buf[8] !== 32) return false
+  if (!isDigit(buf[9]) || !isDigit(buf[10]) || !isDigit(buf[11])) return false
+  return end === 12 || buf[12] === 32 || buf[12] === 13 || buf[12] === 10
+}
+
+/** @param {number} b */
+function isDigit (b) {
+  return b >= 48 && b <= 57
 }
