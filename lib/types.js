@@ -143,6 +143,9 @@
  * @property {Environment|null} serverEnv
  * @property {string} startedAt
  * @property {{ code: string, message: string }|null} error
+ * @property {{ reason: string }|null} [invalid]  set when the load had failed requests or non-2xx responses
+ *                                       ("20 of 20 non-2xx"): left out of every figure (lib/run/validity.js);
+ *                                       null when valid or under --allow-errors; absent in files written before it
  */
 
 /**

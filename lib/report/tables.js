@@ -41,9 +41,29 @@ const SEED_001_ROWS = [
  */
 export function experimentTables (s) {
   const measured = s.rows.filter((r) => r.runs.length > 0)
-  if (measured.length === 0) return []
-  const main = s.table === 'seed-001' ? seed001(s, measured) : s.table === 'seed-002' ? seed002(s, measured) : generic(s, measured)
-  return [main, serverTable(s, measured)].map(dropEmptyColumns)
+  // A configuration whose every run is invalid keeps its row, saying so instead of a figure.
+  const shown = s.rows.filter((r) => r.runs.length > 0 || r.invalid.length > 0)
+  if (shown.length === 0) return []
+  const main = s.table === 'seed-001' ? seed001(s, shown) : s.table === 'seed-002' ? seed002(s, shown) : generic(s, shown)
+  return [main, ...(measured.length ? [serverTable(s, measured)] : [])].map(dropEmptyColumns)
+}
+
+/**
+ * The cell of a configuration with no valid run: "invalid: 20 of 20 non-2xx" (each distinct reason once).
+ * @param {Row} r
+ */
+function invalidCell (r) {
+  const reasons = [...new Set(r.invalid.map((i) => i.reason))]
+  return `invalid: ${reasons.join('; ')}${r.invalid.length > 1 ? ` (${r.invalid.length} runs)` : ''}`
+}
+
+/**
+ * The invalid runs of a configuration that has valid ones too: "1 of 4 left out (#2: 3 of 100 failed (length 3))", else ''.
+ * @param {Row} r
+ */
+function leftOut (r) {
+  if (r.invalid.length === 0 || r.runs.length === 0) return ''
+  return `${r.invalid.length} of ${r.invalid.length + r.runs.length} left out (${r.invalid.map((i) => `#${i.repeat}: ${i.reason}`).join(', ')})`
 }
 
 /**
@@ -64,11 +84,14 @@ function dropEmptyColumns (table) {
  * @returns {Table}
  */
 function seed001 (s, rows) {
-  const body = SEED_001_ROWS.map(([name, figure, format]) => [name, ...rows.map((r) => format(r.figures[figure].mean))])
+  const body = SEED_001_ROWS.map(([name, figure, format]) => [name, ...rows.map((r) => r.runs.length === 0
+    ? (figure === 'requestsPerSecond' ? invalidCell(r) : '')
+    : format(r.figures[figure].mean))])
   if (rows.some((r) => r.runs.length > 1)) {
     body.push(['Runs', ...rows.map((r) => String(r.runs.length))])
-    body.push(['Req/s 95% CI', ...rows.map((r) => ci(r.figures.requestsPerSecond, 2))])
+    body.push(['Req/s 95% CI', ...rows.map((r) => r.runs.length ? ci(r.figures.requestsPerSecond, 2) : '')])
   }
+  if (rows.some((r) => leftOut(r) !== '')) body.push(['Invalid runs', ...rows.map(leftOut)])
   return { title: `${s.name}: ${s.title}`, columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => /** @type {const} */ ('left'))], rows: body }
 }
 
@@ -78,19 +101,22 @@ function seed001 (s, rows) {
  * @returns {Table}
  */
 function seed002 (s, rows) {
-  const ref = rows.find((r) => r.label === s.reference) ?? rows[0]
+  const valid = rows.filter((r) => r.runs.length > 0)
+  const ref = valid.find((r) => r.label === s.reference) ?? valid[0]
   /** @param {number} x @param {number} base */
   const pct = (x, base) => `${Math.round(x / base * 100)}%`
   const body = rows.map((r) => {
+    if (r.runs.length === 0 || !ref) return [r.label, invalidCell(r), '', '', '', '']
     const rps = r.figures.requestsPerSecond.mean
     const across = r.figures.timePerRequestAcrossMs.mean
     return [r.label,
       `${rps.toFixed(2)} (${pct(rps, ref.figures.requestsPerSecond.mean)})`,
       `${across.toFixed(3)} (${pct(across, ref.figures.timePerRequestAcrossMs.mean)})`,
       r.runs.length > 1 ? ci(r.figures.requestsPerSecond, 2) : '',
-      significance(r)]
+      significance(r),
+      leftOut(r)]
   })
-  return { title: `${s.name}: ${s.title}`, columns: ['Mode', 'Req/s', 'Time/req', 'Req/s 95% CI', `vs ${s.baseline}`], align: ['left', 'right', 'right', 'right', 'left'], rows: body }
+  return { title: `${s.name}: ${s.title}`, columns: ['Mode', 'Req/s', 'Time/req', 'Req/s 95% CI', `vs ${s.baseline}`, 'invalid runs'], align: ['left', 'right', 'right', 'right', 'left', 'left'], rows: body }
 }
 
 /**
@@ -99,14 +125,17 @@ function seed002 (s, rows) {
  * @returns {Table}
  */
 function generic (s, rows) {
-  const body = rows.map((r) => [r.label,
-    r.figures.requestsPerSecond.mean.toFixed(2),
-    r.runs.length > 1 ? ci(r.figures.requestsPerSecond, 2) : '',
-    r.figures.timePerRequestMs.mean.toFixed(1),
-    r.figures.timePerRequestAcrossMs.mean.toFixed(3),
-    significance(r),
-    r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`])
-  return { title: `${s.name}: ${s.title}`, columns: ['Configuration', 'Req/s', '95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right'], rows: body }
+  const body = rows.map((r) => r.runs.length === 0
+    ? [r.label, invalidCell(r), '', '', '', '', '', '']
+    : [r.label,
+        r.figures.requestsPerSecond.mean.toFixed(2),
+        r.runs.length > 1 ? ci(r.figures.requestsPerSecond, 2) : '',
+        r.figures.timePerRequestMs.mean.toFixed(1),
+        r.figures.timePerRequestAcrossMs.mean.toFixed(3),
+        significance(r),
+        r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`,
+        leftOut(r)])
+  return { title: `${s.name}: ${s.title}`, columns: ['Configuration', 'Req/s', '95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling', 'invalid runs'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left'], rows: body }
 }
 
 /**
