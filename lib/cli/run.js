@@ -9,6 +9,7 @@ import { formatAbReport } from '../load/ab-report.js'
 import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload } from '../run/experiment-loader.js'
 import { defaultExperiments } from '../run/experiments.js'
 import { runExperiments } from '../run/runner.js'
+import { checkTarget } from '../run/target.js'
 import { createOutDir } from '../run/results-writer.js'
 import { summarizeResults } from '../report/verdicts.js'
 import { getEngine, engineNames } from '../run/engines/index.js'
@@ -36,7 +37,9 @@ Options:
   -c, --concurrency <n>  override the experiments' concurrency (sweeps keep their own axis); a run whose
                          concurrency is above its request count gets that many requests (ab refuses -c > -n)
   --engine <name>        load generator: ${engineNames.join(', ')} (default builtin; external ones must be installed)
-  --target <url>         load a server already running there instead of starting one per run
+  --target <url>         load a server already running there instead of starting one per run; it
+                         stands for one server, so only configurations that share one are accepted
+                         (seed-bcrypt, the lab's sweeps; not seed-readfile's three servers)
   --out <dir>            where results.json, summary.md, report.html and charts/*.png go
                          (default results/<timestamp>)
   --no-report            write only results.json and summary.md (no report.html, no charts/)
@@ -72,6 +75,8 @@ export async function main (argv, io) {
   }
   const cwd = process.cwd()
   const experiments = await resolveExperiments(options, cwd)
+  // before the results folder exists: a refused --target leaves nothing behind
+  if (options.target) checkTarget(experiments, { requests: options.requests, concurrency: options.concurrency })
   const engine = getEngine(options.engine)
   if (!(await engine.available())) throw invalidOption('--engine', options.engine, `needs ${options.engine} installed (not found on PATH)`)
   const outDir = await createOutDir({ out: options.out, cwd })

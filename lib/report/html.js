@@ -118,6 +118,7 @@ function experimentSection (experiment, runs, summary, charts) {
 
 /** @param {import('./tables.js').Table} t */
 function tableHtml (t) {
+  if (t.columns.length === 0) return `<p class="muted">${esc(t.title)}</p>`
   const cls = (/** @type {number} */ i) => t.align?.[i] === 'right' ? ' class="r"' : ''
   return `<div class="scroll"><table><caption>${esc(t.title)}</caption><thead><tr>` +
     t.columns.map((c, i) => `<th${cls(i)}>${esc(c)}</th>`).join('') + '</tr></thead><tbody>' +

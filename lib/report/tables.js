@@ -6,7 +6,7 @@ import { MIB } from '../format.js'
 
 /**
  * @typedef {object} Table
- * @property {string} title
+ * @property {string} title     a table without columns is a note: only its title is shown
  * @property {string[]} columns
  * @property {('left'|'right')[]} align
  * @property {string[][]} rows
@@ -92,7 +92,7 @@ function seed001 (s, rows) {
     body.push(['Req/s 95% CI', ...rows.map((r) => r.runs.length ? ci(r.figures.requestsPerSecond, 2) : '')])
   }
   if (rows.some((r) => leftOut(r) !== '')) body.push(['Invalid runs', ...rows.map(leftOut)])
-  return { title: `${s.name}: ${s.title}`, columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => /** @type {const} */ ('left'))], rows: body }
+  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => /** @type {const} */ ('left'))], rows: body }
 }
 
 /**
@@ -116,7 +116,7 @@ function seed002 (s, rows) {
       significance(r),
       leftOut(r)]
   })
-  return { title: `${s.name}: ${s.title}`, columns: ['Mode', 'Req/s', 'Time/req', 'Req/s 95% CI', `vs ${s.baseline}`, 'invalid runs'], align: ['left', 'right', 'right', 'right', 'left', 'left'], rows: body }
+  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Mode', 'Req/s', 'Time/req', 'Req/s 95% CI', `vs ${s.baseline}`, 'invalid runs'], align: ['left', 'right', 'right', 'right', 'left', 'left'], rows: body }
 }
 
 /**
@@ -135,7 +135,7 @@ function generic (s, rows) {
         significance(r),
         r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`,
         leftOut(r)])
-  return { title: `${s.name}: ${s.title}`, columns: ['Configuration', 'Req/s', '95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling', 'invalid runs'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left'], rows: body }
+  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Configuration', 'Req/s', '95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling', 'invalid runs'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left'], rows: body }
 }
 
 /**
@@ -153,6 +153,7 @@ function significance (r) {
  * @returns {Table}
  */
 function serverTable (s, rows) {
+  if (rows.every((r) => !r.server)) return noServerMetrics(s)
   const body = rows.map((r) => {
     const m = r.server
     if (!m) return [r.label, '', '', '', '', '', '', '']
@@ -160,6 +161,28 @@ function serverTable (s, rows) {
       r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`]
   })
   return { title: `${s.name}: server metrics (measured window)`, columns: ['Strategy', 'loop p99 ms', 'loop max ms', 'ELU', 'CPU %', 'peak RSS MiB', 'threads', 'of ceiling'], align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'], rows: body }
+}
+
+/**
+ * "at --target http://127.0.0.1:8080/ (Server: nginx/1.24.0), not a server syncbench started" for an
+ * experiment measured against --target (its titles name strategies that server may not have), else ''.
+ * @param {ExperimentSummary} s
+ * @returns {string}
+ */
+export function measuredAt (s) {
+  if (!s.target) return ''
+  const software = s.rows.flatMap((r) => r.runs.map((run) => run.load.server?.software)).find((x) => x)
+  return `at --target ${s.target}${software ? ` (Server: ${software})` : ''}, not a server syncbench started`
+}
+
+/**
+ * No server reported metrics: a title-only table (no columns) that says so, instead of a table of empty columns.
+ * @param {ExperimentSummary} s
+ * @returns {Table}
+ */
+function noServerMetrics (s) {
+  const why = s.target ? 'the --target server does not answer /__syncbench/metrics' : 'none were recorded'
+  return { title: `${s.name}: no server metrics: ${why}`, columns: [], align: [], rows: [] }
 }
 
 /**
@@ -180,6 +203,7 @@ export function compareTable (comparisons, names) {
  * @returns {string}
  */
 export function renderText (table) {
+  if (table.columns.length === 0) return table.title + '\n'
   const widths = table.columns.map((c, i) => Math.max(c.length, ...table.rows.map((r) => (r[i] ?? '').length)))
   /** @param {string[]} cells */
   const line = (cells) => cells.map((c, i) => table.align[i] === 'right' ? (c ?? '').padStart(widths[i]) : (c ?? '').padEnd(widths[i])).join('  ').trimEnd()

@@ -28,7 +28,9 @@ export function summarizeResults (results) {
  * @param {ExperimentSummary} summary
  * @returns {string}
  */
-export function verdict ({ name, rows, calibration }) {
+export function verdict ({ name: experiment, rows, calibration, target }) {
+  // Measured elsewhere than the experiment's own servers: the sentence says where.
+  const name = target ? `${experiment} (at --target ${target})` : experiment
   const measured = rows.filter((r) => r.runs.length > 0)
   const invalid = invalidNote(rows)
   if (measured.length === 0) return invalid ? `${name}: nothing measured validly${invalid}` : `${name}: nothing measured`

@@ -13,6 +13,7 @@ import { builtinEngine } from './engines/builtin.js'
 import { track } from './children.js'
 import { mean } from './stats.js'
 import { loadInvalidity } from './validity.js'
+import { checkTarget } from './target.js'
 
 /**
  * @typedef {object} RunnerOptions
@@ -57,6 +58,7 @@ import { loadInvalidity } from './validity.js'
 export async function runExperiments (options) {
   const { experiments, runs, engine = builtinEngine, target, overrides = {}, outDir, signal, onEvent = () => {} } = options
   const allowErrors = options.allowErrors === true
+  if (target) checkTarget(experiments, overrides)
   const file = path.join(outDir, 'results.json')
   const plans = experiments.map((experiment) => {
     const configurations = expandExperiment(experiment, overrides)
@@ -80,6 +82,8 @@ export async function runExperiments (options) {
       baseline: experiment.baseline,
       table: experiment.table,
       reference: experiment.reference,
+      // what was measured instead of the servers the experiment names (absent: syncbench started them)
+      target,
       labels: configurations.map((c) => c.label),
       comparisons: Object.fromEntries(baselines(experiment, configurations))
     })),

@@ -58,6 +58,7 @@ export function invalidRuns (runs) {
  * @property {string} table         'seed-001' | 'seed-002' | 'generic': which comparison table it prints
  * @property {string} [baseline]
  * @property {string} [reference]
+ * @property {string} [target]      the --target URL that was measured instead of servers syncbench started
  * @property {import('../types.js').ResultsFile['experiments'][number]['calibration']} [calibration]
  * @property {Row[]} rows
  */
@@ -94,7 +95,7 @@ export function summarizeExperiments (results) {
         test: welchTTest(rps(r.runs), rps(base.runs))
       }
     }
-    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, calibration: experiment.calibration, rows }
+    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, rows }
   })
 }
 
