@@ -144,6 +144,9 @@
  * @property {Environment|null} serverEnv
  * @property {string} startedAt
  * @property {{ code: string, message: string }|null} error
+ * @property {{ reason: string }|null} [invalid]  set when the load had failed requests or non-2xx responses
+ *                                       ("20 of 20 non-2xx"): left out of every figure (lib/run/validity.js);
+ *                                       null when valid or under --allow-errors; absent in files written before it
  */
 
 /**
@@ -158,12 +161,13 @@
  * @property {Environment} environment   of the runner's machine
  * @property {{ name: string, title: string, description: string, axes: string[], runs: number, baseline?: string,
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number },
- *              table?: 'seed-001'|'seed-002'|'generic', reference?: string, labels: string[],
+ *              table?: 'seed-001'|'seed-002'|'generic', reference?: string, target?: string, labels: string[],
  *              comparisons: Record<string, string> }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
  *           experiment's default), `table` which comparison table the experiment prints (absent: generic),
  *           `reference` the seed-002 100% row, `labels` the configurations in table order, `comparisons`
- *           label -> the baseline label it is compared with (Welch t-test); calibration's `op` ('bcrypt',
+ *           label -> the baseline label it is compared with (Welch t-test), `target` the --target URL every
+ *           configuration was sent to (absent: a fresh server per run); calibration's `op` ('bcrypt',
  *           'readfile'...), `unit` ('hash/s') and `samples` (timed calls), once the operation was timed.
  * @property {RunRecord[]} runs
  */

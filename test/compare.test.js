@@ -4,27 +4,32 @@ import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
 import { runCli } from './helper.js'
 
 let dir
 before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-compare-')) })
 after(() => rm(dir, { recursive: true, force: true }))
 
-/** A minimal results file: only what compare reads (schema, environment, options, runs' label and req/s). */
+const real = JSON.parse(readFileSync(new URL('./fixtures/real-results.json', import.meta.url), 'utf8'))
+
+/**
+ * A results file that passes schemas/results.schema.json: a real run's records (test/fixtures/real-results.json)
+ * with the req/s under test; compare reads the environment's node, the runs' label and req/s.
+ */
 function resultsFile (node, series) {
   const runs = []
   for (const [label, values] of Object.entries(series)) {
     values.forEach((rps, i) => runs.push({
+      ...structuredClone(real.runs[0]),
       id: `seed-bcrypt/${label}#${i + 1}`,
       experiment: 'seed-bcrypt',
       label,
       config: { strategy: label },
       repeat: i + 1,
-      engine: 'builtin',
-      load: { requestsPerSecond: rps, aborted: false },
+      load: { ...structuredClone(real.runs[0].load), requestsPerSecond: rps, aborted: false },
       server: null,
       serverEnv: null,
-      startedAt: '2026-01-01T00:00:00.000Z',
       error: null
     }))
   }
@@ -35,8 +40,8 @@ function resultsFile (node, series) {
     finishedAt: '2026-01-01T00:01:00.000Z',
     argv: [],
     options: { runs: 3 },
-    environment: { node },
-    experiments: [{ name: 'seed-bcrypt', title: 'x', description: '', axes: [] }],
+    environment: { ...real.environment, node },
+    experiments: [{ name: 'seed-bcrypt', title: 'x', description: '', axes: [], runs: 3, labels: Object.keys(series), comparisons: {} }],
     runs
   }
 }

@@ -54,7 +54,7 @@ test('bad input: one line on stderr, a non-zero exit, nothing written', async (t
     [['report', path.join(dir, 'missing.json')], /^syncbench report: .*missing\.json: no such file\n$/],
     [['report', notJson], /^syncbench report: .*broken\.json: not JSON\n$/],
     [['report', wrongSchema], /^syncbench report: .*other\.json: not a syncbench results file \(schema "something\/else"/],
-    [['report', badRun], /^syncbench report: .*bad-run\.json: runs\[0\] \(seed-bcrypt\/sync#1\) has an incomplete "server"\n$/],
+    [['report', badRun], /^syncbench report: .*bad-run\.json: \/runs\/0\/server\/cpu must be object, got null\n$/],
     [['report', fixturePath, '--frobnicate'], /^syncbench report: unknown option "--frobnicate" \(see syncbench report --help\)\n$/],
     [['report', fixturePath, 'second.json'], /^syncbench report: one results file expected, got 2/]
   ]

@@ -3,7 +3,7 @@
 import { parseCommandArgs } from '../args.js'
 import { MissingArgumentError, ResultsError } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
-import { compareResults } from '../run/summarize.js'
+import { compareResults, invalidReason } from '../run/summarize.js'
 import { describeRuns } from '../report/verdicts.js'
 import { compareTable, renderText } from '../report/tables.js'
 import { renderMarkdownTable } from '../report/markdown.js'
@@ -37,11 +37,14 @@ export async function main (argv, io) {
   const [fileA, fileB] = parsed.positionals
   const [a, b] = [await readResultsFile(fileA), await readResultsFile(fileB)]
   const rows = compareResults(a, b)
-  if (rows.length === 0) throw new ResultsError(`${fileA} and ${fileB} have no successful configuration in common`)
+  const invalid = [...a.runs, ...b.runs].filter((r) => invalidReason(r) !== null).length
+  const leftOut = invalid ? ` (${invalid} invalid run${invalid === 1 ? '' : 's'} left out)` : ''
+  if (rows.length === 0) throw new ResultsError(`${fileA} and ${fileB} have no successful configuration in common${leftOut}`)
   /** @type {(r: import('../types.js').ResultsFile, f: string) => string} */
   const describe = (r, f) => `${f}: Node ${r.environment?.node ?? '?'}, ${describeRuns(r)} run(s)`
   const table = compareTable(rows, { a: describe(a, fileA), b: describe(b, fileB) })
   io.stdout.write(parsed.values.markdown ? `**${table.title}**\n\n${renderMarkdownTable(table)}` : renderText(table))
+  if (invalid) io.stdout.write(`(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)\n`)
   if (!rows.some((r) => r.test.p >= 0)) io.stdout.write('(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)\n')
   return 0
 }

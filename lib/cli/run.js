@@ -9,6 +9,7 @@ import { formatAbReport } from '../load/ab-report.js'
 import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload } from '../run/experiment-loader.js'
 import { defaultExperiments } from '../run/experiments.js'
 import { runExperiments } from '../run/runner.js'
+import { checkTarget } from '../run/target.js'
 import { createOutDir } from '../run/results-writer.js'
 import { summarizeResults } from '../report/verdicts.js'
 import { getEngine, engineNames } from '../run/engines/index.js'
@@ -36,11 +37,16 @@ Options:
   -c, --concurrency <n>  override the experiments' concurrency (sweeps keep their own axis); a run whose
                          concurrency is above its request count gets that many requests (ab refuses -c > -n)
   --engine <name>        load generator: ${engineNames.join(', ')} (default builtin; external ones must be installed)
-  --target <url>         load a server already running there instead of starting one per run
+  --target <url>         load a server already running there instead of starting one per run; it
+                         stands for one server, so only configurations that share one are accepted
+                         (seed-bcrypt, the lab's sweeps; not seed-readfile's three servers)
   --out <dir>            where results.json, summary.md, report.html and charts/*.png go
                          (default results/<timestamp>)
   --no-report            write only results.json and summary.md (no report.html, no charts/)
   --no-calibrate         skip timing one operation alone (no ceiling in the verdict)
+  --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
+                         404 on purpose); without it such a run is marked invalid, left out of every
+                         figure and ratio, and syncbench run exits 1 naming it
   -q, --quiet            print only the tables, their text charts and the verdicts: no per-run ab
                          report, no progress
   -h, --help             show this help
@@ -69,6 +75,8 @@ export async function main (argv, io) {
   }
   const cwd = process.cwd()
   const experiments = await resolveExperiments(options, cwd)
+  // before the results folder exists: a refused --target leaves nothing behind
+  if (options.target) checkTarget(experiments, { requests: options.requests, concurrency: options.concurrency })
   const engine = getEngine(options.engine)
   if (!(await engine.available())) throw invalidOption('--engine', options.engine, `needs ${options.engine} installed (not found on PATH)`)
   const outDir = await createOutDir({ out: options.out, cwd })
@@ -117,6 +125,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       // the runner's options type an engine's run() as taking any object; getEngine's take LoadOptions
       engine: /** @type {NonNullable<import('../run/runner.js').RunnerOptions['engine']>} */ (engine),
       target: options.target,
+      allowErrors: options.allowErrors,
       overrides: { requests: options.requests, concurrency: options.concurrency },
       calibrate: options.calibrate,
       outDir,
@@ -152,7 +161,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
  */
 async function report ({ outcome, outDir, cwd, io, html: withHtml }) {
   const paint = painter(io.stdout, io.env)
-  const { results, file, interrupted, error } = outcome
+  const { results, file, interrupted, error, invalid } = outcome
   const summaries = summarizeResults(results)
   for (const s of summaries) {
     const tables = experimentTables(s)
@@ -169,8 +178,21 @@ async function report ({ outcome, outDir, cwd, io, html: withHtml }) {
   io.stderr.write(`syncbench run: results in ${rel(file)}, ${rel(written.summary)}${written.html ? `, ${rel(written.html)}` : ''}${interrupted ? ' (interrupted: partial)' : ''}\n`)
   const failures = [error, written.error].filter((err) => err !== null)
   for (const err of failures) io.stderr.write(`syncbench run: ${err.message}\n`)
-  if (failures.length > 0) return 1
+  if (invalid.length > 0) io.stderr.write(`syncbench run: ${describeInvalid(invalid)}\n`)
+  if (failures.length > 0 || (invalid.length > 0 && !interrupted)) return 1
   return interrupted ? 130 : 0
+}
+
+/**
+ * The one line naming the invalid runs (at most 10, then how many more).
+ * @param {{ id: string, reason: string }[]} invalid
+ * @returns {string}
+ */
+export function describeInvalid (invalid) {
+  const MAX = 10
+  const named = invalid.slice(0, MAX).map((r) => `${r.id} (${r.reason})`).join(', ')
+  const more = invalid.length > MAX ? ` and ${invalid.length - MAX} more (results.json: runs[].invalid)` : ''
+  return `${invalid.length} invalid run${invalid.length === 1 ? '' : 's'} (failed requests or non-2xx responses), left out of every figure: ${named}${more}; --allow-errors counts them`
 }
 
 /**
@@ -222,6 +244,7 @@ export function parseRunArgs (argv) {
     out: { type: 'string' },
     'no-calibrate': { type: 'boolean' },
     'no-report': { type: 'boolean' },
+    'allow-errors': { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
     help: { type: 'boolean', short: 'h' }
   })
@@ -240,6 +263,7 @@ export function parseRunArgs (argv) {
     out: values.out,
     calibrate: !values['no-calibrate'],
     report: !values['no-report'],
+    allowErrors: Boolean(values['allow-errors']),
     quiet: Boolean(values.quiet)
   }
   if (!engineNames.includes(options.engine)) throw invalidOption('--engine', options.engine, `must be one of ${engineNames.join(', ')}`)

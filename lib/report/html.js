@@ -7,6 +7,7 @@ import { experimentsOf } from './chart-data.js'
 import { formatBytes, MIB } from '../format.js'
 import { formatAbReport } from '../load/ab-report.js'
 import { escapeXml as esc } from './svg.js'
+import { invalidReason } from '../run/summarize.js'
 
 const CSS = `
 :root{--ink:#1b1e23;--muted:#5b6270;--line:#d9dde3;--soft:#f4f6f8;--accent:#1f77b4}
@@ -117,6 +118,7 @@ function experimentSection (experiment, runs, summary, charts) {
 
 /** @param {import('./tables.js').Table} t */
 function tableHtml (t) {
+  if (t.columns.length === 0) return `<p class="muted">${esc(t.title)}</p>`
   const cls = (/** @type {number} */ i) => t.align?.[i] === 'right' ? ' class="r"' : ''
   return `<div class="scroll"><table><caption>${esc(t.title)}</caption><thead><tr>` +
     t.columns.map((c, i) => `<th${cls(i)}>${esc(c)}</th>`).join('') + '</tr></thead><tbody>' +
@@ -129,7 +131,7 @@ function tableHtml (t) {
  * @type {[string, (r: RunRecord) => string|null|undefined][]}
  */
 const RUN_COLUMNS = [
-  ['Run', (r) => isPartial(r) ? `${r.id} (partial)` : r.id],
+  ['Run', (r) => isPartial(r) ? `${r.id} (partial)` : invalidReason(r) !== null ? `${r.id} (invalid: ${invalidReason(r)})` : r.id],
   ['Req/s', (r) => r.load && r.load.requestsPerSecond.toFixed(2)],
   ['Time/req ms', (r) => r.load && r.load.timePerRequestMs.toFixed(1)],
   ['p50 ms', (r) => r.load && r.load.latency.p50.toFixed(1)],
@@ -154,7 +156,8 @@ function runsTable (runs) {
 
 /** @param {import('../types.js').RunRecord} r */
 function runDetails (r) {
-  const mark = r.error ? ' <span class="error">failed</span>' : isPartial(r) ? ' <span class="partial">partial</span>' : ''
+  const invalid = invalidReason(r)
+  const mark = r.error ? ' <span class="error">failed</span>' : isPartial(r) ? ' <span class="partial">partial</span>' : invalid !== null ? ` <span class="error">invalid: ${esc(invalid)}</span>` : ''
   const parts = [`<details><summary>${esc(r.id)}${mark}</summary>`]
   parts.push(`<p class="muted">${esc(Object.entries(r.config ?? {}).map(([k, v]) => `${k}=${v}`).join(' · '))} · engine ${esc(r.engine)} · started ${esc(r.startedAt)}</p>`)
   if (r.error) parts.push(`<p class="error">${esc(r.error.code)}: ${esc(r.error.message)}</p>`)
@@ -162,6 +165,7 @@ function runDetails (r) {
     const of = r.load.options?.requests ? ` of ${r.load.options.requests}` : ''
     parts.push(`<p class="partial">Interrupted after ${esc(r.load.completeRequests)}${esc(of)} requests: a partial run, left out of the tables, verdicts and charts.</p>`)
   }
+  if (invalid !== null) parts.push(`<p class="error">Invalid: ${esc(invalid)}. Left out of the tables, verdicts, ratios and charts (syncbench run --allow-errors counts such runs).</p>`)
   if (r.load) parts.push(`<pre>${esc(abReportOrJson(r.load).replace(/^\n+/, ''))}</pre>`)
   if (r.server) {
     const s = r.server

@@ -1,6 +1,6 @@
 // summary.md: the run's tables as markdown pipe tables, with the verdicts and the machine, ready to
 // paste into a blog post. The tables are lib/report/tables.js's, so terminal and markdown never differ.
-import { experimentTables } from './tables.js'
+import { experimentTables, measuredAt } from './tables.js'
 import { describeRuns } from './verdicts.js'
 
 /**
@@ -8,6 +8,7 @@ import { describeRuns } from './verdicts.js'
  * @returns {string}
  */
 export function renderMarkdownTable (table) {
+  if (table.columns.length === 0) return ''
   const esc = (/** @type {string|undefined} */ cell) => String(cell ?? '').replace(/\|/g, '\\|')
   const head = `| ${table.columns.map(esc).join(' | ')} |`
   const rule = `|${table.align.map((a) => a === 'right' ? '---:' : ':---').join('|')}|`
@@ -30,6 +31,7 @@ export function renderSummaryMarkdown (results, summaries) {
     const tables = experimentTables(s)
     if (tables.length === 0) continue
     out.push(`## ${s.title}`, '', `\`${s.name}\`${s.description ? `: ${s.description}` : ''}`, '')
+    if (s.target) out.push(`Measured ${measuredAt(s)}.`, '')
     // The heading already names the comparison table; the server table gets its caption.
     for (const [i, t] of tables.entries()) out.push(...(i === 0 ? [] : [`**${t.title}**`, '']), renderMarkdownTable(t))
     out.push(`> ${s.verdict}`, '')

@@ -6,7 +6,7 @@ import { MIB } from '../format.js'
 
 /**
  * @typedef {object} Table
- * @property {string} title
+ * @property {string} title     a table without columns is a note: only its title is shown
  * @property {string[]} columns
  * @property {('left'|'right')[]} align
  * @property {string[][]} rows
@@ -41,9 +41,29 @@ const SEED_001_ROWS = [
  */
 export function experimentTables (s) {
   const measured = s.rows.filter((r) => r.runs.length > 0)
-  if (measured.length === 0) return []
-  const main = s.table === 'seed-001' ? seed001(s, measured) : s.table === 'seed-002' ? seed002(s, measured) : generic(s, measured)
-  return [main, serverTable(s, measured)].map(dropEmptyColumns)
+  // A configuration whose every run is invalid keeps its row, saying so instead of a figure.
+  const shown = s.rows.filter((r) => r.runs.length > 0 || r.invalid.length > 0)
+  if (shown.length === 0) return []
+  const main = s.table === 'seed-001' ? seed001(s, shown) : s.table === 'seed-002' ? seed002(s, shown) : generic(s, shown)
+  return [main, ...(measured.length ? [serverTable(s, measured)] : [])].map(dropEmptyColumns)
+}
+
+/**
+ * The cell of a configuration with no valid run: "invalid: 20 of 20 non-2xx" (each distinct reason once).
+ * @param {Row} r
+ */
+function invalidCell (r) {
+  const reasons = [...new Set(r.invalid.map((i) => i.reason))]
+  return `invalid: ${reasons.join('; ')}${r.invalid.length > 1 ? ` (${r.invalid.length} runs)` : ''}`
+}
+
+/**
+ * The invalid runs of a configuration that has valid ones too: "1 of 4 left out (#2: 3 of 100 failed (length 3))", else ''.
+ * @param {Row} r
+ */
+function leftOut (r) {
+  if (r.invalid.length === 0 || r.runs.length === 0) return ''
+  return `${r.invalid.length} of ${r.invalid.length + r.runs.length} left out (${r.invalid.map((i) => `#${i.repeat}: ${i.reason}`).join(', ')})`
 }
 
 /**
@@ -64,12 +84,15 @@ function dropEmptyColumns (table) {
  * @returns {Table}
  */
 function seed001 (s, rows) {
-  const body = SEED_001_ROWS.map(([name, figure, format]) => [name, ...rows.map((r) => format(r.figures[figure].mean))])
+  const body = SEED_001_ROWS.map(([name, figure, format]) => [name, ...rows.map((r) => r.runs.length === 0
+    ? (figure === 'requestsPerSecond' ? invalidCell(r) : '')
+    : format(r.figures[figure].mean))])
   if (rows.some((r) => r.runs.length > 1)) {
     body.push(['Runs', ...rows.map((r) => String(r.runs.length))])
-    body.push(['Req/s 95% CI', ...rows.map((r) => ci(r.figures.requestsPerSecond, 2))])
+    body.push(['Req/s 95% CI', ...rows.map((r) => r.runs.length ? ci(r.figures.requestsPerSecond, 2) : '')])
   }
-  return { title: `${s.name}: ${s.title}`, columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => /** @type {const} */ ('left'))], rows: body }
+  if (rows.some((r) => leftOut(r) !== '')) body.push(['Invalid runs', ...rows.map(leftOut)])
+  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => /** @type {const} */ ('left'))], rows: body }
 }
 
 /**
@@ -78,19 +101,22 @@ function seed001 (s, rows) {
  * @returns {Table}
  */
 function seed002 (s, rows) {
-  const ref = rows.find((r) => r.label === s.reference) ?? rows[0]
+  const valid = rows.filter((r) => r.runs.length > 0)
+  const ref = valid.find((r) => r.label === s.reference) ?? valid[0]
   /** @param {number} x @param {number} base */
   const pct = (x, base) => `${Math.round(x / base * 100)}%`
   const body = rows.map((r) => {
+    if (r.runs.length === 0 || !ref) return [r.label, invalidCell(r), '', '', '', '']
     const rps = r.figures.requestsPerSecond.mean
     const across = r.figures.timePerRequestAcrossMs.mean
     return [r.label,
       `${rps.toFixed(2)} (${pct(rps, ref.figures.requestsPerSecond.mean)})`,
       `${across.toFixed(3)} (${pct(across, ref.figures.timePerRequestAcrossMs.mean)})`,
       r.runs.length > 1 ? ci(r.figures.requestsPerSecond, 2) : '',
-      significance(r)]
+      significance(r),
+      leftOut(r)]
   })
-  return { title: `${s.name}: ${s.title}`, columns: ['Mode', 'Req/s', 'Time/req', 'Req/s 95% CI', `vs ${s.baseline}`], align: ['left', 'right', 'right', 'right', 'left'], rows: body }
+  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Mode', 'Req/s', 'Time/req', 'Req/s 95% CI', `vs ${s.baseline}`, 'invalid runs'], align: ['left', 'right', 'right', 'right', 'left', 'left'], rows: body }
 }
 
 /**
@@ -99,14 +125,17 @@ function seed002 (s, rows) {
  * @returns {Table}
  */
 function generic (s, rows) {
-  const body = rows.map((r) => [r.label,
-    r.figures.requestsPerSecond.mean.toFixed(2),
-    r.runs.length > 1 ? ci(r.figures.requestsPerSecond, 2) : '',
-    r.figures.timePerRequestMs.mean.toFixed(1),
-    r.figures.timePerRequestAcrossMs.mean.toFixed(3),
-    significance(r),
-    r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`])
-  return { title: `${s.name}: ${s.title}`, columns: ['Configuration', 'Req/s', '95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right'], rows: body }
+  const body = rows.map((r) => r.runs.length === 0
+    ? [r.label, invalidCell(r), '', '', '', '', '', '']
+    : [r.label,
+        r.figures.requestsPerSecond.mean.toFixed(2),
+        r.runs.length > 1 ? ci(r.figures.requestsPerSecond, 2) : '',
+        r.figures.timePerRequestMs.mean.toFixed(1),
+        r.figures.timePerRequestAcrossMs.mean.toFixed(3),
+        significance(r),
+        r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`,
+        leftOut(r)])
+  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Configuration', 'Req/s', '95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling', 'invalid runs'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left'], rows: body }
 }
 
 /**
@@ -124,6 +153,7 @@ function significance (r) {
  * @returns {Table}
  */
 function serverTable (s, rows) {
+  if (rows.every((r) => !r.server)) return noServerMetrics(s)
   const body = rows.map((r) => {
     const m = r.server
     if (!m) return [r.label, '', '', '', '', '', '', '']
@@ -131,6 +161,28 @@ function serverTable (s, rows) {
       r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`]
   })
   return { title: `${s.name}: server metrics (measured window)`, columns: ['Strategy', 'loop p99 ms', 'loop max ms', 'ELU', 'CPU %', 'peak RSS MiB', 'threads', 'of ceiling'], align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'], rows: body }
+}
+
+/**
+ * "at --target http://127.0.0.1:8080/ (Server: nginx/1.24.0), not a server syncbench started" for an
+ * experiment measured against --target (its titles name strategies that server may not have), else ''.
+ * @param {ExperimentSummary} s
+ * @returns {string}
+ */
+export function measuredAt (s) {
+  if (!s.target) return ''
+  const software = s.rows.flatMap((r) => r.runs.map((run) => run.load.server?.software)).find((x) => x)
+  return `at --target ${s.target}${software ? ` (Server: ${software})` : ''}, not a server syncbench started`
+}
+
+/**
+ * No server reported metrics: a title-only table (no columns) that says so, instead of a table of empty columns.
+ * @param {ExperimentSummary} s
+ * @returns {Table}
+ */
+function noServerMetrics (s) {
+  const why = s.target ? 'the --target server does not answer /__syncbench/metrics' : 'none were recorded'
+  return { title: `${s.name}: no server metrics: ${why}`, columns: [], align: [], rows: [] }
 }
 
 /**
@@ -151,6 +203,7 @@ export function compareTable (comparisons, names) {
  * @returns {string}
  */
 export function renderText (table) {
+  if (table.columns.length === 0) return table.title + '\n'
   const widths = table.columns.map((c, i) => Math.max(c.length, ...table.rows.map((r) => (r[i] ?? '').length)))
   /** @param {string[]} cells */
   const line = (cells) => cells.map((c, i) => table.align[i] === 'right' ? (c ?? '').padStart(widths[i]) : (c ?? '').padEnd(widths[i])).join('  ').trimEnd()

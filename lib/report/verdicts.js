@@ -28,9 +28,12 @@ export function summarizeResults (results) {
  * @param {ExperimentSummary} summary
  * @returns {string}
  */
-export function verdict ({ name, rows, calibration }) {
+export function verdict ({ name: experiment, rows, calibration, target }) {
+  // Measured elsewhere than the experiment's own servers: the sentence says where.
+  const name = target ? `${experiment} (at --target ${target})` : experiment
   const measured = rows.filter((r) => r.runs.length > 0)
-  if (measured.length === 0) return `${name}: nothing measured`
+  const invalid = invalidNote(rows)
+  if (measured.length === 0) return invalid ? `${name}: nothing measured validly${invalid}` : `${name}: nothing measured`
   let compared = rows.filter(/** @returns {r is Row & { comparison: NonNullable<Row['comparison']> }} */ (r) => r.comparison !== null)
   if (compared.length > 3) {
     const sorted = [...compared].sort((a, b) => b.comparison.ratio - a.comparison.ratio)
@@ -46,7 +49,18 @@ export function verdict ({ name, rows, calibration }) {
     parts.push(`ceiling ${calibration.usableCores} cores x ${formatNumber(perCore)} ${calibration.unit} = ${formatNumber(calibration.ceilingRps)} req/s: ${eff}`)
   }
   const single = measured.every((r) => r.runs.length < 2) ? ' [1 run each: --runs 5 for p-values]' : ''
-  return `${name}: ${parts.join('; ')}${single}`
+  return `${name}: ${parts.join('; ')}${invalid}${single}`
+}
+
+/**
+ * "; invalid: sync (20 of 20 non-2xx), async #2 (3 of 100 failed (length 3))": the runs left out of the
+ * figures (lib/run/validity.js), a repeat's number where its configuration had several; '' without any.
+ * @param {Row[]} rows
+ * @returns {string}
+ */
+export function invalidNote (rows) {
+  const named = rows.flatMap((r) => r.invalid.map((i) => `${r.label}${r.runs.length + r.invalid.length > 1 ? ` #${i.repeat}` : ''} (${i.reason})`))
+  return named.length ? `; invalid: ${named.join(', ')}` : ''
 }
 
 /**

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { mkdir, readFile } from 'node:fs/promises'
 import { InvalidOptionError, ResultsError, systemCode } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
+import { validateResults } from './results-schema.js'
 
 export const RESULTS_SCHEMA = 'syncbench/results@1'
 
@@ -57,7 +58,8 @@ export async function writeAtomic (file, text) {
 }
 
 /**
- * Read and check a results.json (syncbench compare, syncbench report).
+ * Read a results.json and check it against schemas/results.schema.json (syncbench compare, syncbench
+ * report), before anything else reads it: a malformed file is one ResultsError naming the field.
  * @param {string} file
  * @returns {Promise<import('../types.js').ResultsFile>}
  */
@@ -78,6 +80,7 @@ export async function readResultsFile (file) {
   if (!data || data.schema !== RESULTS_SCHEMA || !Array.isArray(data.runs)) {
     throw new ResultsError(`${file}: not a syncbench results file (schema "${data?.schema}", expected "${RESULTS_SCHEMA}")`)
   }
+  validateResults(data, file)
   return data
 }
 

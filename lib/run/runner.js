@@ -12,6 +12,8 @@ import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
 import { builtinEngine } from './engines/builtin.js'
 import { track } from './children.js'
 import { mean } from './stats.js'
+import { loadInvalidity } from './validity.js'
+import { checkTarget } from './target.js'
 
 /**
  * @typedef {object} RunnerOptions
@@ -21,6 +23,8 @@ import { mean } from './stats.js'
  * @property {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} [engine]  builtin by default
  * @property {string} [target]                  URL of a server already running: no server is started
  * @property {{ requests?: number, concurrency?: number, keepAlive?: boolean }} [overrides]
+ * @property {boolean} [allowErrors=false]      count runs with failed requests or non-2xx responses (a lab that
+ *                                              answers 404 on purpose); else such a run is recorded invalid
  * @property {boolean} [calibrate=true]
  * @property {string} outDir                    results.json goes there
  * @property {string[]} [argv]
@@ -48,10 +52,13 @@ import { mean } from './stats.js'
 
 /**
  * @param {RunnerOptions} options
- * @returns {Promise<{ results: import('../types.js').ResultsFile, file: string, interrupted: boolean, error: SyncbenchError|null }>}
+ * @returns {Promise<{ results: import('../types.js').ResultsFile, file: string, interrupted: boolean, error: SyncbenchError|null, invalid: { id: string, reason: string }[] }>}
+ *          invalid: the runs recorded invalid (failed requests or non-2xx responses), in run order
  */
 export async function runExperiments (options) {
   const { experiments, runs, engine = builtinEngine, target, overrides = {}, outDir, signal, onEvent = () => {} } = options
+  const allowErrors = options.allowErrors === true
+  if (target) checkTarget(experiments, overrides)
   const file = path.join(outDir, 'results.json')
   const plans = experiments.map((experiment) => {
     const configurations = expandExperiment(experiment, overrides)
@@ -64,7 +71,7 @@ export async function runExperiments (options) {
     createdAt: new Date().toISOString(),
     finishedAt: null,
     argv: options.argv ?? [],
-    options: { runs: runs ?? null, engine: engine.name, target: target ?? null, calibrate: options.calibrate !== false, ...overrides, ...options.options },
+    options: { runs: runs ?? null, engine: engine.name, target: target ?? null, calibrate: options.calibrate !== false, allowErrors, ...overrides, ...options.options },
     environment: collectEnvironment(),
     experiments: plans.map(({ experiment, configurations }) => ({
       name: experiment.name,
@@ -75,6 +82,8 @@ export async function runExperiments (options) {
       baseline: experiment.baseline,
       table: experiment.table,
       reference: experiment.reference,
+      // what was measured instead of the servers the experiment names (absent: syncbench started them)
+      target,
       labels: configurations.map((c) => c.label),
       comparisons: Object.fromEntries(baselines(experiment, configurations))
     })),
@@ -120,6 +129,9 @@ export async function runExperiments (options) {
       onEvent({ type: 'run-start', index, total, experiment: experiment.name, label: configuration.label, repeat, etaMs: eta(plans, index, durations) })
       const started = Date.now()
       const record = await runOne({ experiment, configuration, repeat, engine, target, signal })
+      // A run whose requests failed or got error answers measured an error page's speed, not the server's.
+      const reason = record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load)
+      record.invalid = reason === null ? null : { reason }
       durations.set(configuration.label + '\0' + experiment.name, Date.now() - started)
       if (record.error) {
         // A connection error can beat the Ctrl-C that caused it: the SIGINT handler runs on a later
@@ -144,7 +156,8 @@ export async function runExperiments (options) {
     results.finishedAt = new Date().toISOString()
     await save()
   }
-  return { results, file, interrupted, error }
+  const invalid = results.runs.flatMap((r) => r.invalid ? [{ id: r.id, reason: r.invalid.reason }] : [])
+  return { results, file, interrupted, error, invalid }
 }
 
 /**
@@ -182,7 +195,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     server: null,
     serverEnv: null,
     startedAt: new Date().toISOString(),
-    error: null
+    error: null,
+    invalid: null
   }
   /** @type {MeasuredServer|null} */
   let handle = null

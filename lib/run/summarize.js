@@ -3,6 +3,9 @@
 // ceiling, the server metrics. Pure functions of the ResultsFile, so `syncbench run`, `syncbench compare`
 // and the report all agree; the words (verdict lines, p-values, run counts) are lib/report/verdicts.js's.
 import { summarize as summarizeValues, welchTTest, mean } from './stats.js'
+import { invalidReason } from './validity.js'
+
+export { invalidReason } from './validity.js'
 
 /**
  * A run that counts in the figures (isMeasured): its load result is there.
@@ -10,22 +13,36 @@ import { summarize as summarizeValues, welchTTest, mean } from './stats.js'
  */
 
 /**
- * Whether a run counts in the figures: it did not fail, it has a load result, and that result was not
- * cut short (an interrupted run's req/s covers a part of the requests and would drag the mean).
+ * Whether a run counts in the figures: it did not fail, it has a load result, that result was not
+ * cut short (an interrupted run's req/s covers a part of the requests and would drag the mean), and it
+ * is valid (no failed request, no non-2xx answer: lib/run/validity.js).
  * The one filter of the tables, the verdicts, compare and the charts.
  * @param {import('../types.js').RunRecord} run
  * @returns {run is MeasuredRun}
  */
 export function isMeasured (run) {
   if (run.error || !run.load) return false
-  return !run.load.aborted
+  return !run.load.aborted && invalidReason(run) === null
+}
+
+/**
+ * The invalid runs of a list (lib/run/validity.js), with why: left out of the figures, named by the tables and verdicts.
+ * @param {import('../types.js').RunRecord[]} runs
+ * @returns {{ id: string, repeat: number, reason: string }[]}
+ */
+export function invalidRuns (runs) {
+  return runs.flatMap((r) => {
+    const reason = invalidReason(r)
+    return reason === null ? [] : [{ id: r.id, repeat: r.repeat, reason }]
+  })
 }
 
 /**
  * @typedef {object} Row
  * @property {string} label
  * @property {MeasuredRun[]} runs                       the measured runs (isMeasured)
- * @property {number} failed                              runs that failed or were interrupted
+ * @property {number} failed                              runs that failed, were interrupted or are invalid
+ * @property {{ id: string, repeat: number, reason: string }[]} invalid  the invalid runs (failed requests, non-2xx), left out
  * @property {Record<string, import('./stats.js').Summary>} figures  requestsPerSecond, timePerRequestMs, ... over repeats
  * @property {{ baseline: string, ratio: number, test: import('./stats.js').WelchResult }|null} comparison  req/s against the baseline
  * @property {number|null} efficiency                     mean req/s / ceiling
@@ -41,6 +58,7 @@ export function isMeasured (run) {
  * @property {string} table         'seed-001' | 'seed-002' | 'generic': which comparison table it prints
  * @property {string} [baseline]
  * @property {string} [reference]
+ * @property {string} [target]      the --target URL that was measured instead of servers syncbench started
  * @property {import('../types.js').ResultsFile['experiments'][number]['calibration']} [calibration]
  * @property {Row[]} rows
  */
@@ -77,7 +95,7 @@ export function summarizeExperiments (results) {
         test: welchTTest(rps(r.runs), rps(base.runs))
       }
     }
-    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, calibration: experiment.calibration, rows }
+    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, rows }
   })
 }
 
@@ -106,6 +124,7 @@ function row (label, runs, calibration) {
     label,
     runs: ok,
     failed: runs.length - ok.length,
+    invalid: invalidRuns(runs),
     figures,
     comparison: null,
     // The ceiling is the calibrated operation's: rows of another workload (strategies mixes three) have none.
