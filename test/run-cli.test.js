@@ -178,8 +178,8 @@ test('an experiment file: lab server, threadpool axis set at spawn, generic tabl
   assert.match(stdout, /^tiny: /m)
   // After a sweep, a text chart of req/s against the swept axis, one bar per strategy and value.
   assert.match(stdout, /^bcrypt cost 4 — requests\/s vs UV_THREADPOOL_SIZE$/m)
-  assert.match(stdout, /^ {2}1 {2}sync +█+[▏▎▍▌▋▊▉]? +\d+$/m)
-  assert.match(stdout, /^ {5}async +█+[▏▎▍▌▋▊▉]? +\d+$/m)
+  assert.match(stdout, /^ {2}1 {2}sync +█+[▏▎▍▌▋▊▉]? +[\d.]+$/m)
+  assert.match(stdout, /^ {5}async +█+[▏▎▍▌▋▊▉]? +[\d.]+$/m)
 })
 
 test('--workload serves and compares the module\'s handlers', async () => {
