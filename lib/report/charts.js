@@ -5,6 +5,7 @@ import { experimentsOf, sweptAxis, summarizeBy, seriesNames, axisTitle, shortTit
 import { environmentNote } from './chart-style.js'
 import { sweepChart, barChart } from './chart-kinds.js'
 import { latencyChart, eventLoopChart } from './chart-latency.js'
+import { timeSeriesChart } from './chart-timeseries.js'
 import { isMeasured } from '../run/summarize.js'
 import { mean } from '../run/stats.js'
 import { strategyStyles } from '../lab/strategies.js'
@@ -48,7 +49,7 @@ export function chartsFor (results, options = {}) {
     for (const part of partsOf(experiment, ok, results)) {
       const ctx = { ...part, width: options.width }
       specs.push(throughput(ctx), latencyChart(ctx))
-      if (ctx.runs.some((r) => r.server)) specs.push(eventLoopChart(ctx), cpu(ctx), memory(ctx))
+      if (ctx.runs.some((r) => r.server)) specs.push(eventLoopChart(ctx), cpu(ctx), memory(ctx), timeSeriesChart(ctx))
     }
   }
   return specs.filter((spec) => spec !== null)
