@@ -185,7 +185,7 @@
  * @property {Environment} environment   of the runner's machine
  * @property {{ name: string, title: string, description: string, axes: string[], runs: number, baseline?: string,
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number },
- *              table?: 'seed-001'|'seed-002'|'generic', reference?: string, labels: string[],
+ *              table?: 'seed-001'|'seed-002'|'generic'|'thread-cost', reference?: string, labels: string[],
  *              comparisons: Record<string, string> }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
  *           experiment's default), `table` which comparison table the experiment prints (absent: generic),
