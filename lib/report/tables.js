@@ -3,6 +3,7 @@
 // lib/report/markdown.js renders the same tables for summary.md.
 import { formatP, formatPValue } from './verdicts.js'
 import { MIB } from '../format.js'
+import { threadCostTable } from './table-thread-cost.js'
 
 /**
  * @typedef {object} Table
@@ -42,7 +43,7 @@ const SEED_001_ROWS = [
 export function experimentTables (s) {
   const measured = s.rows.filter((r) => r.runs.length > 0)
   if (measured.length === 0) return []
-  const main = s.table === 'seed-001' ? seed001(s, measured) : s.table === 'seed-002' ? seed002(s, measured) : generic(s, measured)
+  const main = s.table === 'seed-001' ? seed001(s, measured) : s.table === 'seed-002' ? seed002(s, measured) : s.table === 'thread-cost' ? threadCostTable(s, measured) : generic(s, measured)
   return [main, serverTable(s, measured)].map(dropEmptyColumns)
 }
 

@@ -3,6 +3,7 @@
 // summary.md and report.html all print these same strings.
 import { summarizeExperiments } from '../run/summarize.js'
 import { formatNumber } from '../format.js'
+import { threadCostVerdict } from './thread-cost.js'
 
 /** @typedef {import('../run/summarize.js').ExperimentSummary} ExperimentSummary */
 /** @typedef {import('../run/summarize.js').Row} Row */
@@ -19,7 +20,7 @@ import { formatNumber } from '../format.js'
  * @returns {ReportSummary[]}
  */
 export function summarizeResults (results) {
-  return summarizeExperiments(results).map((summary) => ({ ...summary, verdict: verdict(summary) }))
+  return summarizeExperiments(results).map((summary) => ({ ...summary, verdict: summary.table === 'thread-cost' ? threadCostVerdict(summary) : verdict(summary) }))
 }
 
 /**
