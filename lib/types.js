@@ -97,6 +97,34 @@
  * @property {{ rssBytes: number, peakRssBytes: number, heapUsedBytes: number }} memory  peak is over the window
  * @property {number} threads             OS threads of the process at the end of the window (/proc/self/status)
  * @property {number} activeHandles       libuv handles alive at the end of the window
+ * @property {ContextSwitches} [contextSwitches]  in the window (absent from older files)
+ * @property {ServerMetricsSeries} [series]       the window over time (absent from older files)
+ */
+
+/**
+ * Context switches of the server process in the window, from process.resourceUsage() (getrusage
+ * RUSAGE_SELF: all its threads). Voluntary: a thread gave up the CPU to wait (a blocked read, a lock,
+ * an idle event loop); involuntary: the kernel took the CPU away (time slice over, more runnable
+ * threads than cores). Per request: divided by `requests`; null when the window served none.
+ * @typedef {object} ContextSwitches
+ * @property {number} voluntary
+ * @property {number} involuntary
+ * @property {number|null} voluntaryPerRequest
+ * @property {number|null} involuntaryPerRequest
+ */
+
+/**
+ * A metrics window over time, sampled every `intervalMs` (100 ms; lib/lab/metrics-series.js). The
+ * arrays are parallel, one entry per sample. Bounded: past 600 samples neighbours are merged in pairs
+ * and intervalMs doubles (max of delays and RSS, CPU averaged over the merged time), so a long window
+ * never grows without bound. A sample cannot run while the loop is blocked: the one after a block
+ * records the gap, so a 1 s block reads 1000 in loopDelayMaxMs and its interval lasted 1 s.
+ * @typedef {object} ServerMetricsSeries
+ * @property {number} intervalMs           the time a sample covers (100, then 200, 400... after merges)
+ * @property {number[]} t                  ms since the window started, at the end of each sample
+ * @property {number[]} loopDelayMaxMs     the largest event-loop delay seen in the sample, ms
+ * @property {number[]} cpuPercent         CPU of the process over the sample, percent of one core
+ * @property {number[]} rssBytes           resident set size (the sample's largest, once merged)
  */
 
 /**
@@ -161,7 +189,7 @@
  * @property {Environment} environment   of the runner's machine
  * @property {{ name: string, title: string, description: string, axes: string[], runs: number, baseline?: string,
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number },
- *              table?: 'seed-001'|'seed-002'|'generic', reference?: string, target?: string, labels: string[],
+ *              table?: 'seed-001'|'seed-002'|'generic'|'thread-cost', reference?: string, target?: string, labels: string[],
  *              comparisons: Record<string, string> }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
  *           experiment's default), `table` which comparison table the experiment prints (absent: generic),

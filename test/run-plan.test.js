@@ -36,11 +36,36 @@ test('axes go where they belong: load, UV_THREADPOOL_SIZE at spawn, or the query
   assert.deepEqual(Object.fromEntries(baselines(e, configs)), { 'a pool=1 c=2 delay=5': 'b pool=1 c=2 delay=5', 'a pool=8 c=2 delay=5': 'b pool=8 c=2 delay=5' })
 })
 
-test('a single-variant sweep compares every point with the first', () => {
+test('delay-sweep: the article\'s fake-async server at each --delay, compared with delay 0, readFileSync once beside it', () => {
   const e = validateExperiment(builtinExperiment('delay-sweep'), 'delay-sweep')
   const configs = expandExperiment(e)
-  assert.deepEqual(configs.map((c) => c.path), [0, 1, 2, 5, 10].map((d) => `/readfile/fake-async?delay=${d}`))
-  assert.equal(baselines(e, configs).get('fake-async delay=10'), 'fake-async delay=0')
+  assert.deepEqual(configs.map((c) => c.label), [...[0, 1, 2, 5, 10].map((d) => `fake-async delay=${d}`), 'readFileSync'])
+  assert.ok(configs.every((c) => c.path === '/' && c.server.app === 'seed-readfile'))
+  assert.deepEqual(configs.map((c) => c.server.args), [...[0, 1, 2, 5, 10].map((d) => ['--only', 'fake-async', '--delay', String(d)]), ['--only', 'readfilesync']])
+  assert.deepEqual(configs.map((c) => [c.load.requests, c.load.concurrency]), configs.map(() => [1000, 100]))
+  assert.equal(configs[5].config.delay, undefined, 'the reference runs outside the sweep')
+  const map = baselines(e, configs)
+  assert.equal(map.get('fake-async delay=10'), 'fake-async delay=0')
+  assert.equal(map.has('readFileSync'), false)
+})
+
+test('thread-cost: the pool size is a server option; one event loop, run once, is every pool\'s baseline', () => {
+  const e = validateExperiment(builtinExperiment('thread-cost'), 'thread-cost')
+  const configs = expandExperiment(e)
+  assert.deepEqual(configs.map((c) => c.label), ['worker pool=1', 'worker pool=2', 'worker pool=5', 'worker pool=10', 'worker pool=20', 'async'])
+  assert.deepEqual(configs[4].server.args, ['--framework', 'http', '--pool-size', '20'])
+  assert.equal(configs[4].path, '/wait/worker?ms=10')
+  assert.equal(configs[4].load.concurrency, 20, 'thread per request at the top')
+  assert.deepEqual(configs[5].server.args, ['--framework', 'http'])
+  const map = baselines(e, configs)
+  for (const c of configs.slice(0, 5)) assert.equal(map.get(c.label), 'async')
+})
+
+test('serverAxes must name an axis and a serve option', () => {
+  const base = { name: 'x', server: { app: 'lab' }, variants: [{ label: 'a', path: '/' }], axes: { delay: [1] } }
+  assert.throws(() => validateExperiment({ ...base, serverAxes: { poolSize: '--pool-size' } }, 'f.json'), { code: 'SB_ERR_EXPERIMENT', message: /serverAxes.poolSize names no axis/ })
+  assert.throws(() => validateExperiment({ ...base, serverAxes: { delay: 'delay' } }, 'f.json'), { code: 'SB_ERR_EXPERIMENT', message: /serverAxes.delay must be a syncbench serve option/ })
+  assert.throws(() => validateExperiment({ ...base, variants: [{ label: 'a', path: '/', sweep: 'no' }] }, 'f.json'), { code: 'SB_ERR_EXPERIMENT', message: /sweep must be true or false/ })
 })
 
 test('the strategies experiment compares within each workload', () => {

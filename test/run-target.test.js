@@ -37,10 +37,12 @@ test('the default experiments against one --target: refused in one line, nothing
   assert.deepEqual(await readdir(dir), [], 'no results folder')
 })
 
-test('seed-readfile and threadpool-sweep need several servers each; seed-bcrypt and the lab sweeps one', () => {
+test('seed-readfile, threadpool-sweep and delay-sweep need several servers each; seed-bcrypt and the lab sweeps one', () => {
   assert.throws(() => checkTarget([builtinExperiment('seed-readfile')]), { code: 'SB_ERR_INVALID_OPTION', message: /need 3 different ones/ })
   assert.throws(() => checkTarget([builtinExperiment('threadpool-sweep')]), { message: /need 5 different ones: threadpool-sweep\/async pool=1 \(lab, UV_THREADPOOL_SIZE=1\)/ })
-  for (const name of ['seed-bcrypt', 'concurrency-sweep', 'delay-sweep', 'strategies']) checkTarget([builtinExperiment(name)])
+  // delay-sweep runs the article's server once per delay (--delay is a server option)
+  assert.throws(() => checkTarget([builtinExperiment('delay-sweep')]), { message: /need 6 different ones: delay-sweep\/fake-async delay=0 \(seed-readfile --only fake-async --delay 0\)/ })
+  for (const name of ['seed-bcrypt', 'concurrency-sweep', 'strategies']) checkTarget([builtinExperiment(name)])
   assert.throws(() => checkTarget([builtinExperiment('seed-bcrypt'), builtinExperiment('strategies')]), /need 2 different ones/)
 })
 

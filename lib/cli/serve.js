@@ -16,7 +16,7 @@ Apps:
                  GET /async (await bcrypt.hash('secret', 10)), native bcrypt
   seed-readfile  the French article's three node:http servers, each in its own process:
                  8081 readfile (fs.readFile), 8082 readfilesync (fs.readFileSync in try/catch),
-                 8083 fake-async (setTimeout(readFileSync, 0)); each answers 'Coucou gamin'
+                 8083 fake-async (setTimeout(readFileSync, 0), --delay sets the 0); each answers 'Coucou gamin'
   lab            one server on port 3001, routes /<workload>/<strategy>?params; GET / lists them as JSON
                  workloads: bcrypt, bcryptjs, readfile, pbkdf2, wait
                  strategies: sync, async, fake-async, immediate, promises, stream, worker
@@ -26,6 +26,8 @@ Options:
                       without --only uses <n>, <n>+1, <n>+2
   --host <address>    address to bind (default 127.0.0.1)
   --only <name>       seed-readfile: start one server in this process: ${only.join(', ')}
+  --delay <ms>        seed-readfile: the fake-async server's setTimeout delay, 0 to 10000 (default 0,
+                      the article's)
   --file-size <size>  bytes of the generated file the readfile servers read: 4194304, 4m, 4MiB,
                       512k, 1g (default 4MiB, at most 1GiB)
   --cache-dir <dir>   where that file is kept (default $SYNCBENCH_CACHE_DIR, else <tmpdir>/syncbench-cache)
@@ -34,7 +36,7 @@ Options:
   -h, --help          show this help
 
 Options an app does not use (--framework for seed-bcrypt, ...) are accepted and ignored, except --only
-(seed-readfile only), so a runner
+and --delay (seed-readfile only), so a runner
 can pass the same options to every app.
 
 Every server also answers GET /__syncbench/metrics (the process's measurement window as JSON;

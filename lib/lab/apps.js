@@ -17,6 +17,7 @@ export const LAB_PORT = 3001
  * @property {number} [fileSize]    bytes of the readfile data file (default 4 MiB)
  * @property {string} [cacheDir]    where the data file lives (see data-file.js)
  * @property {string} [only]        seed-readfile: start only this server (readfile, readfilesync, fake-async)
+ * @property {number} [delay]       seed-readfile: the fake-async server's setTimeout delay, ms (default 0, as published)
  * @property {number} [poolSize]    lab: worker threads of the worker strategy
  * @property {'express'|'http'} [framework='express']  lab
  */
@@ -74,7 +75,7 @@ export async function startApp (app, options = {}) {
         if (!isReadfileServer(name)) throw new InvalidOptionError(`--only must be one of ${Object.keys(seedReadfileServers).join(', ')}, got "${name}"`)
         const seed = seedReadfileServers[name]
         const port = options.port === undefined ? seed.port : options.port === 0 ? 0 : options.port + i
-        await host1(name, seedReadfileHandler(name, file), port, [`GET / (${seed.description})`])
+        await host1(name, seedReadfileHandler(name, file, options.delay ?? 0), port, [`GET / (${seed.description})`])
       }
     } else if (app === 'lab') {
       const { createLab } = await import('./lab-app.js')

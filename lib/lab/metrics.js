@@ -4,11 +4,13 @@ import os from 'node:os'
 import { readFileSync } from 'node:fs'
 import { createHistogram, performance } from 'node:perf_hooks'
 import { roundTo } from '../format.js'
+import { createSeries, SERIES_INTERVAL_MS } from './metrics-series.js'
 
 // 10 ms is monitorEventLoopDelay's default resolution: fine enough to see a 65 ms hash, cheap enough to leave on.
 const LOOP_RESOLUTION_MS = 10
-// RSS is sampled this often so a peak that comes and goes inside a window is still seen (see peakRss).
-const RSS_SAMPLE_MS = 100
+// RSS is sampled this often so a peak that comes and goes inside a window is still seen (see peakRss);
+// the same timer takes the series' samples (lib/lab/metrics-series.js).
+const RSS_SAMPLE_MS = SERIES_INTERVAL_MS
 
 /**
  * Start watching this process. `requests` is a plain counter the servers increment once per request
@@ -21,20 +23,38 @@ export function createServerMetrics () {
   // since the previous one; the part beyond the interval is the loop's delay.
   const histogram = createHistogram()
   let lastTick = performance.now()
+  // The largest loop delay the ticker saw since the series' last sample.
+  let intervalDelay = 0
   const ticker = setInterval(() => {
     const now = performance.now()
     histogram.record(Math.max(1, Math.round((now - lastTick) * 1e6)))
+    intervalDelay = Math.max(intervalDelay, now - lastTick - LOOP_RESOLUTION_MS)
     lastTick = now
   }, LOOP_RESOLUTION_MS).unref()
   let start = performance.now()
   let elu = performance.eventLoopUtilization()
   let cpu = process.cpuUsage()
-  let maxRssKb = process.resourceUsage().maxRSS
+  let usage = process.resourceUsage()
+  let maxRssKb = usage.maxRSS
   let sampledPeak = process.memoryUsage.rss()
-  const sampler = setInterval(() => {
+  const series = createSeries()
+  let lastSample = start
+  let sampleCpu = cpu
+  // A sample cannot run while the loop is blocked: it records the gap it sees instead, so a 1 s block
+  // is one sample of 1000 ms delay (and the interval it closes lasted that long), not a missing point.
+  /** @param {number} now */
+  const sample = (now) => {
     const rss = process.memoryUsage.rss()
     if (rss > sampledPeak) sampledPeak = rss
-  }, RSS_SAMPLE_MS).unref()
+    const durationMs = now - lastSample
+    const used = process.cpuUsage(sampleCpu)
+    sampleCpu = process.cpuUsage()
+    const lateness = Math.max(intervalDelay, durationMs - RSS_SAMPLE_MS, now - lastTick - LOOP_RESOLUTION_MS)
+    series.add({ t: now - start, durationMs, loopDelayMs: Math.max(0, lateness), cpuMs: (used.user + used.system) / 1000, rssBytes: rss })
+    intervalDelay = 0
+    lastSample = now
+  }
+  const sampler = setInterval(() => sample(performance.now()), RSS_SAMPLE_MS).unref()
 
   /** @type {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, close: () => void }} */
   const state = {
@@ -49,8 +69,13 @@ export function createServerMetrics () {
       start = performance.now()
       elu = performance.eventLoopUtilization()
       cpu = process.cpuUsage()
-      maxRssKb = process.resourceUsage().maxRSS
+      usage = process.resourceUsage()
+      maxRssKb = usage.maxRSS
       sampledPeak = process.memoryUsage.rss()
+      series.reset()
+      lastSample = start
+      sampleCpu = cpu
+      intervalDelay = 0
       state.requests = 0
     },
     close () {
@@ -60,11 +85,19 @@ export function createServerMetrics () {
   }
 
   function snapshot () {
-    const windowMs = performance.now() - start
+    const now = performance.now()
+    const windowMs = now - start
     const used = process.cpuUsage(cpu)
     const memory = process.memoryUsage()
     const userMs = used.user / 1000
     const systemMs = used.system / 1000
+    // The end of the window is a sample of its own: the block that delayed this read is in it.
+    if (now > lastSample) sample(now)
+    const after = process.resourceUsage()
+    const voluntary = after.voluntaryContextSwitches - usage.voluntaryContextSwitches
+    const involuntary = after.involuntaryContextSwitches - usage.involuntaryContextSwitches
+    /** @param {number} n */
+    const perRequest = (n) => state.requests > 0 ? roundTo(n / state.requests, 3) : null
     return {
       windowMs: roundTo(windowMs),
       requests: state.requests,
@@ -74,7 +107,10 @@ export function createServerMetrics () {
       cpu: { userMs: roundTo(userMs), systemMs: roundTo(systemMs), percent: windowMs > 0 ? roundTo((userMs + systemMs) / windowMs * 100, 2) : 0 },
       memory: { rssBytes: memory.rss, peakRssBytes: peakRss(memory.rss), heapUsedBytes: memory.heapUsed },
       threads: threadCount(),
-      activeHandles: process.getActiveResourcesInfo().length
+      activeHandles: process.getActiveResourcesInfo().length,
+      // getrusage(RUSAGE_SELF): every thread of the process, worker threads and libuv's pool included.
+      contextSwitches: { voluntary, involuntary, voluntaryPerRequest: perRequest(voluntary), involuntaryPerRequest: perRequest(involuntary) },
+      series: series.snapshot()
     }
   }
 

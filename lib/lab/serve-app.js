@@ -52,6 +52,7 @@ export async function superviseReadfile (options) {
       const args = ['--only', name, '--port', String(port), '--cache-dir', cacheDir(options)]
       if (options.host) args.push('--host', options.host)
       if (options.fileSize !== undefined) args.push('--file-size', String(options.fileSize))
+      if (options.delay !== undefined) args.push('--delay', String(options.delay))
       handles.push(await spawnServer({ app: 'seed-readfile', args }))
     }
   } catch (err) {

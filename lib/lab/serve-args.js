@@ -27,6 +27,7 @@ export function parseServeArgs (argv) {
     'cache-dir': { type: 'string' },
     framework: { type: 'string' },
     'pool-size': { type: 'string' },
+    delay: { type: 'string' },
     help: { type: 'boolean', short: 'h' }
   })
   const { values, positionals } = parsed
@@ -63,6 +64,10 @@ export function parseServeArgs (argv) {
   if (values.framework !== undefined) {
     if (!['express', 'http'].includes(values.framework)) throw invalidOption('--framework', values.framework, 'must be express or http')
     options.framework = /** @type {'express'|'http'} */ (values.framework)
+  }
+  if (values.delay !== undefined) {
+    if (app !== 'seed-readfile') throw invalidOption('--delay', values.delay, 'applies to seed-readfile only')
+    options.delay = integerOption('--delay', values.delay, 0, 10_000)
   }
   if (values['pool-size'] !== undefined) {
     options.poolSize = integerOption('--pool-size', values['pool-size'], 1, 256)

@@ -5,6 +5,8 @@ import { experimentsOf, sweptAxis, summarizeBy, seriesNames, axisTitle, shortTit
 import { environmentNote } from './chart-style.js'
 import { sweepChart, barChart } from './chart-kinds.js'
 import { latencyChart, eventLoopChart } from './chart-latency.js'
+import { timeSeriesChart } from './chart-timeseries.js'
+import { threadCostChart } from './chart-thread-cost.js'
 import { isMeasured } from '../run/summarize.js'
 import { mean } from '../run/stats.js'
 import { strategyStyles } from '../lab/strategies.js'
@@ -27,6 +29,8 @@ const onEventLoop = (strategy) => strategyStyles.get(strategy)?.onEventLoop === 
  * @property {string} name        the experiment's name in the results file
  * @property {string} id          file-name prefix of this part's charts
  * @property {import('../types.js').RunRecord[]} runs   measured runs only (isMeasured)
+ * @property {import('../types.js').RunRecord[]} [references]  measured runs of variants outside the sweep
+ *   (sweep: false: readFileSync beside the delays, one event loop beside the pools): drawn as reference lines
  * @property {string|null} axis
  * @property {number|null} cores
  * @property {string} note
@@ -48,7 +52,8 @@ export function chartsFor (results, options = {}) {
     for (const part of partsOf(experiment, ok, results)) {
       const ctx = { ...part, width: options.width }
       specs.push(throughput(ctx), latencyChart(ctx))
-      if (ctx.runs.some((r) => r.server)) specs.push(eventLoopChart(ctx), cpu(ctx), memory(ctx))
+      if (ctx.runs.some((r) => r.server)) specs.push(eventLoopChart(ctx), cpu(ctx), memory(ctx), timeSeriesChart({ ...ctx, runs: [...ctx.runs, ...ctx.references ?? []] }))
+      if (experiment.table === 'thread-cost') specs.push(threadCostChart(ctx))
     }
   }
   return specs.filter((spec) => spec !== null)
@@ -63,8 +68,15 @@ export function chartsFor (results, options = {}) {
  * @returns {Omit<ChartContext, 'width'>[]}
  */
 function partsOf (experiment, runs, results) {
-  const axis = sweptAxis(experiment, runs)
+  // Runs without one of the declared axes ran outside the sweep: with a sweep, they are reference lines.
+  const declared = experiment.axes ?? []
+  const outside = (/** @type {RunRecord} */ r) => declared.length > 0 && declared.some((a) => !Object.hasOwn(r.config ?? {}, a))
+  const sweepAxis = runs.some(outside) ? sweptAxis(experiment, runs.filter((r) => !outside(r))) : null
+  const references = sweepAxis === null ? [] : runs.filter(outside)
+  if (sweepAxis !== null) runs = runs.filter((r) => !outside(r))
+  const axis = sweepAxis ?? sweptAxis(experiment, runs)
   const base = {
+    references,
     name: experiment.name,
     axis,
     cores: runs.find((r) => r.serverEnv)?.serverEnv?.cpuCount ?? results.environment?.cpuCount ?? null,
@@ -95,7 +107,7 @@ function throughput (ctx) {
   const means = points.map((p) => p.mean)
   // a sweep over decades of cost (file sizes) spans decades of req/s too: only a log axis shows both ends
   const yType = Math.min(...means) > 0 && Math.max(...means) / Math.min(...means) >= 20 ? 'log' : /** @type {const} */ ('linear')
-  const refs = ceilings(experiment.calibration, axis, points, ctx.cores)
+  const refs = [...referenceLines(ctx, (r) => r.load?.requestsPerSecond, (v) => `${fmt(v)} req/s`), ...ceilings(experiment.calibration, axis, points, ctx.cores)]
   const spec = {
     id: `${ctx.id}-throughput`,
     experiment: ctx.name,
@@ -145,7 +157,7 @@ function cpu (ctx) {
   const { experiment, runs, axis, cores } = ctx
   const points = summarizeBy(runs, axis, (r) => r.server?.cpu.percent)
   if (points.length === 0) return null
-  const refs = [{ label: 'one core (100%)', value: 100 }]
+  const refs = [...referenceLines(ctx, (r) => r.server?.cpu.percent, (v) => `${Math.round(v)}%`), { label: 'one core (100%)', value: 100 }]
   if (cores !== null && cores > 1) refs.push({ label: `all ${cores} cores (${cores * 100}%)`, value: cores * 100 })
   const base = {
     id: `${ctx.id}-cpu`,
@@ -198,7 +210,7 @@ function memory (ctx) {
       ...base,
       points,
       axis,
-      refs: [],
+      refs: referenceLines(ctx, (r) => r.server ? r.server.memory.peakRssBytes / MIB : undefined, (v) => `${Math.round(v)} MiB`),
       repeated: points.some((p) => p.n > 1),
       zero: true,
       legendLabel: range,
@@ -207,6 +219,17 @@ function memory (ctx) {
     })
   }
   return barChart({ ...base, points, refs: [], repeated: points.some((p) => p.n > 1), format: (v, p) => `${Math.round(v)} MiB · ${threads(p) ?? '?'} threads` })
+}
+
+/**
+ * The runs outside the sweep as dashed lines, one per configuration at its mean: "readFileSync: 310 req/s".
+ * @param {ChartContext} ctx
+ * @param {(run: RunRecord) => number|undefined|null} metric
+ * @param {(v: number) => string} format
+ * @returns {import('./chart-kinds.js').Reference[]}
+ */
+function referenceLines (ctx, metric, format) {
+  return summarizeBy(ctx.references ?? [], null, metric).map((p) => ({ label: `${p.series}: ${format(p.mean)}`, value: p.mean }))
 }
 
 /**

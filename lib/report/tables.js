@@ -1,8 +1,9 @@
 // The comparison tables of `syncbench run` and `syncbench compare`, as data ({ title, columns, rows })
 // built from lib/run/summarize.js's statistics, and their plain-text rendering for the terminal.
 // lib/report/markdown.js renders the same tables for summary.md.
-import { formatP, formatPValue } from './verdicts.js'
+import { formatP, formatPValue, invalidCell } from './verdicts.js'
 import { MIB } from '../format.js'
+import { threadCostTable } from './table-thread-cost.js'
 
 /**
  * @typedef {object} Table
@@ -44,17 +45,8 @@ export function experimentTables (s) {
   // A configuration whose every run is invalid keeps its row, saying so instead of a figure.
   const shown = s.rows.filter((r) => r.runs.length > 0 || r.invalid.length > 0)
   if (shown.length === 0) return []
-  const main = s.table === 'seed-001' ? seed001(s, shown) : s.table === 'seed-002' ? seed002(s, shown) : generic(s, shown)
+  const main = s.table === 'seed-001' ? seed001(s, shown) : s.table === 'seed-002' ? seed002(s, shown) : s.table === 'thread-cost' ? threadCostTable(s, shown) : generic(s, shown)
   return [main, ...(measured.length ? [serverTable(s, measured)] : [])].map(dropEmptyColumns)
-}
-
-/**
- * The cell of a configuration with no valid run: "invalid: 20 of 20 non-2xx" (each distinct reason once).
- * @param {Row} r
- */
-function invalidCell (r) {
-  const reasons = [...new Set(r.invalid.map((i) => i.reason))]
-  return `invalid: ${reasons.join('; ')}${r.invalid.length > 1 ? ` (${r.invalid.length} runs)` : ''}`
 }
 
 /**

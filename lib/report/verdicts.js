@@ -3,6 +3,7 @@
 // summary.md and report.html all print these same strings.
 import { summarizeExperiments } from '../run/summarize.js'
 import { formatNumber } from '../format.js'
+import { threadCostVerdict } from './thread-cost.js'
 
 /** @typedef {import('../run/summarize.js').ExperimentSummary} ExperimentSummary */
 /** @typedef {import('../run/summarize.js').Row} Row */
@@ -19,7 +20,7 @@ import { formatNumber } from '../format.js'
  * @returns {ReportSummary[]}
  */
 export function summarizeResults (results) {
-  return summarizeExperiments(results).map((summary) => ({ ...summary, verdict: verdict(summary) }))
+  return summarizeExperiments(results).map((summary) => ({ ...summary, verdict: summary.table === 'thread-cost' ? threadCostVerdict(summary) : verdict(summary) }))
 }
 
 /**
@@ -100,4 +101,13 @@ export function formatP (r) {
   const s = r.stars ? ` ${r.stars}` : ''
   const p = formatPValue(r.p)
   return `p ${p.startsWith('<') ? p : `= ${p}`}${s}`
+}
+
+/**
+ * The cell of a configuration with no valid run: "invalid: 20 of 20 non-2xx" (each distinct reason once).
+ * @param {import('../run/summarize.js').Row} r
+ */
+export function invalidCell (r) {
+  const reasons = [...new Set(r.invalid.map((i) => i.reason))]
+  return `invalid: ${reasons.join('; ')}${r.invalid.length > 1 ? ` (${r.invalid.length} runs)` : ''}`
 }

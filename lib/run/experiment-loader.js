@@ -17,6 +17,8 @@ import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.
  * @property {string} path                 route with optional query, e.g. "/bcrypt/async?cost=4"
  * @property {Record<string, string|number|boolean>} [config]
  * @property {Partial<ServerSpec>} [server] merged over the experiment's server
+ * @property {boolean} [sweep]             false: run once, outside the axes (a reference beside the sweep, e.g.
+ *                                         readFileSync beside fake async's delays); default true
  */
 
 /**
@@ -32,7 +34,7 @@ import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.
  * @property {string} name
  * @property {string} title
  * @property {string} description
- * @property {'seed-001'|'seed-002'|'generic'} [table]
+ * @property {'seed-001'|'seed-002'|'generic'|'thread-cost'} [table]
  * @property {string} [baseline]           a variant label or config.strategy
  * @property {string} [reference]          seed-002: the 100% row
  * @property {number} [runs]             repeats of each configuration unless --runs says otherwise
@@ -42,10 +44,12 @@ import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.
  * @property {{ requests: number, concurrency: number }} [warmup]
  * @property {Variant[]} variants
  * @property {Record<string, (string|number|boolean)[]>} [axes]
+ * @property {Record<string, string>} [serverAxes]  axes the server takes as a `syncbench serve` option at spawn
+ *                                         rather than in the query string: { delay: '--delay' } (a seed server reads no query)
  * @property {import('./calibrate.js').CalibrationSpec} [calibration]
  */
 
-const TABLES = ['seed-001', 'seed-002', 'generic']
+const TABLES = ['seed-001', 'seed-002', 'generic', 'thread-cost']
 const OPS = ['bcrypt', 'bcryptjs', 'readfile']
 
 /** @returns {Experiment[]} */
@@ -144,6 +148,7 @@ export function validateExperiment (e, where) {
   for (const v of e.variants) {
     if (!v || typeof v.label !== 'string' || v.label === '') throw bad('every variant needs a label')
     if (labels.has(v.label)) throw bad(`variant label "${v.label}" appears twice`)
+    if (v.sweep !== undefined && typeof v.sweep !== 'boolean') throw bad(`variant "${v.label}": sweep must be true or false, got "${v.sweep}"`)
     labels.add(v.label)
     if (typeof v.path !== 'string' || !v.path.startsWith('/')) throw bad(`variant "${v.label}": path must start with "/", got "${v.path}"`)
   }
@@ -156,6 +161,10 @@ export function validateExperiment (e, where) {
     if (!Array.isArray(values) || values.length === 0) throw bad(`axes.${name} must be a non-empty array`)
     // a sweep over a load option (concurrency, requests, keepAlive): every point must be a value it takes
     if (Object.hasOwn(LOAD_AXES, name)) checkLoad(() => { for (const v of values) checkLoadOption(LOAD_AXES[name], v, keySpelling('axes.')) })
+  }
+  for (const [name, flag] of Object.entries(e.serverAxes ?? {})) {
+    if (!Object.hasOwn(axes, name)) throw bad(`serverAxes.${name} names no axis (axes: ${Object.keys(axes).join(', ') || 'none'})`)
+    if (typeof flag !== 'string' || !/^--[a-z][\w-]*$/.test(flag)) throw bad(`serverAxes.${name} must be a syncbench serve option such as "--delay", got "${flag}"`)
   }
   if (e.calibration !== undefined && !OPS.includes(e.calibration?.op)) throw bad(`calibration.op must be one of ${OPS.join(', ')}, got "${e.calibration?.op}"`)
   const baseline = e.baseline ?? e.variants[0].label

@@ -2,8 +2,9 @@
 // options, along which sweep axes. A user's --experiment file has exactly this shape (README: "Experiments").
 //
 // Fields of an experiment:
-//   name, title, description   what --list shows
-//   table        'seed-001' | 'seed-002' | 'generic': which comparison table the terminal and summary.md print
+//   name, title, description   what --list shows; a built-in's description names the seed claim it
+//                tests and the server it runs on
+//   table        'seed-001' | 'seed-002' | 'generic' | 'thread-cost': which comparison table the terminal and summary.md print
 //   baseline     the variant label (or config.strategy) the others are compared with, at the same axis
 //                point and config.workload (ratio, Welch t-test); a one-variant sweep compares with its first point
 //   reference    seed-002 only: the row that is 100% (the article's "Asynchrone")
@@ -13,10 +14,12 @@
 //                so that npm start prints p-values and still ends within 90 s on 2 cores
 //   load         LoadOptions without url: requests, concurrency, keepAlive...
 //   warmup       { requests, concurrency } sent before the measured window (default 4 requests, 2 at a time)
-//   variants     [{ label, path, config?, server? }]: the strategies compared
+//   variants     [{ label, path, config?, server?, sweep? }]: the strategies compared; sweep: false runs
+//                a variant once, outside the axes (a reference line beside the sweep)
 //   axes         { name: values[] }: every variant runs at every combination. concurrency, requests and
-//                keepAlive set the load; threadpoolSize sets UV_THREADPOOL_SIZE at spawn; any other
-//                name is added to the route's query string (delay=5)
+//                keepAlive set the load; threadpoolSize sets UV_THREADPOOL_SIZE at spawn; a name in
+//                serverAxes is a server option at spawn; any other name is added to the route's query string (delay=5)
+//   serverAxes   { axis: '--option' }: axes the server takes as a `syncbench serve` option (the seed servers read no query)
 //   calibration  { op: 'bcrypt', cost } | { op: 'readfile', bytes } | { op: 'bcryptjs', cost }: what one
 //                request costs, timed alone, for the physical ceiling in the verdict line
 
@@ -28,7 +31,7 @@ export const experiments = [
   {
     name: 'seed-bcrypt',
     title: 'Seed 001: bcrypt hashSync vs hash in Express',
-    description: 'the seed-bcrypt app, ab -k -c 20 -n 250 on /sync then /async',
+    description: 'tests seed 001 (bcrypt.hash serves 2.29x hashSync, 24.65 vs 10.75 req/s) on the article\'s own Express app (seed-bcrypt), ab -k -c 20 -n 250 on /sync then /async',
     table: 'seed-001',
     baseline: 'sync',
     runs: 2,
@@ -43,7 +46,7 @@ export const experiments = [
   {
     name: 'seed-readfile',
     title: 'Seed 002: readFile vs readFileSync vs setTimeout(readFileSync)',
-    description: 'the seed-readfile servers, ab -n 1000 -c 100 on readFile, readFileSync, fake async',
+    description: 'tests seed 002 (readFile 71.15 req/s, about 2.7x readFileSync 26.50 and fake async 27.10) on the article\'s own three node:http servers (seed-readfile), ab -n 1000 -c 100 each',
     table: 'seed-002',
     baseline: 'readFileSync',
     runs: 5,
@@ -59,22 +62,26 @@ export const experiments = [
   },
   {
     name: 'delay-sweep',
-    title: 'Fake async: does the setTimeout delay matter?',
-    description: 'setTimeout(readFileSync, delay) with delays 0, 1, 2, 5, 10 ms, ab -n 1000 -c 100',
+    title: 'Seed 002\'s note: does the fake-async setTimeout delay matter?',
+    description: 'tests seed 002\'s note (no difference from 1 to 5 ms, at 10 ms we lose 2 req/s) on the article\'s own node:http fake-async server (seed-readfile --only fake-async --delay 0, 1, 2, 5, 10), ab -n 1000 -c 100, each delay against 0; its readFileSync server is the reference line',
     table: 'generic',
     baseline: 'fake-async',
-    server: { app: 'lab' },
+    // three runs: a 2 req/s difference (7%) needs a p-value, not one run
+    runs: 3,
+    server: { app: 'seed-readfile', args: ['--only', 'fake-async'] },
     load: { requests: 1000, concurrency: 100 },
     variants: [
-      { label: 'fake-async', path: '/readfile/fake-async', config: { strategy: 'fake-async', workload: 'readfile' } }
+      { label: 'fake-async', path: '/', config: { strategy: 'fake-async', workload: 'readfile' } },
+      { label: 'readFileSync', path: '/', server: { args: ['--only', 'readfilesync'] }, config: { strategy: 'sync', workload: 'readfile' }, sweep: false }
     ],
     axes: { delay: [0, 1, 2, 5, 10] },
+    serverAxes: { delay: '--delay' },
     calibration: { op: 'readfile', bytes: READFILE_BYTES }
   },
   {
     name: 'concurrency-sweep',
     title: 'bcrypt strategies from 1 to 100 requests in flight',
-    description: 'c = 1, 2, 5, 10, 20, 50, 100 for sync, async and fake-async bcrypt, -n 100',
+    description: 'tests seed 001 beyond -c 20 (async gains only with requests in flight to overlap) on the lab (Express), c = 1, 2, 5, 10, 20, 50, 100 for sync, async and fake-async bcrypt, -k -n 100',
     table: 'generic',
     baseline: 'sync',
     server: { app: 'lab' },
@@ -90,7 +97,7 @@ export const experiments = [
   {
     name: 'threadpool-sweep',
     title: 'Async bcrypt with 1 to 16 libuv threads',
-    description: 'UV_THREADPOOL_SIZE = 1, 2, 4, 8, 16 for async bcrypt, set at process start, -k -c 20 -n 100',
+    description: 'tests why seed 001\'s async wins (bcrypt.hash runs on libuv\'s thread pool, so cores, not the pool, set its ceiling) on the lab (Express), UV_THREADPOOL_SIZE = 1, 2, 4, 8, 16 for async bcrypt, -k -c 20 -n 100',
     table: 'generic',
     baseline: 'async',
     server: { app: 'lab' },
@@ -104,7 +111,7 @@ export const experiments = [
   {
     name: 'strategies',
     title: 'Every lab strategy side by side',
-    description: 'bcrypt (and bcryptjs), readfile and wait under every lab strategy (sync, async, fake-async, immediate, promises, stream, worker pool), -k -c 20 -n 100',
+    description: 'tests both seeds\' conclusion (sync blocks, async does not) for every way out the lab offers, on the lab (Express): bcrypt (and bcryptjs), readfile and wait under sync, async, fake-async, immediate, promises, stream and worker pool, -k -c 20 -n 100',
     table: 'generic',
     baseline: 'sync',
     server: { app: 'lab' },
@@ -118,6 +125,24 @@ export const experiments = [
       ...['sync', 'async', 'fake-async', 'immediate', 'worker'].map((s) => strategy('wait', s))
     ],
     calibration: { op: 'bcrypt', cost: BCRYPT_COST }
+  },
+  {
+    name: 'thread-cost',
+    title: 'Seed 002\'s readers: what does a blocked thread cost?',
+    description: 'tests the readers\' claim under seed 002 (a thread blocked per request costs memory, 8 MB stacks, and context switches an event loop avoids) on the lab (node:http): 10 ms waits, one event loop (async) against worker pools of 1, 2, 5, 10 and 20 threads (thread per request at c = 20), -k -c 20 -n 400',
+    table: 'thread-cost',
+    baseline: 'async',
+    runs: 2,
+    server: { app: 'lab', args: ['--framework', 'http'] },
+    load: { requests: 400, concurrency: 20, keepAlive: true },
+    // enough warm-up requests to start every worker of the largest pool before the measured window
+    warmup: { requests: 40, concurrency: 20 },
+    variants: [
+      { label: 'worker', path: '/wait/worker?ms=10', config: { strategy: 'worker', workload: 'wait' } },
+      { label: 'async', path: '/wait/async?ms=10', config: { strategy: 'async', workload: 'wait' }, sweep: false }
+    ],
+    axes: { poolSize: [1, 2, 5, 10, 20] },
+    serverAxes: { poolSize: '--pool-size' }
   }
 ]
 

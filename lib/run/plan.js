@@ -12,7 +12,7 @@ export const LOAD_AXES = { concurrency: 'concurrency', requests: 'requests', kee
  * How labels name an axis value: "async c=20", "async pool=4".
  * @type {Readonly<Record<string, string>>}
  */
-const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', keepAlive: 'k' }
+const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSize: 'pool', keepAlive: 'k' }
 
 /** @typedef {string|number|boolean} AxisValue */
 
@@ -39,51 +39,55 @@ export function expandExperiment (experiment, overrides = {}) {
   const points = cartesian(Object.entries(experiment.axes ?? {}))
   /** @type {Configuration[]} */
   const out = []
-  for (const point of points) {
-    for (const variant of experiment.variants) {
-      /** @type {Configuration['load']} */
-      const load = { concurrency: 1, requests: 1, ...experiment.load }
-      for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive'])) if (overrides[key] !== undefined) load[key] = overrides[key]
-      const server = {
-        ...experiment.server,
-        ...variant.server,
-        args: [...(variant.server?.args ?? experiment.server.args ?? [])],
-        env: { ...experiment.server.env, ...variant.server?.env }
-      }
-      const query = new URLSearchParams()
-      /** @type {Record<string, AxisValue>} */
-      const config = { ...variant.config }
-      for (const [axis, value] of Object.entries(point)) {
-        config[axis] = value
-        if (Object.hasOwn(LOAD_AXES, axis)) load[LOAD_AXES[axis]] = value
-        else if (axis === 'threadpoolSize') server.env.UV_THREADPOOL_SIZE = String(value)
-        else query.set(axis, String(value))
-      }
-      // ab (and lib/load) refuse -c above -n; a sweep point at c=100 needs at least 100 requests anyway.
-      if (load.concurrency > load.requests) load.requests = load.concurrency
-      config.requests = load.requests
-      config.concurrency = load.concurrency
-      config.keepAlive = Boolean(load.keepAlive)
-      const suffix = Object.entries(point).map(([axis, value]) => `${SHORT[axis] ?? axis}=${value}`).join(' ')
-      const pointKey = Object.entries(point).map(([axis, value]) => `${axis}=${value}`).join('&')
-      out.push({
-        experiment: experiment.name,
-        label: suffix ? `${variant.label} ${suffix}` : variant.label,
-        variant: variant.label,
-        group: `${config.workload ?? ''}|${pointKey}`,
-        config,
-        path: withQuery(variant.path, query),
-        load,
-        server
-      })
+  // A variant with `sweep: false` runs once, outside the axes, after the sweep: a reference line.
+  const swept = experiment.variants.filter((v) => v.sweep !== false)
+  const fixed = experiment.variants.filter((v) => v.sweep === false)
+  const pairs = [...points.flatMap((point) => swept.map((variant) => ({ point, variant }))), ...fixed.map((variant) => ({ point: {}, variant }))]
+  for (const { point, variant } of pairs) {
+    /** @type {Configuration['load']} */
+    const load = { concurrency: 1, requests: 1, ...experiment.load }
+    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive'])) if (overrides[key] !== undefined) load[key] = overrides[key]
+    const server = {
+      ...experiment.server,
+      ...variant.server,
+      args: [...(variant.server?.args ?? experiment.server.args ?? [])],
+      env: { ...experiment.server.env, ...variant.server?.env }
     }
+    const query = new URLSearchParams()
+    /** @type {Record<string, AxisValue>} */
+    const config = { ...variant.config }
+    for (const [axis, value] of Object.entries(point)) {
+      config[axis] = value
+      if (Object.hasOwn(LOAD_AXES, axis)) load[LOAD_AXES[axis]] = value
+      else if (axis === 'threadpoolSize') server.env.UV_THREADPOOL_SIZE = String(value)
+      else if (experiment.serverAxes?.[axis]) server.args.push(experiment.serverAxes[axis], String(value))
+      else query.set(axis, String(value))
+    }
+    // ab (and lib/load) refuse -c above -n; a sweep point at c=100 needs at least 100 requests anyway.
+    if (load.concurrency > load.requests) load.requests = load.concurrency
+    config.requests = load.requests
+    config.concurrency = load.concurrency
+    config.keepAlive = Boolean(load.keepAlive)
+    const suffix = Object.entries(point).map(([axis, value]) => `${SHORT[axis] ?? axis}=${value}`).join(' ')
+    const pointKey = Object.entries(point).map(([axis, value]) => `${axis}=${value}`).join('&')
+    out.push({
+      experiment: experiment.name,
+      label: suffix ? `${variant.label} ${suffix}` : variant.label,
+      variant: variant.label,
+      group: `${config.workload ?? ''}|${pointKey}`,
+      config,
+      path: withQuery(variant.path, query),
+      load,
+      server
+    })
   }
   return out
 }
 
 /**
  * The configuration each one is compared with: the baseline variant at the same axis point and
- * workload; with a single variant (a sweep), the first point of the sweep.
+ * workload; a baseline that runs outside the sweep (sweep: false), for every point; with a single
+ * swept variant, the first point of the sweep (a reference beside it is compared with nothing).
  * @param {import('./experiment-loader.js').Experiment} experiment
  * @param {Configuration[]} configurations
  * @returns {Map<string, string>} label -> baseline label (absent: it is a baseline itself)
@@ -91,8 +95,16 @@ export function expandExperiment (experiment, overrides = {}) {
 export function baselines (experiment, configurations) {
   /** @type {Map<string, string>} */
   const map = new Map()
-  if (experiment.variants.length === 1) {
-    for (const c of configurations.slice(1)) map.set(c.label, configurations[0].label)
+  const swept = experiment.variants.filter((v) => v.sweep !== false)
+  const fixedBase = experiment.variants.find((v) => v.sweep === false && v.label === experiment.baseline)
+  // The baseline runs once outside the sweep (one event loop against pools of threads): every swept point is compared with it.
+  if (fixedBase) {
+    for (const c of configurations) if (c.variant !== fixedBase.label) map.set(c.label, fixedBase.label)
+    return map
+  }
+  if (swept.length === 1) {
+    const points = configurations.filter((c) => c.variant === swept[0].label)
+    for (const c of points.slice(1)) map.set(c.label, points[0].label)
     return map
   }
   const isBase = (/** @type {Configuration} */ c) => c.variant === experiment.baseline || c.config.strategy === experiment.baseline
