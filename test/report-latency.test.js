@@ -193,3 +193,21 @@ test('table and chart give the same loop max and peak RSS, both the max of the r
   }
   assert.equal(checked, 5)
 })
+
+test('a results file whose histogram is not HdrHistogram\'s encoding: one line naming the run and the field', async (t) => {
+  const { mkdtemp, rm, writeFile } = await import('node:fs/promises')
+  const { tmpdir } = await import('node:os')
+  const path = await import('node:path')
+  const { runCli } = await import('./helper.js')
+  const dir = await mkdtemp(path.join(tmpdir(), 'syncbench-hist-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const results = loadFixture()
+  results.runs[0].load.latencyHistogram = 'not a histogram'
+  const file = path.join(dir, 'bad.json')
+  await writeFile(file, JSON.stringify(results))
+  const { code, stdout, stderr } = await runCli(['compare', file, file])
+  assert.equal(code, 1)
+  assert.equal(stdout, '')
+  assert.equal(stderr.trim().split('\n').length, 1, stderr)
+  assert.match(stderr, /^syncbench compare: run "seed-bcrypt\/sync#1": load\.latencyHistogram is not an HdrHistogram compressed base64 histogram/)
+})
