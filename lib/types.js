@@ -84,6 +84,11 @@
  * @property {Record<string, number>} errors        count per error code (ECONNREFUSED, ETIMEDOUT, ...) and, under
  *           --http1.1, per fault of a malformed response (HPE_INVALID_CHUNK_SIZE, DATA_AFTER_RESPONSE, ...: lib/load/http11.js)
  * @property {boolean} aborted                     true when the run ended early (signal, fatal error)
+ * @property {string|null} latencyHistogram        the total time per request of every completed request, recorded in
+ *           MICROSECONDS (HDR range 1 us to 1 hour, 3 significant digits), as HdrHistogram's compressed base64 encoding
+ *           (V2, hdr-histogram-js `encodeIntoCompressedBase64`; any HdrHistogram port decodes it). Runs are combined by
+ *           adding these histograms, never by averaging percentiles. null from an external engine (ab, wrk,
+ *           autocannon: they report percentiles only); absent from files written before syncbench 0.1.0 kept it.
  */
 
 /**

@@ -97,3 +97,15 @@ test('compare errors: one line, non-zero exit', async () => {
   assert.equal(one.code, 2, 'a bad command line is a usage error')
   assert.match(one.stderr, /^syncbench compare: two results files expected, got 1/)
 })
+
+test('compare prints p99 and p50 latency of each side from its runs\' merged histograms', async () => {
+  const fixture = new URL('./fixtures/results.json', import.meta.url).pathname
+  const { code, stdout, stderr } = await runCli(['compare', fixture, fixture])
+  assert.equal(code, 0, stderr)
+  assert.match(stdout, /^latency per request \(total time, ms\): b \(.+\) against a \(.+\)$/m)
+  // 750 requests of seed-bcrypt sync support p99 (not p99.9): the same merged value on both sides, +0.00%
+  assert.match(stdout, /^seed-bcrypt +sync +(\d+) +\1 +\+0\.00% +\d+ +\d+ +merged histograms of 3 runs$/m)
+  const md = await runCli(['compare', fixture, fixture, '--markdown'])
+  assert.match(md.stdout, /^\*\*latency per request \(total time, ms\): /m)
+  assert.match(md.stdout, /^\| seed-bcrypt \| sync \| \d+ \| \d+ \| \+0\.00% \| \d+ \| \d+ \| merged histograms of 3 runs \|$/m)
+})

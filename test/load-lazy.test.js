@@ -41,7 +41,7 @@ test('--http1.1 frames by Content-Length with its framing module loaded on deman
  * node: built-ins imported as modules) and return their URLs.
  * @param {string[]} args
  */
-async function modulesLoadedBy (args) {
+async function modulesLoadedBy (args, printed = /^Complete requests: +4$/m) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-lazy-'))
   try {
     const log = path.join(dir, 'modules.txt')
@@ -51,11 +51,15 @@ async function modulesLoadedBy (args) {
         appendFileSync(${JSON.stringify(log)}, result.url + '\\n')
         return result
       }`
-    const register = `import { register } from 'node:module'
-      register(${JSON.stringify('data:text/javascript,' + encodeURIComponent(hooks))})`
+    // CommonJS packages loaded with require() do not pass the resolve hook: their files are listed at exit
+    const register = `import { register, createRequire } from 'node:module'
+      import { appendFileSync } from 'node:fs'
+      register(${JSON.stringify('data:text/javascript,' + encodeURIComponent(hooks))})
+      const { cache } = createRequire(${JSON.stringify(import.meta.url)})
+      process.on('exit', () => appendFileSync(${JSON.stringify(log)}, Object.keys(cache).map((f) => f + '\\n').join('')))`
     const { code, stdout, stderr } = await runCommand(process.execPath, ['--import', 'data:text/javascript,' + encodeURIComponent(register), binPath, ...args])
     assert.equal(code, 0, stderr)
-    assert.match(stdout, /^Complete requests: +4$/m)
+    assert.match(stdout, printed)
     return new Set((await readFile(log, 'utf8')).trim().split('\n'))
   } finally {
     await rm(dir, { recursive: true, force: true })
@@ -80,4 +84,11 @@ test('what is loaded on demand, and only then: the resolver for a host name, the
   const http11 = await modulesLoadedBy(['ab', '--http1.1', '-n', '4', '-c', '2', s.url])
   assert.equal(lazy.framing(http11), true, '--http1.1 needs its framing')
   assert.equal(lazy.resolver(http11), false)
+})
+
+test('hdr-histogram-js is loaded only when the run\'s histogram is read (--json), never for ab\'s report', async () => {
+  const s = await helloServer()
+  const hdr = (m) => [...m].some((u) => u.includes('/node_modules/hdr-histogram-js/'))
+  assert.equal(hdr(await modulesLoadedBy(['ab', '-n', '4', '-c', '2', s.url])), false, 'ab\'s report needs no encoding')
+  assert.equal(hdr(await modulesLoadedBy(['ab', '--json', '-n', '4', '-c', '2', s.url], /"completeRequests": 4,/)), true, '--json prints the encoding')
 })

@@ -5,7 +5,7 @@ import { MissingArgumentError, ResultsError } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
 import { compareResults, invalidReason } from '../run/summarize.js'
 import { describeRuns } from '../report/verdicts.js'
-import { compareTable, renderText } from '../report/tables.js'
+import { compareTable, compareLatencyTable, renderText } from '../report/tables.js'
 import { renderMarkdownTable } from '../report/markdown.js'
 
 export const help = `Usage: syncbench compare <a.json> <b.json> [options]
@@ -14,6 +14,9 @@ Compare two results files (for example the same experiments on two Node versions
 configuration present in both, the mean requests per second of each, the change of b against a,
 and the two-sided Welch t-test p-value over the runs, with compare.R's stars:
 *** p < 0.001, ** p < 0.01, * p < 0.05. Each side needs --runs 2 or more for a p-value.
+Then the p99 and p50 latency of each side, read from its runs' merged histograms ("(max)" where a
+side has too few requests for p99; runs of an external engine have no histogram: the mean of their
+percentiles, labelled so).
 
 Options:
   --markdown   print the table as markdown
@@ -42,8 +45,12 @@ export async function main (argv, io) {
   if (rows.length === 0) throw new ResultsError(`${fileA} and ${fileB} have no successful configuration in common${leftOut}`)
   /** @type {(r: import('../types.js').ResultsFile, f: string) => string} */
   const describe = (r, f) => `${f}: Node ${r.environment?.node ?? '?'}, ${describeRuns(r)} run(s)`
-  const table = compareTable(rows, { a: describe(a, fileA), b: describe(b, fileB) })
-  io.stdout.write(parsed.values.markdown ? `**${table.title}**\n\n${renderMarkdownTable(table)}` : renderText(table))
+  const names = { a: describe(a, fileA), b: describe(b, fileB) }
+  const table = compareTable(rows, names)
+  const latency = compareLatencyTable(rows, names)
+  for (const t of latency ? [table, latency] : [table]) {
+    io.stdout.write(parsed.values.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}` : renderText(t))
+  }
   if (invalid) io.stdout.write(`(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)\n`)
   if (!rows.some((r) => r.test.p >= 0)) io.stdout.write('(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)\n')
   return 0

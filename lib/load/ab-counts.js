@@ -6,6 +6,7 @@ import { version } from '../version.js'
 import { roundTo } from '../format.js'
 import { indexOfCI, SERVER } from './response-parser.js'
 import { RequestTimes, rates } from './stats.js'
+import { encodeCounts } from './histogram.js'
 
 /**
  * What the LoadResult takes from outside the counts: the run's options and target, and its end.
@@ -151,7 +152,8 @@ export class AbCounts {
    */
   toResult ({ options, target, startedAt, concurrency, bodySent, end }) {
     const timeTakenSeconds = end.timeTakenSeconds
-    return {
+    /** @type {import('../types.js').LoadResult} */
+    const result = {
       schema: 'syncbench/load-result@1',
       tool: { name: 'syncbench', version },
       options,
@@ -176,9 +178,36 @@ export class AbCounts {
       latency: mapValues(this.times.latency(), (ms) => roundTo(ms, 3)),
       statusCodes: this.statusCodes(),
       errors: { ...this.errors },
-      aborted: end.aborted
+      aborted: end.aborted,
+      latencyHistogram: ''
     }
+    return withLazyHistogram(result, this.times.total.counts)
   }
+}
+
+/**
+ * Set `latencyHistogram` to the encoding of `counts` when it is first read (JSON.stringify for --json
+ * and results.json, a caller's code), then keep the string: encoding loads hdr-histogram-js (~20 ms of
+ * CPU, lib/load/histogram.js), which a plain `syncbench ab` printing ab's report never needs. The
+ * property is enumerable, so spreads, JSON and structuredClone see it like any other field.
+ * @param {import('../types.js').LoadResult} result
+ * @param {Float64Array} counts the total time's bucket counts (stats.js Row.counts)
+ * @returns {import('../types.js').LoadResult}
+ */
+function withLazyHistogram (result, counts) {
+  Object.defineProperty(result, 'latencyHistogram', {
+    enumerable: true,
+    configurable: true,
+    get () {
+      const value = encodeCounts(counts)
+      Object.defineProperty(result, 'latencyHistogram', { value, enumerable: true, configurable: true, writable: true })
+      return value
+    },
+    set (value) {
+      Object.defineProperty(result, 'latencyHistogram', { value, enumerable: true, configurable: true, writable: true })
+    }
+  })
+  return result
 }
 
 /**

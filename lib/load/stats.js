@@ -7,7 +7,7 @@
 // counts at the end (test/load-stats.test.js checks the layout against the package's histogram).
 
 /** 1 us to 1 hour, kept to 3 significant digits (values recorded in microseconds): HDR's (1, HIGHEST_US, 3). */
-const HIGHEST_US = 3_600_000_000
+export const HIGHEST_US = 3_600_000_000
 
 // The histogram's bucket layout for those parameters: 2048 sub-buckets (3 digits), half of them
 // (1024, magnitude 10) per bucket after the first, 22 buckets up to 2^32 us. During the run times

@@ -1,7 +1,8 @@
 // From a ResultsFile to the numbers the charts draw: which axis an experiment sweeps, which runs form a
 // series, and the mean and 95% CI of repeated runs (lib/run/stats.js, compare.R's method).
 import { summarize } from '../run/stats.js'
-import { isMeasured } from '../run/summarize.js'
+import { isMeasured, combineValues } from '../run/summarize.js'
+import { summarizeLatency } from '../run/latency.js'
 import { formatBytes } from '../format.js'
 
 /** Config keys that are settings of the experiment, never a swept axis worth a chart of its own. */
@@ -18,8 +19,8 @@ const LOG_AXES = new Set(['concurrency', 'threadpoolSize', 'poolSize', 'fileSize
  * @property {number|null} x     the swept axis value (null when the experiment sweeps nothing numeric)
  * @property {import('../types.js').RunRecord[]} runs   the measured runs (isMeasured)
  * @property {number} n
- * @property {number} mean
- * @property {number} ciLow      NaN when n < 2
+ * @property {number} mean       the runs' combined value: their mean, or their max under the 'max' rule
+ * @property {number} ciLow      NaN when n < 2, and under the 'max' rule
  * @property {number} ciHigh
  */
 
@@ -103,13 +104,15 @@ export function isLogAxis (axis, values) {
 }
 
 /**
- * Summarize one metric per (series, x): mean and 95% CI over the measured repeats (isMeasured).
+ * Summarize one metric per (series, x) over the measured repeats (isMeasured): by default their mean
+ * and 95% CI; with combine 'max' (the figure's rule in lib/run/summarize.js) the highest of them.
  * @param {import('../types.js').RunRecord[]} runs
  * @param {string|null} axis
  * @param {(run: import('../types.js').RunRecord) => number|undefined|null} metric
+ * @param {'mean'|'max'} [combine='mean']
  * @returns {Point[]}
  */
-export function summarizeBy (runs, axis, metric) {
+export function summarizeBy (runs, axis, metric, combine = 'mean') {
   const series = seriesOf(runs, axis)
   /** @type {Map<string, Omit<Point, 'n'|'mean'|'ciLow'|'ciHigh'> & { values: number[] }>} */
   const groups = new Map()
@@ -128,6 +131,7 @@ export function summarizeBy (runs, axis, metric) {
     g.values.push(value)
   }
   return [...groups.values()].map(({ values, ...g }) => {
+    if (combine === 'max') return { ...g, n: values.length, mean: combineValues('max', values), ciLow: NaN, ciHigh: NaN }
     const s = summarize(values)
     return { ...g, n: s.n, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh }
   })
@@ -139,19 +143,31 @@ export function seriesNames (points) {
 }
 
 /**
- * Percentile curve of one group of runs: the HDR latency percentiles averaged over the repeats.
- * Each point's `rank` is 1 / (1 - q), the classic HdrHistogram x axis that spreads out the tail.
+ * @typedef {object} CurvePoint one point of a latency curve
+ * @property {number} q        the percentile as a fraction (0.999)
+ * @property {number} rank     1 / (1 - q), the classic HdrHistogram x axis that spreads out the tail
+ * @property {number} ms
+ * @property {boolean} isMax   too few requests for this percentile: ms is the slowest request
+ * @property {string} label    'p99.9'
+ * @property {number} count    requests behind the curve
+ */
+
+/**
+ * Percentile curve of one group of runs, from their merged histograms (lib/run/latency.js; the mean of
+ * their percentiles for runs without one). The curve ends at the first percentile its requests cannot
+ * support, drawn as the maximum (isMax): every later one would be the same maximum again.
  * @param {import('../types.js').RunRecord[]} runs
- * @returns {{ q: number, rank: number, ms: number }[]}
+ * @returns {CurvePoint[]}
  */
 export function latencyCurve (runs) {
-  /** @type {[keyof import('../types.js').LoadResult['latency'], number][]} */
-  const keys = [['p50', 0.5], ['p75', 0.75], ['p90', 0.9], ['p99', 0.99], ['p999', 0.999], ['p9999', 0.9999]]
-  const latencies = runs.flatMap((r) => r.load?.latency ? [r.load.latency] : [])
-  if (latencies.length === 0) return []
-  return keys
-    .map(([key, q]) => ({ q, rank: 1 / (1 - q), ms: summarize(latencies.map((latency) => latency[key])).mean }))
-    .filter((p) => Number.isFinite(p.ms) && p.ms > 0)
+  const latency = summarizeLatency(runs.filter(isMeasured))
+  if (latency === null) return []
+  const points = []
+  for (const { q, ms, isMax, label } of latency.percentiles) {
+    if (Number.isFinite(ms) && ms > 0) points.push({ q, rank: 1 / (1 - q), ms, isMax, label, count: latency.count })
+    if (isMax) break
+  }
+  return points
 }
 
 /**

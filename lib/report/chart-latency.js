@@ -4,6 +4,8 @@ import * as Plot from '@observablehq/plot'
 import { latencyCurve, seriesOf, seriesNames, summarizeBy, formatAxisValue, axisTitle, shortTitle, joinTitle } from './chart-data.js'
 import { colorsFor, niceLogTicks, formatMs, INK } from './chart-style.js'
 import { sweepChart, strategyOf, WIDTH } from './chart-kinds.js'
+import { isMeasured, SERVER_FIGURES } from '../run/summarize.js'
+import { summarizeLatency, describeLatencyCombine } from '../run/latency.js'
 
 const RANKS = [2, 10, 100, 1000, 10000]
 /** @type {Record<number, string|undefined>} */
@@ -52,14 +54,19 @@ export function latencyChart ({ experiment, runs, axis, note, id, name, width = 
   const color = (d) => colors.get(d.series)
   const lo = Math.min(...data.map((d) => d.ms)) / 1.25
   const hi = Math.max(...data.map((d) => d.ms)) * 1.25
-  const repeats = Math.max(...data.map((d) => d.n))
+  const maxes = data.filter((d) => d.isMax)
+  /** @param {import('./chart-data.js').CurvePoint & { series: string }} d */
+  const tip = (d) => d.isMax
+    ? `${d.series}: max ${formatMs(d.ms)} (${d.count} requests: too few for ${d.label})`
+    : `${d.series}: ${Number((d.q * 100).toPrecision(4))}% of requests within ${formatMs(d.ms)}`
   return {
     id: `${id}-latency`,
     experiment: name,
     kind: 'latency',
     title: joinTitle(shortTitle(experiment), 'latency by percentile'),
     subtitle: `Time per request at each percentile, both axes log scale: the further right, the rarer the request.${where}` +
-      (repeats > 1 ? ` Each curve averages ${repeats} runs.` : ''),
+      combinedNote(groups) +
+      (maxes.length ? ' A curve ends in "max" where its requests are too few for the next percentile.' : ''),
     note,
     legend: names.map((n) => ({ label: n, color: /** @type {string} */ (colors.get(n)) })),
     plot: {
@@ -73,7 +80,8 @@ export function latencyChart ({ experiment, runs, axis, note, id, name, width = 
       y: { type: 'log', domain: [lo, hi], ticks: niceLogTicks(lo, hi), tickFormat: formatMs, grid: true, label: '↑ latency' },
       marks: [
         Plot.line(data, { x: 'rank', y: 'ms', z: 'series', stroke: color, strokeWidth: 2.5 }),
-        Plot.dot(data, { x: 'rank', y: 'ms', fill: color, r: 3.5, stroke: 'white', strokeWidth: 1, title: (d) => `${d.series}: ${Number((d.q * 100).toPrecision(4))}% of requests within ${formatMs(d.ms)}` })
+        Plot.dot(data, { x: 'rank', y: 'ms', fill: color, r: 3.5, stroke: 'white', strokeWidth: 1, title: tip }),
+        Plot.text(maxes, { x: 'rank', y: 'ms', text: () => 'max', dy: -10, fill: color, fontSize: 11, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke' })
       ]
     }
   }
@@ -95,23 +103,26 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
     note,
     width
   }
+  const p99 = SERVER_FIGURES.loopP99
   if (axis !== null) {
-    const points = summarizeBy(withServer, axis, (r) => r.server?.eventLoopDelay.p99)
+    const points = summarizeBy(withServer, axis, (r) => r.server && p99.of(r.server), p99.combine)
+    const repeated = points.some((p) => p.n > 1)
     return sweepChart({
       ...base,
-      subtitle: 'p99 of how late the server\'s event loop ran (a 10 ms timer, sampled as monitorEventLoopDelay does), log scale: while it is late, every request waits.',
+      subtitle: 'p99 of how late the server\'s event loop ran (a 10 ms timer, sampled as monitorEventLoopDelay does), log scale: while it is late, every request waits.' +
+        (repeated ? ' With repeats, the mean of the runs\' p99 (the server reports percentiles, not its histogram).' : ''),
       points,
       axis,
       refs: [],
-      repeated: points.some((p) => p.n > 1),
+      repeated,
       yLabel: 'p99 event-loop delay (ms)',
       yType: 'log'
     })
   }
-  /** @type {('p50'|'p99'|'max')[]} */
-  const stats = ['p50', 'p99', 'max']
-  const rows = stats.map((s) => summarizeBy(withServer, null, (r) => r.server?.eventLoopDelay[s]))
+  // each figure combined over the runs by its one rule, as the server table combines it
+  const rows = [SERVER_FIGURES.loopP50, p99, SERVER_FIGURES.loopMax].map(({ of, combine }) => summarizeBy(withServer, null, (r) => r.server && of(r.server), combine))
   const data = rows[0].map((p, i) => ({ series: p.series, p50: p.mean, p99: rows[1][i].mean, max: rows[2][i].mean }))
+  const repeated = rows[0].some((p) => p.n > 1)
   const names = seriesNames(rows[0])
   const colors = colorsFor(names, strategyOf(rows[0]), { unique: false })
   /** @param {{ series: string }} d */
@@ -127,7 +138,8 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
   return {
     ...base,
     subtitle: 'How late the server\'s event loop ran a 10 ms timer during the run (sampled as perf_hooks.monitorEventLoopDelay does), log scale. ' +
-      'While the loop is late, every request waits.',
+      'While the loop is late, every request waits.' +
+      (repeated ? ' p50 and p99: mean of the runs\' values (the server reports percentiles, not its histogram); max: the highest of the runs.' : ''),
     legend: [
       { label: 'p50', color: INK, shape: 'ring' },
       { label: 'p99', color: INK, shape: 'dot' },
@@ -152,6 +164,19 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
       ]
     }
   }
+}
+
+/**
+ * How each curve combined its runs, in one sentence ('' when every curve is one run).
+ * @param {Map<string, RunRecord[]>} groups
+ */
+function combinedNote (groups) {
+  const how = new Set()
+  for (const rs of groups.values()) {
+    const latency = summarizeLatency(rs.filter(isMeasured))
+    if (latency && latency.runs > 1) how.add(describeLatencyCombine(latency))
+  }
+  return how.size ? ` Each curve: ${[...how].join(', or ')}.` : ''
 }
 
 /**

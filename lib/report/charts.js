@@ -7,8 +7,7 @@ import { sweepChart, barChart } from './chart-kinds.js'
 import { latencyChart, eventLoopChart } from './chart-latency.js'
 import { timeSeriesChart } from './chart-timeseries.js'
 import { threadCostChart } from './chart-thread-cost.js'
-import { isMeasured } from '../run/summarize.js'
-import { mean } from '../run/stats.js'
+import { isMeasured, SERVER_FIGURES, combineValues } from '../run/summarize.js'
 import { strategyStyles } from '../lab/strategies.js'
 import { formatNumber as fmt, MIB } from '../format.js'
 
@@ -155,7 +154,8 @@ function ceilings (cal, axis, points, machineCores) {
  */
 function cpu (ctx) {
   const { experiment, runs, axis, cores } = ctx
-  const points = summarizeBy(runs, axis, (r) => r.server?.cpu.percent)
+  const cpuPercent = SERVER_FIGURES.cpuPercent
+  const points = summarizeBy(runs, axis, (r) => r.server && cpuPercent.of(r.server), cpuPercent.combine)
   if (points.length === 0) return null
   const refs = [...referenceLines(ctx, (r) => r.server?.cpu.percent, (v) => `${Math.round(v)}%`), { label: 'one core (100%)', value: 100 }]
   if (cores !== null && cores > 1) refs.push({ label: `all ${cores} cores (${cores * 100}%)`, value: cores * 100 })
@@ -179,20 +179,24 @@ function cpu (ctx) {
  */
 function memory (ctx) {
   const { experiment, runs, axis } = ctx
-  const points = summarizeBy(runs, axis, (r) => r.server ? r.server.memory.peakRssBytes / MIB : undefined)
+  // peak RSS and threads combine over the runs by their rules (the server table's): the highest of the runs
+  const { peakRssBytes, threads: threadCount } = SERVER_FIGURES
+  const points = summarizeBy(runs, axis, (r) => r.server ? peakRssBytes.of(r.server) / MIB : undefined, peakRssBytes.combine)
   if (points.length === 0) return null
   /** @param {Point} p */
   const threads = (p) => {
-    const t = p.runs.flatMap((r) => r.server && r.server.threads > 0 ? [r.server.threads] : [])
-    return t.length ? Math.round(mean(t)) : null
+    const t = p.runs.flatMap((r) => r.server && r.server.threads > 0 ? [threadCount.of(r.server)] : [])
+    return t.length ? Math.round(combineValues(threadCount.combine, t)) : null
   }
+  const repeated = points.some((p) => p.n > 1)
   const base = {
     id: `${ctx.id}-memory`,
     experiment: ctx.name,
     width: ctx.width,
     kind: 'memory',
     title: joinTitle(shortTitle(experiment), 'peak memory and threads'),
-    subtitle: 'Peak resident set size of the server process, with its OS thread count (each thread holds a stack, blocked or not).',
+    subtitle: 'Peak resident set size of the server process, with its OS thread count (each thread holds a stack, blocked or not).' +
+      (repeated ? ` With repeats, the highest of the runs (${peakRssBytes.rule}), as in the server table.` : ''),
     note: ctx.note,
     yLabel: 'peak RSS (MiB)'
   }
@@ -210,15 +214,15 @@ function memory (ctx) {
       ...base,
       points,
       axis,
-      refs: referenceLines(ctx, (r) => r.server ? r.server.memory.peakRssBytes / MIB : undefined, (v) => `${Math.round(v)} MiB`),
-      repeated: points.some((p) => p.n > 1),
+      refs: referenceLines(ctx, (r) => r.server ? peakRssBytes.of(r.server) / MIB : undefined, (v) => `${Math.round(v)} MiB`),
+      repeated,
       zero: true,
       legendLabel: range,
       // one series: room to print each point's thread count; several: the legend gives the range
       pointLabel: single ? (p) => threads(p) === null ? '' : `${threads(p)} threads` : undefined
     })
   }
-  return barChart({ ...base, points, refs: [], repeated: points.some((p) => p.n > 1), format: (v, p) => `${Math.round(v)} MiB · ${threads(p) ?? '?'} threads` })
+  return barChart({ ...base, points, refs: [], repeated, format: (v, p) => `${Math.round(v)} MiB · ${threads(p) ?? '?'} threads` })
 }
 
 /**

@@ -8,6 +8,7 @@ import { formatBytes, MIB } from '../format.js'
 import { formatAbReport } from '../load/ab-report.js'
 import { escapeXml as esc } from './svg.js'
 import { invalidReason } from '../run/summarize.js'
+import { samplesFor } from '../run/latency.js'
 
 const CSS = `
 :root{--ink:#1b1e23;--muted:#5b6270;--line:#d9dde3;--soft:#f4f6f8;--accent:#1f77b4}
@@ -135,7 +136,8 @@ const RUN_COLUMNS = [
   ['Req/s', (r) => r.load && r.load.requestsPerSecond.toFixed(2)],
   ['Time/req ms', (r) => r.load && r.load.timePerRequestMs.toFixed(1)],
   ['p50 ms', (r) => r.load && r.load.latency.p50.toFixed(1)],
-  ['p99 ms', (r) => r.load && r.load.latency.p99.toFixed(1)],
+  // with fewer than 100 requests a run's p99 is its slowest request (lib/run/latency.js): say so
+  ['p99 ms', (r) => r.load && `${r.load.latency.p99.toFixed(1)}${r.load.completeRequests < samplesFor(99) ? ' (max)' : ''}`],
   ['max ms', (r) => r.load && r.load.latency.max.toFixed(1)],
   ['Failed', (r) => r.load && String(r.load.failedRequests)],
   ['Loop p99 ms', (r) => r.server && r.server.eventLoopDelay.p99.toFixed(1)],

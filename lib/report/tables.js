@@ -2,8 +2,10 @@
 // built from lib/run/summarize.js's statistics, and their plain-text rendering for the terminal.
 // lib/report/markdown.js renders the same tables for summary.md.
 import { formatP, formatPValue, invalidCell } from './verdicts.js'
-import { MIB } from '../format.js'
+import { MIB, formatNumber } from '../format.js'
 import { threadCostTable } from './table-thread-cost.js'
+import { SERVER_FIGURES } from '../run/summarize.js'
+import { describeLatencyCombine, LATENCY_PERCENTILES } from '../run/latency.js'
 
 /**
  * @typedef {object} Table
@@ -46,7 +48,8 @@ export function experimentTables (s) {
   const shown = s.rows.filter((r) => r.runs.length > 0 || r.invalid.length > 0)
   if (shown.length === 0) return []
   const main = s.table === 'seed-001' ? seed001(s, shown) : s.table === 'seed-002' ? seed002(s, shown) : s.table === 'thread-cost' ? threadCostTable(s, shown) : generic(s, shown)
-  return [main, ...(measured.length ? [serverTable(s, measured)] : [])].map(dropEmptyColumns)
+  const rest = measured.length ? [latencyTable(s, measured), serverTable(s, measured)] : []
+  return [main, ...rest].filter((t) => t !== null).map(dropEmptyColumns)
 }
 
 /**
@@ -152,7 +155,57 @@ function serverTable (s, rows) {
     return [r.label, m.loopP99.toFixed(1), m.loopMax.toFixed(1), m.elu.toFixed(2), m.cpuPercent.toFixed(0), (m.peakRssBytes / MIB).toFixed(1), String(m.threads),
       r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`]
   })
-  return { title: `${s.name}: server metrics (measured window)`, columns: ['Strategy', 'loop p99 ms', 'loop max ms', 'ELU', 'CPU %', 'peak RSS MiB', 'threads', 'of ceiling'], align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'], rows: body }
+  /** @param {string} name @param {import('../run/summarize.js').ServerFigure} figure */
+  const column = (name, figure) => withRule(name, SERVER_FIGURES[figure].rule, rows)
+  const columns = ['Strategy', column('loop p99 ms', 'loopP99'), column('loop max ms', 'loopMax'), column('ELU', 'elu'), column('CPU %', 'cpuPercent'),
+    column('peak RSS MiB', 'peakRssBytes'), column('threads', 'threads'), 'of ceiling']
+  return { title: `${s.name}: server metrics (measured window)`, columns, align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'], rows: body }
+}
+
+/**
+ * A column's name with the rule that combined its runs ("peak RSS MiB (max of runs)"), when some row
+ * has more than one run: the rule is SERVER_FIGURES', the one the charts follow too.
+ * @param {string} name @param {string} rule @param {Row[]} rows
+ */
+function withRule (name, rule, rows) {
+  return rows.some((r) => r.runs.length > 1) ? `${name} (${rule})` : name
+}
+
+/** The percentiles of the latency tables. */
+const TABLE_PERCENTILES = LATENCY_PERCENTILES.filter((q) => ['p50', 'p90', 'p99', 'p999'].includes(q.key))
+
+/**
+ * A latency cell: the percentile (3 significant digits, the histogram's precision), "(max)" where the
+ * requests are too few for it (lib/run/latency.js), '' where the runs did not measure it (ab: no p99.9).
+ * @param {import('../run/latency.js').LatencySummary|null} latency
+ * @param {string} key
+ */
+function percentileCell (latency, key) {
+  const q = latency?.percentiles.find((x) => x.key === key)
+  if (!q) return ''
+  return q.isMax ? `${formatNumber(q.ms)} (max)` : formatNumber(q.ms)
+}
+
+/**
+ * Latency per request of each configuration: percentiles of the runs' merged histograms (or, for runs
+ * without one, the mean of their percentiles, labelled so), null when no run timed a request.
+ * @param {ExperimentSummary} s
+ * @param {Row[]} rows  the measured ones
+ * @returns {Table|null}
+ */
+function latencyTable (s, rows) {
+  const timed = rows.filter((r) => r.latency !== null)
+  if (timed.length === 0) return null
+  const body = timed.map((r) => {
+    const l = /** @type {import('../run/latency.js').LatencySummary} */ (r.latency)
+    return [r.label, String(l.count), ...TABLE_PERCENTILES.map((q) => percentileCell(l, q.key)), formatNumber(l.max), describeLatencyCombine(l)]
+  })
+  return {
+    title: `${s.name}: latency per request (total time, ms)`,
+    columns: ['Configuration', 'requests', ...TABLE_PERCENTILES.map((q) => `${q.label} ms`), 'max ms', 'runs combined'],
+    align: ['left', 'right', ...TABLE_PERCENTILES.map(() => /** @type {const} */ ('right')), 'right', 'left'],
+    rows: body
+  }
 }
 
 /**
@@ -187,6 +240,36 @@ export function compareTable (comparisons, names) {
   const rows = comparisons.map((c) => [c.experiment, c.label, c.a.mean.toFixed(2), c.b.mean.toFixed(2),
     `${c.change >= 0 ? '+' : ''}${(c.change * 100).toFixed(2)}%`, formatPValue(c.test.p), c.test.stars])
   return { title: `req/s: b (${names.b}) against a (${names.a})`, columns: ['Experiment', 'Configuration', 'a req/s', 'b req/s', 'change', 'p-value', 'signif.'], align: ['left', 'left', 'right', 'right', 'right', 'right', 'left'], rows }
+}
+
+/**
+ * syncbench compare's latency table: p99 and p50 of b against a, each side's runs merged
+ * (lib/run/latency.js), null when no configuration has latency on both sides.
+ * @param {ReturnType<typeof import('../run/summarize.js').compareResults>} comparisons
+ * @param {{ a: string, b: string }} names
+ * @returns {Table|null}
+ */
+export function compareLatencyTable (comparisons, names) {
+  const both = comparisons.filter((c) => c.latency.a !== null && c.latency.b !== null)
+  if (both.length === 0) return null
+  const rows = both.map((c) => {
+    const a = /** @type {import('../run/latency.js').LatencySummary} */ (c.latency.a)
+    const b = /** @type {import('../run/latency.js').LatencySummary} */ (c.latency.b)
+    const p99 = (/** @type {import('../run/latency.js').LatencySummary} */ l) => l.percentiles.find((q) => q.key === 'p99')
+    const pa = p99(a)
+    const pb = p99(b)
+    const change = pa && pb && !pa.isMax && !pb.isMax && pa.ms > 0 ? pb.ms / pa.ms - 1 : NaN
+    const how = [describeLatencyCombine(a), describeLatencyCombine(b)]
+    return [c.experiment, c.label, percentileCell(a, 'p99'), percentileCell(b, 'p99'),
+      Number.isFinite(change) ? `${change >= 0 ? '+' : ''}${(change * 100).toFixed(2)}%` : '',
+      percentileCell(a, 'p50'), percentileCell(b, 'p50'), how[0] === how[1] ? how[0] : `a: ${how[0]}; b: ${how[1]}`]
+  })
+  return dropEmptyColumns({
+    title: `latency per request (total time, ms): b (${names.b}) against a (${names.a})`,
+    columns: ['Experiment', 'Configuration', 'a p99 ms', 'b p99 ms', 'p99 change', 'a p50 ms', 'b p50 ms', 'runs combined'],
+    align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'],
+    rows
+  })
 }
 
 /**

@@ -6,6 +6,7 @@ import { summarize as summarizeValues, welchTTest, mean } from './stats.js'
 import { invalidReason } from './validity.js'
 
 export { invalidReason } from './validity.js'
+import { summarizeLatency } from './latency.js'
 
 /**
  * A run that counts in the figures (isMeasured): its load result is there.
@@ -46,8 +47,44 @@ export function invalidRuns (runs) {
  * @property {Record<string, import('./stats.js').Summary>} figures  requestsPerSecond, timePerRequestMs, ... over repeats
  * @property {{ baseline: string, ratio: number, test: import('./stats.js').WelchResult }|null} comparison  req/s against the baseline
  * @property {number|null} efficiency                     mean req/s / ceiling
- * @property {{ loopP99: number, loopMax: number, elu: number, cpuPercent: number, peakRssBytes: number, threads: number }|null} server
+ * @property {Record<ServerFigure, number>|null} server   each figure combined over the runs by its rule (SERVER_FIGURES)
+ * @property {import('./latency.js').LatencySummary|null} latency  total time per request: the runs' merged histograms
  */
+
+/**
+ * How runs combine into one cross-run figure: 'mean' (with a 95% CI where one is drawn), 'max' (the
+ * highest of the runs), 'merged' (from the sum of the runs' histograms, lib/run/latency.js).
+ * @typedef {'mean'|'max'|'merged'} Combine
+ */
+
+/** @typedef {'loopP50'|'loopP99'|'loopMax'|'elu'|'cpuPercent'|'peakRssBytes'|'threads'} ServerFigure */
+
+/**
+ * The one rule of each server figure, used by the server table, the charts, summary.md and report.html,
+ * and named where the figure is shown ("loop max ms (max of runs)"): a peak or a maximum is the highest
+ * of the runs (the worst the server did), a rate or a level is their mean. The server sends percentiles
+ * of its event-loop delay, not its histogram, so loop p50/p99 can only be means of the runs' values.
+ * @type {Readonly<Record<ServerFigure, { combine: 'mean'|'max', rule: string, of: (s: import('../types.js').ServerMetrics) => number }>>}
+ */
+export const SERVER_FIGURES = Object.freeze({
+  loopP50: { combine: 'mean', rule: 'mean of runs', of: (s) => s.eventLoopDelay.p50 },
+  loopP99: { combine: 'mean', rule: 'mean of runs', of: (s) => s.eventLoopDelay.p99 },
+  loopMax: { combine: 'max', rule: 'max of runs', of: (s) => s.eventLoopDelay.max },
+  elu: { combine: 'mean', rule: 'mean of runs', of: (s) => s.elu },
+  cpuPercent: { combine: 'mean', rule: 'mean of runs', of: (s) => s.cpu.percent },
+  peakRssBytes: { combine: 'max', rule: 'max of runs', of: (s) => s.memory.peakRssBytes },
+  threads: { combine: 'max', rule: 'max of runs', of: (s) => s.threads }
+})
+
+/**
+ * Combine the runs' values of one figure by a rule (NaN for no value).
+ * @param {'mean'|'max'} how
+ * @param {number[]} values
+ */
+export function combineValues (how, values) {
+  if (values.length === 0) return NaN
+  return how === 'max' ? Math.max(...values) : mean(values)
+}
 
 /**
  * One experiment's statistics, its configurations in table order.
@@ -129,17 +166,20 @@ function row (label, runs, calibration) {
     comparison: null,
     // The ceiling is the calibrated operation's: rows of another workload (strategies mixes three) have none.
     efficiency: calibration && ok.length && sameOperation(ok[0].config?.workload, calibration.op) ? figures.requestsPerSecond.mean / calibration.ceilingRps : null,
-    server: servers.length === 0
-      ? null
-      : {
-          loopP99: mean(servers.map((s) => s.eventLoopDelay.p99)),
-          loopMax: Math.max(...servers.map((s) => s.eventLoopDelay.max)),
-          elu: mean(servers.map((s) => s.elu)),
-          cpuPercent: mean(servers.map((s) => s.cpu.percent)),
-          peakRssBytes: Math.max(...servers.map((s) => s.memory.peakRssBytes)),
-          threads: Math.max(...servers.map((s) => s.threads))
-        }
+    server: servers.length === 0 ? null : serverFigures(servers),
+    latency: summarizeLatency(ok)
   }
+}
+
+/**
+ * Every server figure of a configuration, each combined over its runs by its rule.
+ * @param {import('../types.js').ServerMetrics[]} servers
+ * @returns {Record<ServerFigure, number>}
+ */
+function serverFigures (servers) {
+  const entries = Object.entries(SERVER_FIGURES).map(([figure, { combine, of }]) => [figure, combineValues(combine, servers.map(of))])
+  // the entries are SERVER_FIGURES' keys
+  return /** @type {Record<ServerFigure, number>} */ (Object.fromEntries(entries))
 }
 
 /**
@@ -155,7 +195,9 @@ function sameOperation (workload, op) {
  * syncbench compare: the same configurations in two results files, req/s of b against a.
  * @param {import('../types.js').ResultsFile} a
  * @param {import('../types.js').ResultsFile} b
- * @returns {{ experiment: string, label: string, a: import('./stats.js').Summary, b: import('./stats.js').Summary, change: number, test: import('./stats.js').WelchResult }[]}
+ * @returns {{ experiment: string, label: string, a: import('./stats.js').Summary, b: import('./stats.js').Summary, change: number, test: import('./stats.js').WelchResult,
+ *   latency: { a: import('./latency.js').LatencySummary|null, b: import('./latency.js').LatencySummary|null } }[]}
+ *   latency: each side's runs' merged latency (lib/run/latency.js)
  */
 export function compareResults (a, b) {
   const key = (/** @type {import('../types.js').RunRecord} */ r) => `${r.experiment}\0${r.label}`
@@ -168,7 +210,7 @@ export function compareResults (a, b) {
     const [experiment, label] = k.split('\0')
     const sa = summarizeValues(rps(ra))
     const sb = summarizeValues(rps(rb))
-    out.push({ experiment, label, a: sa, b: sb, change: sb.mean / sa.mean - 1, test: welchTTest(rps(rb), rps(ra)) })
+    out.push({ experiment, label, a: sa, b: sb, change: sb.mean / sa.mean - 1, test: welchTTest(rps(rb), rps(ra)), latency: { a: summarizeLatency(ra), b: summarizeLatency(rb) } })
   }
   return out
 }

@@ -43,7 +43,9 @@ export function emptyResult (options) {
     latency: { p50: 0, p75: 0, p90: 0, p99: 0, p999: 0, p9999: 0, max: 0, mean: 0, stddev: 0 },
     statusCodes: {},
     errors: {},
-    aborted: false
+    aborted: false,
+    // the tools print percentiles, not their histograms: their runs' percentiles cannot be merged
+    latencyHistogram: null
   }
 }
 
