@@ -4,10 +4,12 @@ import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 
 const [op, param] = process.argv.slice(2)
-// Enough repeats for a stable figure, bounded in time: at least 5 calls, then stop after ~400 ms or 200 calls.
-const MIN_CALLS = 5
+// Enough calls for one timing, bounded in time: at least 3 calls, then stop after ~150 ms or 200 calls. The
+// parent runs several such children (lib/run/calibrate.js): independent timings say more about the noise
+// than more calls in one process, whose JIT state and CPU frequency they all share.
+const MIN_CALLS = 3
 const MAX_CALLS = 200
-const BUDGET_MS = 400
+const BUDGET_MS = 150
 
 async function operation () {
   if (op === 'bcrypt' || op === 'bcryptjs') {
