@@ -157,7 +157,8 @@
  * @property {Environment} environment   of the runner's machine
  * @property {{ name: string, title: string, description: string, axes: string[], runs: number, baseline?: string,
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number,
- *                timings?: { opMs: number, samples: number }[], opMsMin?: number, opMsMax?: number, ceilingLowRps?: number, ceilingHighRps?: number },
+ *                timings?: { opMs: number, cpuMs?: number, samples: number }[], opMsMin?: number, opMsMax?: number, ceilingLowRps?: number,
+ *                ceilingHighRps?: number, opCpuMsMin?: number },
  *              table?: 'seed-001'|'seed-002'|'generic', reference?: string, labels: string[],
  *              comparisons: Record<string, string> }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
@@ -166,7 +167,8 @@
  *           label -> the baseline label it is compared with (Welch t-test); calibration's `op` ('bcrypt',
  *           'readfile'...), `unit` ('hash/s') and `samples` (timed calls), once the operation was timed; `timings` each
  *           independent timing (a fresh child each), `opMs` their median, `opMsMin`..`opMsMax` their range and
- *           `ceilingLowRps`..`ceilingHighRps` the ceiling's (absent in files from before the repeats).
+ *           `ceilingLowRps`..`ceilingHighRps` the ceiling's, `opCpuMsMin` the least CPU time of one call
+ *           (absent in files from before the repeats).
  * @property {RunRecord[]} runs
  */
 

@@ -13,6 +13,7 @@ test('calibrate times the operation in several children and keeps every timing w
   for (const t of cal.timings) {
     assert.ok(t.opMs > 0, `opMs ${t.opMs}`)
     assert.ok(t.samples >= 3, `samples ${t.samples}`)
+    assert.ok(t.cpuMs >= 0, `cpuMs ${t.cpuMs}`)
   }
   const sorted = cal.timings.map((t) => t.opMs).sort((a, b) => a - b)
   assert.equal(cal.opMs, sorted[2], 'the median of five timings')
@@ -24,6 +25,7 @@ test('calibrate times the operation in several children and keeps every timing w
   assert.equal(cal.ceilingLowRps, cal.usableCores * 1000 / cal.opMsMax)
   assert.equal(cal.ceilingHighRps, cal.usableCores * 1000 / cal.opMsMin)
   assert.ok(cal.ceilingLowRps <= cal.ceilingRps && cal.ceilingRps <= cal.ceilingHighRps)
+  assert.equal(cal.opCpuMsMin, Math.min(...cal.timings.map((t) => t.cpuMs)))
   assert.equal(cal.unit, 'read/s')
 })
 

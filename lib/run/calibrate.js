@@ -26,11 +26,13 @@ export const CALIBRATION_REPEATS = 5
  * @property {string} op
  * @property {string} unit            "hash/s", "read/s"
  * @property {number} samples         timed calls over all timings
- * @property {{ opMs: number, samples: number }[]} timings  each child's figure (its calls' 10th percentile)
+ * @property {{ opMs: number, cpuMs: number, samples: number }[]} timings  each child's figures: opMs its calls' 10th
+ *                                   percentile of wall time, cpuMs its mean CPU time per call
  * @property {number} opMsMin         the fastest timing
  * @property {number} opMsMax         the slowest timing
  * @property {number} ceilingLowRps   usableCores * 1000 / opMsMax
  * @property {number} ceilingHighRps  usableCores * 1000 / opMsMin
+ * @property {number} opCpuMsMin      the least CPU time of one call over the timings: the work a request costs at least
  */
 
 /**
@@ -42,7 +44,7 @@ export const CALIBRATION_REPEATS = 5
  */
 export async function calibrate (spec, options = {}) {
   const repeats = options.repeats ?? CALIBRATION_REPEATS
-  /** @type {{ opMs: number, samples: number }[]} */
+  /** @type {{ opMs: number, cpuMs: number, samples: number }[]} */
   const timings = []
   // One after the other: children timed side by side would share the cores and slow each other down.
   for (let i = 0; i < repeats; i++) timings.push(await timeOnce(spec, options))
@@ -62,7 +64,8 @@ export async function calibrate (spec, options = {}) {
     opMsMin,
     opMsMax,
     ceilingLowRps: usableCores * 1000 / opMsMax,
-    ceilingHighRps: usableCores * 1000 / opMsMin
+    ceilingHighRps: usableCores * 1000 / opMsMin,
+    opCpuMsMin: Math.min(...timings.map((t) => t.cpuMs))
   }
 }
 
@@ -70,7 +73,7 @@ export async function calibrate (spec, options = {}) {
  * One timing in a fresh child.
  * @param {CalibrationSpec} spec
  * @param {{ env?: NodeJS.ProcessEnv, timeoutMs?: number, signal?: AbortSignal }} options
- * @returns {Promise<{ opMs: number, samples: number }>}
+ * @returns {Promise<{ opMs: number, cpuMs: number, samples: number }>}
  */
 async function timeOnce (spec, options) {
   const param = spec.op === 'readfile' ? String(spec.bytes ?? 4 * 1024 * 1024) : String(spec.cost ?? 10)
@@ -92,8 +95,8 @@ async function timeOnce (spec, options) {
     }))
   })
   // calibrate-child.js's one line of JSON
-  const { opMs, samples } = /** @type {{ opMs: number, samples: number }} */ (JSON.parse(stdout))
-  return { opMs, samples }
+  const { opMs, cpuMs, samples } = /** @type {{ opMs: number, cpuMs: number, samples: number }} */ (JSON.parse(stdout))
+  return { opMs, cpuMs, samples }
 }
 
 /**

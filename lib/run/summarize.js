@@ -220,7 +220,7 @@ export function ceilingSpread (calibration) {
 
 /**
  * Server metrics that contradict the row's throughput. The work its requests need is requests x the
- * fastest calibrated time of one operation (a lower bound of a request's cost); the server's CPU time
+ * least calibrated CPU time of one operation (a lower bound of a request's cost); the server's CPU time
  * and its event loop's busy time (ELU x window) are compared with it as times, not as percentages,
  * so that a metrics window a little longer than the load does not count as idleness.
  * @param {Row} r
@@ -228,7 +228,8 @@ export function ceilingSpread (calibration) {
  * @returns {RowFlag[]}
  */
 function metricFlags (r, calibration) {
-  const opMs = calibration.opMsMin ?? calibration.opMs
+  // CPU time first: a busy machine stretches the calibration's wall time, never its CPU time
+  const opMs = calibration.opCpuMsMin ?? calibration.opMsMin ?? calibration.opMs
   const windows = r.runs.map((run) => run.server).filter((s) => s !== null && s !== undefined)
   if (windows.length === 0 || !(opMs > 0)) return []
   const requests = windows.reduce((n, s) => n + s.requests, 0)
