@@ -193,7 +193,9 @@
  * @property {{ engine?: string, [option: string]: unknown }} options  the runner's options (runs, engine, target, calibrate, report, overrides...)
  * @property {Environment} environment   of the runner's machine
  * @property {{ name: string, title: string, description: string, axes: string[], runs: number, baseline?: string,
- *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number },
+ *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number,
+ *                timings?: { opMs: number, cpuMs?: number, samples: number }[], opMsMin?: number, opMsMax?: number, ceilingLowRps?: number,
+ *                ceilingHighRps?: number, opCpuMsMin?: number },
  *              table?: 'seed-001'|'seed-002'|'generic'|'thread-cost', reference?: string, target?: string, labels: string[],
  *              comparisons: Record<string, string> }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
@@ -201,7 +203,10 @@
  *           `reference` the seed-002 100% row, `labels` the configurations in table order, `comparisons`
  *           label -> the baseline label it is compared with (Welch t-test), `target` the --target URL every
  *           configuration was sent to (absent: a fresh server per run); calibration's `op` ('bcrypt',
- *           'readfile'...), `unit` ('hash/s') and `samples` (timed calls), once the operation was timed.
+ *           'readfile'...), `unit` ('hash/s') and `samples` (timed calls), once the operation was timed; `timings` each
+ *           independent timing (a fresh child each), `opMs` their median, `opMsMin`..`opMsMax` their range and
+ *           `ceilingLowRps`..`ceilingHighRps` the ceiling's, `opCpuMsMin` the least CPU time of one call
+ *           (absent in files from before the repeats).
  * @property {RunRecord[]} runs
  */
 

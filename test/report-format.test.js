@@ -53,5 +53,5 @@ test('the verdict line and the compare table print the same p the same way', () 
   const row = compareTable([c], { a: 'a', b: 'b' }).rows[0]
   const verdict = summarizeResults(a).find((s) => s.name === 'seed-bcrypt').verdict
   assert.equal(row[5], formatPValue(c.test.p))
-  assert.ok(verdict.includes(`(p = ${row[5]} ${c.test.stars})`), `${verdict} / ${row[5]}`)
+  assert.ok(verdict.includes(`, p = ${row[5]} ${c.test.stars})`), `${verdict} / ${row[5]}`)
 })

@@ -89,6 +89,11 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
   assert.ok(experiment.calibration.opMs > 0)
   assert.equal(experiment.calibration.usableCores, os.availableParallelism())
   assert.ok(Math.abs(experiment.calibration.ceilingRps - experiment.calibration.usableCores * 1000 / experiment.calibration.opMs) < 1e-9)
+  // five independent timings kept, the ceiling's spread from the fastest and the slowest
+  assert.equal(experiment.calibration.timings.length, 5)
+  assert.equal(experiment.calibration.opMsMin, Math.min(...experiment.calibration.timings.map((t) => t.opMs)))
+  assert.equal(experiment.calibration.opMsMax, Math.max(...experiment.calibration.timings.map((t) => t.opMs)))
+  assert.ok(experiment.calibration.ceilingLowRps <= experiment.calibration.ceilingRps && experiment.calibration.ceilingRps <= experiment.calibration.ceilingHighRps)
 
   assert.equal(results.runs.length, 4)
   for (const [i, run] of results.runs.entries()) {
@@ -116,8 +121,9 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
   const expected = formatP(welchTTest(rps('async'), rps('sync')))
   const verdict = stdout.split('\n').find((l) => l.startsWith('seed-bcrypt: async is '))
   assert.ok(verdict, 'verdict line')
-  assert.ok(verdict.includes(`x sync (${expected})`), `${verdict} should contain ${expected}`)
-  assert.match(verdict, /ceiling \d+ cores x [\d.]+ hash\/s = [\d.]+ req\/s: sync \d+%, async \d+%/)
+  // two runs a side: a p-value but no interval (issue 10: fewer than 3 runs give none)
+  assert.ok(verdict.includes(`x sync (2 runs: no interval, ${expected})`), `${verdict} should contain ${expected}`)
+  assert.match(verdict, /ceiling \d+ cores x [\d.]+ hash\/s = [\d.]+ req\/s \(5 timings: [\d.]+\.\.[\d.]+\): sync \d+%, async \d+%/)
 
   // The one run test that renders the HTML report (the others pass --no-report).
   assert.match(await readFile(path.join(out, 'report.html'), 'utf8'), /<html/i)
@@ -130,15 +136,16 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
   assert.ok(summary.includes(verdict))
 })
 
-test('seed-readfile prints the seed 002 table with readFile = 100%, 5 interleaved runs by default', async () => {
+test('seed-readfile prints the seed 002 table with readFileSync (its baseline) = 100%, 5 interleaved runs by default', async () => {
   const out = path.join(dir, 'readfile')
   const { code, stdout, stderr } = await runCli(['run', 'seed-readfile', '-n', '20', '-c', '5', '--quiet', '--no-report', '--out', out], { timeoutMs: 60_000 })
   assert.equal(code, 0, stderr)
   assert.doesNotMatch(stdout, /^=== /m, '--quiet prints no per-run report')
-  assert.match(stdout, /^Mode +Req\/s +Time\/req/m)
-  assert.match(stdout, /^readFile +[\d.]+ \(100%\) +[\d.]+ \(100%\)/m)
-  assert.match(stdout, /^readFileSync +[\d.]+ \(\d+%\) +[\d.]+ \(\d+%\)/m)
-  assert.match(stdout, /^fake async +[\d.]+ \(\d+%\) +[\d.]+ \(\d+%\)/m)
+  // one baseline (issue 10, item 8): the percentages and the ratios are both against readFileSync
+  assert.match(stdout, /^Mode +Req\/s +% of readFileSync +Time\/req ms +across ms +Req\/s 95% CI +(Flags +)?vs readFileSync$/m)
+  assert.match(stdout, /^readFile +[\d.]+ +\d+% +[\d.]+ +[\d.]+ /m)
+  assert.match(stdout, /^readFileSync +[\d.]+ +100% +[\d.]+ +[\d.]+ /m)
+  assert.match(stdout, /^fake async +[\d.]+ +\d+% +[\d.]+ +[\d.]+ /m)
   const results = await readJson(path.join(out, 'results.json'))
   const once = ['readFile', 'readFileSync', 'fake async']
   assert.equal(results.experiments[0].runs, 5)
@@ -173,8 +180,9 @@ test('an experiment file: lab server, threadpool axis set at spawn, generic tabl
   assert.deepEqual(results.runs.map((r) => r.config.threadpoolSize), [1, 1, 3, 3])
   assert.deepEqual(results.experiments[0].comparisons, { 'async pool=1': 'sync pool=1', 'async pool=3': 'sync pool=3' })
   // One run each: no confidence interval column.
-  assert.match(stdout, /^Configuration +Req\/s +Time\/req ms +across ms +vs baseline +of ceiling$/m)
-  assert.match(stdout, /^async pool=3 +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+x sync pool=3, p n\/a +\d+%$/m)
+  assert.match(stdout, /^Configuration +Req\/s +Time\/req ms +across ms +vs baseline +of ceiling( +Flags)?$/m)
+  // a ratio from one run says so (issue 10, item 7)
+  assert.match(stdout, /^async pool=3 +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+x sync pool=3, one run: not a result +\d+%/m)
   assert.match(stdout, /^tiny: /m)
   // After a sweep, a text chart of req/s against the swept axis, one bar per strategy and value.
   assert.match(stdout, /^bcrypt cost 4 — requests\/s vs UV_THREADPOOL_SIZE$/m)

@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mean, sd, summarize, tCdf, tQuantile, welchTTest, stars, incompleteBeta } from '../lib/run/stats.js'
+import { mean, sd, summarize, tCdf, tQuantile, welchTTest, stars, incompleteBeta, rateInterval, ratioInterval, coefficientOfVariation } from '../lib/run/stats.js'
 import { formatP } from '../lib/report/verdicts.js'
 
 const close = (actual, expected, tolerance, what) =>
@@ -89,4 +89,49 @@ test('stars follow compare.R', () => {
   assert.equal(stars(0.05), '')
   assert.equal(stars(NaN), '')
   assert.equal(formatP({ t: 1, df: 3, p: 0.0031, stars: '**' }), 'p = 0.0031 **')
+})
+
+test('a rate\'s 95% CI is the t-interval of ln x, back-transformed (scipy reference values)', () => {
+  // l = np.log(xs); np.exp(scipy.stats.t.interval(0.95, len(l) - 1, loc=l.mean(), scale=scipy.stats.sem(l)))
+  // scipy 1.17.1; cv: np.std(xs, ddof=1) / np.mean(xs)
+  const r = rateInterval([15.2, 16.1, 14.7, 15.9])
+  close(r.geometricMean, 15.464859571885802, 1e-9, 'geometric mean')
+  close(r.low, 14.467919023897984, 1e-6, 'low')
+  close(r.high, 16.530496278220966, 1e-6, 'high')
+  close(r.cv, 0.041670526919015904, 1e-12, 'cv')
+  const wide = rateInterval([1, 2, 3, 4, 5])
+  close(wide.geometricMean, 2.6051710846973517, 1e-9, 'geometric mean')
+  close(wide.low, 1.183420717593544, 1e-6, 'low')
+  close(wide.high, 5.734998787535339, 1e-6, 'high')
+  close(coefficientOfVariation([1, 2, 3, 4, 5]), 0.5270462766947299, 1e-12, 'cv')
+})
+
+test('a rate\'s interval is never negative, and two runs give none (the issue\'s -26568.18..41322.91 req/s)', () => {
+  // summarize() of the same two runs is the t-interval of the mean with 1 df: it goes below zero
+  assert.ok(summarize([4706, 10048.7]).ciLow < 0)
+  const two = rateInterval([4706, 10048.7])
+  assert.ok(Number.isNaN(two.low) && Number.isNaN(two.high), 'no interval from 2 runs')
+  close(two.cv, 0.5120889479074963, 1e-9, 'cv') // numpy: np.std(x, ddof=1) / np.mean(x)
+  const three = rateInterval([4706, 10048.7, 100])
+  assert.ok(three.low > 0 && three.low < three.geometricMean && three.high > three.geometricMean)
+  assert.ok(Number.isNaN(rateInterval([0, 5, 6]).low), 'a zero rate has no log-scale interval')
+})
+
+test('the 95% CI of a ratio of rates: Welch\'s t-interval of the log difference (scipy reference values)', () => {
+  // r = scipy.stats.ttest_ind(np.log(b), np.log(a), equal_var=False) (scipy 1.17.1);
+  // np.exp(r.confidence_interval(0.95)) = (2.1596326347422843, 2.3489228109733924), r.df = 4.263102351443348
+  const a = [10.75, 11.2, 10.9]
+  const b = [24.65, 25.1, 24.0, 24.9]
+  const r = ratioInterval(b, a)
+  close(r.ratio, 2.252290025522628, 1e-12, 'ratio of geometric means')
+  close(r.low, 2.1596326347422843, 1e-6, 'low')
+  close(r.high, 2.3489228109733924, 1e-6, 'high')
+  close(r.df, 4.263102351443348, 1e-9, 'df')
+  // swapping the sides inverts the interval
+  const inv = ratioInterval(a, b)
+  close(inv.low, 1 / r.high, 1e-9, 'inverse low')
+  close(inv.high, 1 / r.low, 1e-9, 'inverse high')
+  // fewer than 3 runs a side: the ratio, no interval
+  const short = ratioInterval([1, 2], [1, 2, 3])
+  assert.ok(short.ratio > 0 && Number.isNaN(short.low) && Number.isNaN(short.high))
 })

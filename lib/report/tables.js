@@ -1,7 +1,7 @@
 // The comparison tables of `syncbench run` and `syncbench compare`, as data ({ title, columns, rows })
 // built from lib/run/summarize.js's statistics, and their plain-text rendering for the terminal.
 // lib/report/markdown.js renders the same tables for summary.md.
-import { formatP, formatPValue, invalidCell } from './verdicts.js'
+import { formatPValue, invalidCell, formatComparison, formatRateInterval, formatEfficiency, formatFlag } from './verdicts.js'
 import { MIB, formatNumber } from '../format.js'
 import { threadCostTable } from './table-thread-cost.js'
 import { SERVER_FIGURES } from '../run/summarize.js'
@@ -20,7 +20,8 @@ import { describeLatencyCombine, LATENCY_PERCENTILES } from '../run/latency.js'
 
 /**
  * The seed 001 comparison rows, labels as the article prints them (ab's own labels): label, figure
- * (lib/run/summarize.js FIGURES), format of its mean.
+ * (lib/run/summarize.js FIGURES), format of its mean. Requests per second is the mean over the runs; the
+ * figures ab derives from it (time per request, transfer rate) are derived again from that mean (DERIVED).
  * @type {[string, string, (x: number) => string][]}
  */
 const SEED_001_ROWS = [
@@ -81,11 +82,12 @@ function dropEmptyColumns (table) {
 function seed001 (s, rows) {
   const body = SEED_001_ROWS.map(([name, figure, format]) => [name, ...rows.map((r) => r.runs.length === 0
     ? (figure === 'requestsPerSecond' ? invalidCell(r) : '')
-    : format(r.figures[figure].mean))])
+    : format(figureOf(r, figure)))])
   if (rows.some((r) => r.runs.length > 1)) {
     body.push(['Runs', ...rows.map((r) => String(r.runs.length))])
-    body.push(['Req/s 95% CI', ...rows.map((r) => r.runs.length ? ci(r.figures.requestsPerSecond, 2) : '')])
+    body.push(['Req/s 95% CI', ...rows.map((r) => r.runs.length ? formatRateInterval(r, 2) : '')])
   }
+  if (rows.some((r) => r.flags?.length)) body.push(['Flags', ...rows.map(flags)])
   if (rows.some((r) => leftOut(r) !== '')) body.push(['Invalid runs', ...rows.map(leftOut)])
   return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => /** @type {const} */ ('left'))], rows: body }
 }
@@ -96,22 +98,28 @@ function seed001 (s, rows) {
  * @returns {Table}
  */
 function seed002 (s, rows) {
+  // One baseline for the whole table: the percentages and the ratios are both against the experiment's
+  // baseline (the row its Welch tests compare with), named in the column titles.
   const valid = rows.filter((r) => r.runs.length > 0)
-  const ref = valid.find((r) => r.label === s.reference) ?? valid[0]
-  /** @param {number} x @param {number} base */
-  const pct = (x, base) => `${Math.round(x / base * 100)}%`
-  const body = rows.map((r) => {
-    if (r.runs.length === 0 || !ref) return [r.label, invalidCell(r), '', '', '', '']
-    const rps = r.figures.requestsPerSecond.mean
-    const across = r.figures.timePerRequestAcrossMs.mean
-    return [r.label,
-      `${rps.toFixed(2)} (${pct(rps, ref.figures.requestsPerSecond.mean)})`,
-      `${across.toFixed(3)} (${pct(across, ref.figures.timePerRequestAcrossMs.mean)})`,
-      r.runs.length > 1 ? ci(r.figures.requestsPerSecond, 2) : '',
-      significance(r),
-      leftOut(r)]
-  })
-  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Mode', 'Req/s', 'Time/req', 'Req/s 95% CI', `vs ${s.baseline}`, 'invalid runs'], align: ['left', 'right', 'right', 'right', 'left', 'left'], rows: body }
+  const ref = valid.find((r) => r.label === s.baseline) ?? valid[0]
+  const refLabel = ref?.label ?? s.baseline ?? 'baseline'
+  const body = rows.map((r) => r.runs.length === 0 || !ref
+    ? [r.label, invalidCell(r), '', '', '', '', '', '', '']
+    : [r.label,
+        r.derived.requestsPerSecond.toFixed(2),
+        `${Math.round(r.derived.requestsPerSecond / ref.derived.requestsPerSecond * 100)}%`,
+        r.derived.timePerRequestMs.toFixed(3),
+        r.derived.timePerRequestAcrossMs.toFixed(3),
+        formatRateInterval(r, 2),
+        flags(r),
+        significance(r, rows),
+        leftOut(r)])
+  return {
+    title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`,
+    columns: ['Mode', 'Req/s', `% of ${refLabel}`, 'Time/req ms', 'across ms', 'Req/s 95% CI', 'Flags', `vs ${refLabel}`, 'invalid runs'],
+    align: ['left', 'right', 'right', 'right', 'right', 'right', 'left', 'left', 'left'],
+    rows: body
+  }
 }
 
 /**
@@ -121,25 +129,47 @@ function seed002 (s, rows) {
  */
 function generic (s, rows) {
   const body = rows.map((r) => r.runs.length === 0
-    ? [r.label, invalidCell(r), '', '', '', '', '', '']
+    ? [r.label, invalidCell(r), '', '', '', '', '', '', '']
     : [r.label,
-        r.figures.requestsPerSecond.mean.toFixed(2),
-        r.runs.length > 1 ? ci(r.figures.requestsPerSecond, 2) : '',
-        r.figures.timePerRequestMs.mean.toFixed(1),
-        r.figures.timePerRequestAcrossMs.mean.toFixed(3),
-        significance(r),
-        r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`,
+        r.derived.requestsPerSecond.toFixed(2),
+        formatRateInterval(r, 2),
+        r.derived.timePerRequestMs.toFixed(1),
+        r.derived.timePerRequestAcrossMs.toFixed(3),
+        significance(r, rows),
+        formatEfficiency(r),
+        flags(r),
         leftOut(r)])
-  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Configuration', 'Req/s', '95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling', 'invalid runs'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left'], rows: body }
+  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Configuration', 'Req/s', 'Req/s 95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling', 'Flags', 'invalid runs'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left', 'left'], rows: body }
 }
 
 /**
- * "1.97x sync, p = 0.00312 **" or '' for a baseline.
+ * "1.97x sync, 95% CI 1.90x..2.04x, p = 0.00312 **", "1.51x sync, one run: not a result", or '' for a baseline.
+ * @param {Row} r
+ * @param {Row[]} rows  the measured rows, the baseline among them
+ */
+function significance (r, rows) {
+  if (!r.comparison) return ''
+  return `${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline}, ${formatComparison({ ...r, comparison: r.comparison }, rows)}`
+}
+
+/**
+ * A row's flags in words, '' when none (the Flags column is then left out).
  * @param {Row} r
  */
-function significance (r) {
-  if (!r.comparison) return ''
-  return `${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline}, ${formatP(r.comparison.test)}`
+function flags (r) {
+  return (r.flags ?? []).map(formatFlag).join('; ')
+}
+
+/** @type {Record<string, keyof import('../run/summarize.js').Derived>} */
+const DERIVED = { requestsPerSecond: 'requestsPerSecond', timePerRequestMs: 'timePerRequestMs', timePerRequestAcrossMs: 'timePerRequestAcrossMs', transferRateKBps: 'transferRateKBps' }
+
+/**
+ * A seed 001 figure: derived from the mean req/s where ab derives it, else the mean over the runs.
+ * @param {Row} r
+ * @param {string} figure
+ */
+function figureOf (r, figure) {
+  return figure in DERIVED ? r.derived[DERIVED[figure]] : r.figures[figure].mean
 }
 
 /**
@@ -153,7 +183,7 @@ function serverTable (s, rows) {
     const m = r.server
     if (!m) return [r.label, '', '', '', '', '', '', '']
     return [r.label, m.loopP99.toFixed(1), m.loopMax.toFixed(1), m.elu.toFixed(2), m.cpuPercent.toFixed(0), (m.peakRssBytes / MIB).toFixed(1), String(m.threads),
-      r.efficiency === null ? '' : `${Math.round(r.efficiency * 100)}%`]
+      formatEfficiency(r)]
   })
   /** @param {string} name @param {import('../run/summarize.js').ServerFigure} figure */
   const column = (name, figure) => withRule(name, SERVER_FIGURES[figure].rule, rows)
@@ -283,15 +313,6 @@ export function renderText (table) {
   /** @param {string[]} cells */
   const line = (cells) => cells.map((c, i) => table.align[i] === 'right' ? (c ?? '').padStart(widths[i]) : (c ?? '').padEnd(widths[i])).join('  ').trimEnd()
   return [table.title, line(table.columns), widths.map((w) => '-'.repeat(w)).join('  '), ...table.rows.map(line)].join('\n') + '\n'
-}
-
-/**
- * @param {import('../run/stats.js').Summary} summary
- * @param {number} digits
- */
-function ci (summary, digits) {
-  if (!(summary.ciHalfWidth >= 0)) return ''
-  return `${summary.ciLow.toFixed(digits)}..${summary.ciHigh.toFixed(digits)}`
 }
 
 /** @param {number} x */

@@ -189,3 +189,79 @@ export function welchTTest (a, b) {
   const p = Math.min(1, 2 * tCdf(-Math.abs(t), df))
   return { t, df, p, stars: stars(p) }
 }
+
+// Intervals for rates. A throughput is never negative and its noise is multiplicative (a busy neighbour
+// slows every request by a factor), so its intervals are computed on the log scale and back-transformed:
+// they stay positive and are asymmetric, as a rate's uncertainty is. With fewer than MIN_RUNS_FOR_INTERVAL
+// runs a t-interval exists but means nothing (2 runs: 1 df, t = 12.7 multiplies whatever spread the two
+// happened to have), so none is given; the words for that are lib/report's.
+
+/** The fewest runs of a configuration (of each side of a ratio) for which a 95% interval is given. */
+export const MIN_RUNS_FOR_INTERVAL = 3
+
+/**
+ * @typedef {object} RateInterval
+ * @property {number} n
+ * @property {number} geometricMean  exp(mean(ln x))
+ * @property {number} cv             coefficient of variation sd / mean of the values (NaN when n < 2)
+ * @property {number} low            95% CI of the geometric mean: t-interval of ln x (n - 1 df), back-transformed;
+ *                                   NaN when n < MIN_RUNS_FOR_INTERVAL or a value is not positive
+ * @property {number} high
+ */
+
+/**
+ * The 95% confidence interval of a positive rate (req/s) over repeated runs, on the log scale:
+ * exp(mean(ln x) ± t(0.975, n - 1) · sd(ln x) / √n). Never negative, whatever the spread.
+ * @param {number[]} xs
+ * @returns {RateInterval}
+ */
+export function rateInterval (xs) {
+  const n = xs.length
+  const positive = n > 0 && xs.every((x) => x > 0)
+  const logs = positive ? xs.map(Math.log) : []
+  const m = positive ? mean(logs) : NaN
+  const half = positive && n >= MIN_RUNS_FOR_INTERVAL ? tQuantile(0.975, n - 1) * sd(logs) / Math.sqrt(n) : NaN
+  return { n, geometricMean: Math.exp(m), cv: coefficientOfVariation(xs), low: Math.exp(m - half), high: Math.exp(m + half) }
+}
+
+/**
+ * sd / mean (sample sd, n - 1): how far repeats of one configuration disagree. NaN when n < 2.
+ * @param {number[]} xs
+ */
+export function coefficientOfVariation (xs) {
+  return sd(xs) / mean(xs)
+}
+
+/**
+ * @typedef {object} RatioInterval
+ * @property {number} ratio  exp(mean(ln a) - mean(ln b)): the ratio of the geometric means
+ * @property {number} low    95% CI of that ratio; NaN when a side has fewer than MIN_RUNS_FOR_INTERVAL runs
+ * @property {number} high
+ * @property {number} df     Welch–Satterthwaite degrees of freedom of the log-scale difference
+ */
+
+/**
+ * The 95% confidence interval of the ratio a / b of two rates: Welch's t-interval of the difference
+ * of the mean log rates, back-transformed (the log-scale counterpart of compare.R's t-test; Fieller's
+ * interval of a ratio of arithmetic means would need equal-variance or normal-rate assumptions that
+ * multiplicative noise breaks). Equals exp(scipy.stats.ttest_ind(ln a, ln b, equal_var=False)
+ * .confidence_interval()).
+ * @param {number[]} a
+ * @param {number[]} b
+ * @returns {RatioInterval}
+ */
+export function ratioInterval (a, b) {
+  const none = { ratio: NaN, low: NaN, high: NaN, df: NaN }
+  if (a.length === 0 || b.length === 0 || !a.every((x) => x > 0) || !b.every((x) => x > 0)) return none
+  const la = a.map(Math.log)
+  const lb = b.map(Math.log)
+  const diff = mean(la) - mean(lb)
+  const ratio = Math.exp(diff)
+  if (a.length < MIN_RUNS_FOR_INTERVAL || b.length < MIN_RUNS_FOR_INTERVAL) return { ...none, ratio }
+  const va = variance(la) / la.length
+  const vb = variance(lb) / lb.length
+  if (va + vb === 0) return { ratio, low: ratio, high: ratio, df: la.length + lb.length - 2 }
+  const df = (va + vb) ** 2 / (va ** 2 / (la.length - 1) + vb ** 2 / (lb.length - 1))
+  const half = tQuantile(0.975, df) * Math.sqrt(va + vb)
+  return { ratio, low: Math.exp(diff - half), high: Math.exp(diff + half), df }
+}

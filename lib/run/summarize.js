@@ -2,11 +2,12 @@
 // figure over its repeats, the Welch t-test against its baseline, the efficiency against the physical
 // ceiling, the server metrics. Pure functions of the ResultsFile, so `syncbench run`, `syncbench compare`
 // and the report all agree; the words (verdict lines, p-values, run counts) are lib/report/verdicts.js's.
-import { summarize as summarizeValues, welchTTest, mean } from './stats.js'
+import { summarize as summarizeValues, welchTTest, mean, rateInterval, ratioInterval } from './stats.js'
+import { strategyStyles } from '../lab/strategies.js'
 import { invalidReason } from './validity.js'
+import { summarizeLatency } from './latency.js'
 
 export { invalidReason } from './validity.js'
-import { summarizeLatency } from './latency.js'
 
 /**
  * A run that counts in the figures (isMeasured): its load result is there.
@@ -45,8 +46,13 @@ export function invalidRuns (runs) {
  * @property {number} failed                              runs that failed, were interrupted or are invalid
  * @property {{ id: string, repeat: number, reason: string }[]} invalid  the invalid runs (failed requests, non-2xx), left out
  * @property {Record<string, import('./stats.js').Summary>} figures  requestsPerSecond, timePerRequestMs, ... over repeats
- * @property {{ baseline: string, ratio: number, test: import('./stats.js').WelchResult }|null} comparison  req/s against the baseline
+ * @property {{ baseline: string, ratio: number, test: import('./stats.js').WelchResult, interval: import('./stats.js').RatioInterval }|null} comparison
+ *           req/s against the baseline: ratio of the means, Welch's test, the log-scale 95% CI of the ratio
  * @property {number|null} efficiency                     mean req/s / ceiling
+ * @property {import('./stats.js').RateInterval} rate     req/s on the log scale: 95% CI (n >= 3), coefficient of variation
+ * @property {Derived} derived                            figures derived from the mean req/s, as ab derives them
+ * @property {CeilingCheck|null} ceiling                  efficiency against the calibration's spread
+ * @property {RowFlag[]} flags                            why this row's figure should not be taken at face value
  * @property {Record<ServerFigure, number>|null} server   each figure combined over the runs by its rule (SERVER_FIGURES)
  * @property {import('./latency.js').LatencySummary|null} latency  total time per request: the runs' merged histograms
  */
@@ -87,6 +93,41 @@ export function combineValues (how, values) {
 }
 
 /**
+ * ab's derived figures recomputed from the merged runs (the mean req/s), so that they invert the req/s
+ * the tables print rather than average each run's own: ab.c's "Time per request" is
+ * concurrency * timetaken * 1000 / done = concurrency * 1000 / (req/s).
+ * @typedef {object} Derived
+ * @property {number} requestsPerSecond       mean over the runs
+ * @property {number} timePerRequestMs        concurrency * 1000 / requestsPerSecond
+ * @property {number} timePerRequestAcrossMs  1000 / requestsPerSecond
+ * @property {number} transferRateKBps        bytes per request (all runs) * requestsPerSecond / 1024
+ */
+
+/**
+ * The efficiency against the ceiling's spread over the calibration's timings: [low, high] is mean req/s
+ * over the highest and the lowest ceiling. `above`: beyond even the highest ceiling (low > 1), something
+ * is wrong with the calibration or the measurement; `withinSpread`: above the median ceiling but not the
+ * highest, an efficiency over 100% that the calibration's own noise explains.
+ * @typedef {{ efficiency: number, low: number, high: number, timings: number, above: boolean, withinSpread: boolean }} CeilingCheck
+ */
+
+/**
+ * A reason not to take a row's figure at face value. 'spread': its repeats disagree (coefficient of
+ * variation of req/s over CV_LIMIT). 'cpu': the server's CPU time (cpuMs, all measured windows) is
+ * short of the work its requests need at the calibrated speed of one operation (neededMs). 'idle-loop':
+ * a strategy that runs its work on the event loop kept the loop busy (ELU x window) for less than that.
+ * @typedef {{ kind: 'spread', cv: number, n: number }
+ *   | { kind: 'cpu', cpuMs: number, neededMs: number, requests: number }
+ *   | { kind: 'idle-loop', busyMs: number, neededMs: number, requests: number, strategy: string }} RowFlag
+ */
+
+/** Repeats that disagree by more than this coefficient of variation are flagged. */
+export const CV_LIMIT = 0.10
+// The server metrics must show at least this share of the work the requests imply, at the fastest calibrated
+// time of one operation (a lower bound of a request's cost): below it they contradict the throughput.
+const METRICS_SHARE = 0.75
+
+/**
  * One experiment's statistics, its configurations in table order.
  * @typedef {object} ExperimentSummary
  * @property {string} name
@@ -120,7 +161,7 @@ export const FIGURES = ['concurrency', 'timeTakenSeconds', 'completeRequests', '
 export function summarizeExperiments (results) {
   return results.experiments.map((experiment) => {
     const runs = results.runs.filter((r) => r.experiment === experiment.name)
-    const rows = experiment.labels.map((label) => row(label, runs.filter((r) => r.label === label), experiment.calibration))
+    const rows = experiment.labels.map((label) => checked(row(label, runs.filter((r) => r.label === label), experiment.calibration), experiment.calibration))
     const byLabel = new Map(rows.map((r) => [r.label, r]))
     for (const r of rows) {
       const baseLabel = experiment.comparisons[r.label]
@@ -129,7 +170,8 @@ export function summarizeExperiments (results) {
       r.comparison = {
         baseline: baseLabel,
         ratio: r.figures.requestsPerSecond.mean / base.figures.requestsPerSecond.mean,
-        test: welchTTest(rps(r.runs), rps(base.runs))
+        test: welchTTest(rps(r.runs), rps(base.runs)),
+        interval: ratioInterval(rps(r.runs), rps(base.runs))
       }
     }
     return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, rows }
@@ -164,6 +206,10 @@ function row (label, runs, calibration) {
     invalid: invalidRuns(runs),
     figures,
     comparison: null,
+    rate: rateInterval([]),
+    derived: derive(ok, figures),
+    ceiling: null,
+    flags: [],
     // The ceiling is the calibrated operation's: rows of another workload (strategies mixes three) have none.
     efficiency: calibration && ok.length && sameOperation(ok[0].config?.workload, calibration.op) ? figures.requestsPerSecond.mean / calibration.ceilingRps : null,
     server: servers.length === 0 ? null : serverFigures(servers),
@@ -180,6 +226,84 @@ function serverFigures (servers) {
   const entries = Object.entries(SERVER_FIGURES).map(([figure, { combine, of }]) => [figure, combineValues(combine, servers.map(of))])
   // the entries are SERVER_FIGURES' keys
   return /** @type {Record<ServerFigure, number>} */ (Object.fromEntries(entries))
+}
+
+/**
+ * @param {MeasuredRun[]} runs
+ * @param {Record<string, import('./stats.js').Summary>} figures
+ * @returns {Derived}
+ */
+function derive (runs, figures) {
+  const requestsPerSecond = figures.requestsPerSecond.mean
+  const done = runs.reduce((n, r) => n + r.load.completeRequests, 0)
+  const bytes = runs.reduce((n, r) => n + r.load.totalTransferredBytes, 0)
+  return {
+    requestsPerSecond,
+    timePerRequestMs: figures.concurrency.mean * 1000 / requestsPerSecond,
+    timePerRequestAcrossMs: 1000 / requestsPerSecond,
+    transferRateKBps: done > 0 ? bytes / done * requestsPerSecond / 1024 : NaN
+  }
+}
+
+/**
+ * A row with its req/s interval, its efficiency against the calibration's spread and its flags.
+ * @param {Row} r
+ * @param {ExperimentSummary['calibration']} calibration
+ * @returns {Row}
+ */
+function checked (r, calibration) {
+  const values = rps(r.runs)
+  const rate = rateInterval(values)
+  /** @type {RowFlag[]} */
+  const flags = []
+  if (rate.cv > CV_LIMIT) flags.push({ kind: 'spread', cv: rate.cv, n: rate.n })
+  let ceiling = null
+  if (r.efficiency !== null && calibration) {
+    const { low, high } = ceilingSpread(calibration)
+    const mean = r.figures.requestsPerSecond.mean
+    const timings = calibration.timings?.length ?? 1
+    ceiling = { efficiency: r.efficiency, low: mean / high, high: mean / low, timings, above: mean > high, withinSpread: r.efficiency > 1 && mean <= high }
+    flags.push(...metricFlags(r, calibration))
+  }
+  return { ...r, rate, ceiling, flags }
+}
+
+/**
+ * The lowest and the highest ceiling over a calibration's timings (a file from before the repeats has
+ * one timing: both are its ceiling).
+ * @param {NonNullable<ExperimentSummary['calibration']>} calibration
+ */
+export function ceilingSpread (calibration) {
+  return { low: calibration.ceilingLowRps ?? calibration.ceilingRps, high: calibration.ceilingHighRps ?? calibration.ceilingRps }
+}
+
+/**
+ * Server metrics that contradict the row's throughput. The work its requests need is requests x the
+ * least calibrated time of one operation, wall or CPU (a lower bound of a request's cost); the server's CPU time
+ * and its event loop's busy time (ELU x window) are compared with it as times, not as percentages,
+ * so that a metrics window a little longer than the load does not count as idleness.
+ * @param {Row} r
+ * @param {NonNullable<ExperimentSummary['calibration']>} calibration
+ * @returns {RowFlag[]}
+ */
+function metricFlags (r, calibration) {
+  // The least of the fastest wall time and the least CPU time: a busy machine stretches the wall time,
+  // while the CPU time (a mean over calls) counts the GC threads' work too, above a 4 MiB read's wall time.
+  const opMs = Math.min(calibration.opCpuMsMin ?? Infinity, calibration.opMsMin ?? calibration.opMs)
+  const windows = r.runs.map((run) => run.server).filter((s) => s !== null && s !== undefined)
+  if (windows.length === 0 || !(opMs > 0)) return []
+  const requests = windows.reduce((n, s) => n + s.requests, 0)
+  const neededMs = requests * opMs
+  const cpuMs = windows.reduce((n, s) => n + s.cpu.userMs + s.cpu.systemMs, 0)
+  const busyMs = windows.reduce((n, s) => n + s.elu * s.windowMs, 0)
+  /** @type {RowFlag[]} */
+  const flags = []
+  if (cpuMs < METRICS_SHARE * neededMs) flags.push({ kind: 'cpu', cpuMs, neededMs, requests })
+  const strategy = String(r.runs[0]?.config?.strategy ?? '')
+  if (strategyStyles.get(strategy)?.onEventLoop === true && busyMs < METRICS_SHARE * neededMs) {
+    flags.push({ kind: 'idle-loop', busyMs, neededMs, requests, strategy })
+  }
+  return flags
 }
 
 /**
