@@ -49,9 +49,9 @@ test('--help prints the options on stdout', async () => {
 
 test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summary.md', async () => {
   const out = path.join(dir, 'bcrypt')
-  const { code, stdout, stderr } = await runCli(['run', 'seed-bcrypt', '-n', '6', '-c', '2', '--runs', '2', '--out', out], { timeoutMs: 120_000 })
+  const { code, stdout, stderr } = await runCli(['run', 'seed-bcrypt', '-n', '6', '-c', '2', '--runs', '2', '--verbose', '--out', out], { timeoutMs: 120_000 })
   assert.equal(code, 0, stderr)
-  // One ab-format report per run, in interleaved order.
+  // With --verbose, one ab-format report per run, in interleaved order.
   const headers = [...stdout.matchAll(/^=== (\S+): /gm)].map((m) => m[1])
   assert.deepEqual(headers, ['seed-bcrypt/sync#1', 'seed-bcrypt/async#1', 'seed-bcrypt/sync#2', 'seed-bcrypt/async#2'])
   assert.equal(stdout.match(/^Percentage of the requests served within a certain time \(ms\)$/gm).length, 4)
@@ -70,7 +70,7 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
   assert.equal(results.schema, 'syncbench/results@1')
   assert.match(results.syncbench, /^\d+\.\d+\.\d+/)
   assert.ok(Date.parse(results.createdAt) <= Date.parse(results.finishedAt))
-  assert.deepEqual(results.argv, ['seed-bcrypt', '-n', '6', '-c', '2', '--runs', '2', '--out', out])
+  assert.deepEqual(results.argv, ['seed-bcrypt', '-n', '6', '-c', '2', '--runs', '2', '--verbose', '--out', out])
   assert.equal(results.options.runs, 2)
   assert.equal(results.options.engine, 'builtin')
   assert.equal(results.options.requests, 6)
