@@ -17,15 +17,31 @@ async function resultsFolder (name, node, series) {
   const runs = []
   for (const [label, values] of Object.entries(series)) {
     values.forEach((rps, i) => runs.push({
-      id: `seed-bcrypt/${label}#${i + 1}`, experiment: 'seed-bcrypt', label, config: { strategy: label }, repeat: i + 1, engine: 'builtin',
-      load: { requestsPerSecond: rps, aborted: false }, server: null, serverEnv: null, startedAt: '2026-01-01T00:00:00.000Z', error: null
+      id: `seed-bcrypt/${label}#${i + 1}`,
+      experiment: 'seed-bcrypt',
+      label,
+      config: { strategy: label },
+      repeat: i + 1,
+      engine: 'builtin',
+      load: { requestsPerSecond: rps, aborted: false },
+      server: null,
+      serverEnv: null,
+      startedAt: '2026-01-01T00:00:00.000Z',
+      error: null
     }))
   }
   const folder = path.join(dir, name)
   await mkdir(folder, { recursive: true })
   await writeFile(path.join(folder, 'results.json'), JSON.stringify({
-    schema: 'syncbench/results@1', syncbench: '0.1.0', createdAt: `2026-01-0${name === 'a' ? 1 : 2}T00:00:00.000Z`, finishedAt: null, argv: [], options: {},
-    environment: { node }, experiments: [{ name: 'seed-bcrypt', title: 'x', description: '', axes: [] }], runs
+    schema: 'syncbench/results@1',
+    syncbench: '0.1.0',
+    createdAt: `2026-01-0${name === 'a' ? 1 : 2}T00:00:00.000Z`,
+    finishedAt: null,
+    argv: [],
+    options: {},
+    environment: { node },
+    experiments: [{ name: 'seed-bcrypt', title: 'x', description: '', axes: [] }],
+    runs
   }))
   return folder
 }

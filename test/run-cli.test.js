@@ -306,8 +306,9 @@ test('Ctrl-C keeps the runs measured so far and exits 130', async () => {
     variants: [{ label: 'quick', path: '/wait/async?ms=1' }, { label: 'slow', path: '/wait/async?ms=200' }]
   }))
   const out = path.join(dir, 'interrupt')
-  // The second run would take 100 x 200 ms; the interrupt comes as soon as the first run's report is out.
-  const child = spawn(process.execPath, [binPath, 'run', '--experiment', file, '-n', '100', '--no-report', '--out', out], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // The second run would take 100 x 200 ms; the interrupt comes as soon as the first run's report is out
+  // (on stdout with --verbose).
+  const child = spawn(process.execPath, [binPath, 'run', '--experiment', file, '-n', '100', '--verbose', '--no-report', '--out', out], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })

@@ -54,7 +54,7 @@ export function createProgress (stream, { quiet = false } = {}) {
 
 /**
  * What one finished run measured, in a few words: "29.93 req/s", "29.93 req/s, 3 failed requests",
- * "failed: SB_ERR_SERVER_START", "interrupted".
+ * "failed: <its error code>", "interrupted".
  * @param {import('../types.js').RunRecord} record
  * @returns {string}
  */

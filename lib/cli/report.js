@@ -9,10 +9,10 @@ import { resultsFileOf } from '../run/results-path.js'
 import { checkResults } from '../report/check-results.js'
 import { textCharts } from '../report/text-chart.js'
 
-export const help = `Usage: syncbench report <results.json | folder> [options]
+export const help = `Usage: syncbench report <results.json> [options]
 
-Render the report of a results file (what syncbench run wrote, or any file of the same schema; a
-folder stands for the results.json in it, as in syncbench report results/<timestamp>):
+Render the report of a results file (what syncbench run wrote, or any file of the same schema; the
+folder syncbench run wrote stands for its results.json: syncbench report results/<timestamp>):
   report.html    one self-contained page: the machine, the seeds' tables, every chart and every
                  run's details; no script, no external request, readable on a phone
   charts/*.png   each chart as a PNG for READMEs and blog posts

@@ -43,7 +43,7 @@ Options:
                          concurrency is above its request count gets that many requests (ab refuses -c > -n)
   --engine <name>        load generator: ${engineNames.join(', ')} (default builtin; external ones must be installed)
   --target <url>         load a server already running there instead of starting one per run
-  --out <dir>            where results.json, summary.md, report.html, charts/*.png and runs/*.txt go
+  --out <dir>            where results.json, summary.md, runs/*.txt, report.html and charts/*.png go
                          (default results/<timestamp>)
   --no-report            write only results.json and summary.md (no report.html, no charts/)
   --no-calibrate         skip timing one operation alone (no ceiling in the verdict)

@@ -25,7 +25,7 @@ export const ALPHA = 0.05
 export const NO_GAIN_MARGIN = 0.10
 
 /** The rule above in one sentence, for the outputs that show the reproduce lines. */
-export const REPRODUCE_RULE = `How "reproduces" is decided: a "faster" conclusion reproduces when the same side is faster here ` +
+export const REPRODUCE_RULE = 'How "reproduces" is decided: a "faster" conclusion reproduces when the same side is faster here ' +
   `with a Welch p < ${ALPHA}; a "no gain" one unless the gain here is ${Math.round(NO_GAIN_MARGIN * 100)}% or more with p < ${ALPHA}.`
 
 /**
