@@ -4,47 +4,12 @@ import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { readFileSync } from 'node:fs'
 import { runCli } from './helper.js'
+import { resultsFile } from './fixtures/results-builder.js'
 
 let dir
 before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-compare-')) })
 after(() => rm(dir, { recursive: true, force: true }))
-
-const real = JSON.parse(readFileSync(new URL('./fixtures/real-results.json', import.meta.url), 'utf8'))
-
-/**
- * A results file that passes schemas/results.schema.json: a real run's records (test/fixtures/real-results.json)
- * with the req/s under test; compare reads the environment's node, the runs' label and req/s.
- */
-function resultsFile (node, series) {
-  const runs = []
-  for (const [label, values] of Object.entries(series)) {
-    values.forEach((rps, i) => runs.push({
-      ...structuredClone(real.runs[0]),
-      id: `seed-bcrypt/${label}#${i + 1}`,
-      experiment: 'seed-bcrypt',
-      label,
-      config: { strategy: label },
-      repeat: i + 1,
-      load: { ...structuredClone(real.runs[0].load), requestsPerSecond: rps, aborted: false },
-      server: null,
-      serverEnv: null,
-      error: null
-    }))
-  }
-  return {
-    schema: 'syncbench/results@1',
-    syncbench: '0.1.0',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:01:00.000Z',
-    argv: [],
-    options: { runs: 3 },
-    environment: { ...real.environment, node },
-    experiments: [{ name: 'seed-bcrypt', title: 'x', description: '', axes: [], runs: 3, labels: Object.keys(series), comparisons: {} }],
-    runs
-  }
-}
 
 test('compare prints change, Welch p-value and stars per configuration', async () => {
   const a = path.join(dir, 'a.json')

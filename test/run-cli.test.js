@@ -49,9 +49,9 @@ test('--help prints the options on stdout', async () => {
 
 test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summary.md', async () => {
   const out = path.join(dir, 'bcrypt')
-  const { code, stdout, stderr } = await runCli(['run', 'seed-bcrypt', '-n', '6', '-c', '2', '--runs', '2', '--out', out], { timeoutMs: 120_000 })
+  const { code, stdout, stderr } = await runCli(['run', 'seed-bcrypt', '-n', '6', '-c', '2', '--runs', '2', '--verbose', '--out', out], { timeoutMs: 120_000 })
   assert.equal(code, 0, stderr)
-  // One ab-format report per run, in interleaved order.
+  // With --verbose, one ab-format report per run, in interleaved order.
   const headers = [...stdout.matchAll(/^=== (\S+): /gm)].map((m) => m[1])
   assert.deepEqual(headers, ['seed-bcrypt/sync#1', 'seed-bcrypt/async#1', 'seed-bcrypt/sync#2', 'seed-bcrypt/async#2'])
   assert.equal(stdout.match(/^Percentage of the requests served within a certain time \(ms\)$/gm).length, 4)
@@ -70,7 +70,7 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
   assert.equal(results.schema, 'syncbench/results@1')
   assert.match(results.syncbench, /^\d+\.\d+\.\d+/)
   assert.ok(Date.parse(results.createdAt) <= Date.parse(results.finishedAt))
-  assert.deepEqual(results.argv, ['seed-bcrypt', '-n', '6', '-c', '2', '--runs', '2', '--out', out])
+  assert.deepEqual(results.argv, ['seed-bcrypt', '-n', '6', '-c', '2', '--runs', '2', '--verbose', '--out', out])
   assert.equal(results.options.runs, 2)
   assert.equal(results.options.engine, 'builtin')
   assert.equal(results.options.requests, 6)
@@ -314,8 +314,9 @@ test('Ctrl-C keeps the runs measured so far and exits 130', async () => {
     variants: [{ label: 'quick', path: '/wait/async?ms=1' }, { label: 'slow', path: '/wait/async?ms=200' }]
   }))
   const out = path.join(dir, 'interrupt')
-  // The second run would take 100 x 200 ms; the interrupt comes as soon as the first run's report is out.
-  const child = spawn(process.execPath, [binPath, 'run', '--experiment', file, '-n', '100', '--no-report', '--out', out], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // The second run would take 100 x 200 ms; the interrupt comes as soon as the first run's report is out
+  // (on stdout with --verbose).
+  const child = spawn(process.execPath, [binPath, 'run', '--experiment', file, '-n', '100', '--verbose', '--no-report', '--out', out], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })

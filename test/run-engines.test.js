@@ -114,7 +114,7 @@ for (const engine of [abEngine, wrkEngine, autocannonEngine]) {
   test(`--engine ${engine.name} drives a real run into the same result shape`, async (t) => {
     if (!(await engine.available())) return t.skip(`${engine.name} is not installed`)
     const out = path.join(dir, engine.name)
-    const { code, stdout, stderr } = await runCli(['run', '--workload', workload, '-n', '30', '-c', '3', '--engine', engine.name, '--no-report', '--out', out], { timeoutMs: 60_000 })
+    const { code, stdout, stderr } = await runCli(['run', '--workload', workload, '-n', '30', '-c', '3', '--engine', engine.name, '--verbose', '--no-report', '--out', out], { timeoutMs: 60_000 })
     assert.equal(code, 0, stderr)
     assert.match(stdout, /^Complete requests: +\d+$/m)
     const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8'))

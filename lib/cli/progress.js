@@ -1,5 +1,7 @@
-// Progress of `syncbench run` on stderr: which run, how many are left, an ETA. Only on a terminal and
-// never with --quiet, so logs and pipes stay clean; one line rewritten in place.
+// Progress of `syncbench run` on stderr: which run, how many are left, an ETA. On a terminal one line
+// rewritten in place; into a pipe or a log one line per finished run (its req/s), so a CI log shows
+// that the run is alive without the carriage returns. Never with --quiet.
+import { formatNumber } from '../format.js'
 
 /**
  * The progress events lib/run/runner.js sends to its `onEvent` (its options type them as `object`).
@@ -14,7 +16,16 @@
  * @returns {{ event: (event: RunEvent) => void, done: () => void }}
  */
 export function createProgress (stream, { quiet = false } = {}) {
-  if (quiet || !stream.isTTY) return { event: () => {}, done: () => {} }
+  if (quiet) return { event: () => {}, done: () => {} }
+  if (!stream.isTTY) {
+    return {
+      event (e) {
+        if (e.type === 'calibrate') stream.write(`syncbench run: timing one ${e.op} operation alone for ${e.experiment}\n`)
+        if (e.type === 'run-end') stream.write(`syncbench run: run ${e.index}/${e.total} ${e.record.id}: ${runOutcome(e.record)}\n`)
+      },
+      done () {}
+    }
+  }
   let shown = false
   /** @param {string} text */
   const show = (text) => {
@@ -28,7 +39,7 @@ export function createProgress (stream, { quiet = false } = {}) {
         const left = e.total - e.index
         show(`syncbench run: run ${e.index}/${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${left} left${e.etaMs === null ? '' : `, ETA ${formatDuration(e.etaMs)}`}`)
       }
-      // The per-run ab report goes to stdout: clear our line so a shared terminal stays readable.
+      // With --verbose the per-run ab report goes to stdout: clear our line so a shared terminal stays readable.
       if (e.type === 'run-end' && shown) {
         stream.write('\r\x1b[K')
         shown = false
@@ -39,6 +50,20 @@ export function createProgress (stream, { quiet = false } = {}) {
       shown = false
     }
   }
+}
+
+/**
+ * What one finished run measured, in a few words: "29.93 req/s", "29.93 req/s, 3 failed requests",
+ * "failed: <its error code>", "interrupted".
+ * @param {import('../types.js').RunRecord} record
+ * @returns {string}
+ */
+export function runOutcome (record) {
+  if (record.error) return `failed: ${record.error.code}`
+  if (!record.load) return 'nothing measured'
+  if (record.load.aborted) return 'interrupted'
+  const failed = record.load.failedRequests
+  return `${formatNumber(record.load.requestsPerSecond)} req/s${failed ? `, ${failed} failed requests` : ''}`
 }
 
 /**

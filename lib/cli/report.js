@@ -1,16 +1,18 @@
-// syncbench report <results.json>: report.html, charts/*.png and summary.md from a results file,
+// syncbench report <results.json|folder>: report.html, charts/*.png and summary.md from a results file,
 // with no network and no browser; the sweeps' text charts on stdout.
 import path from 'node:path'
 import { parseCommandArgs } from '../args.js'
 import { InvalidOptionError, MissingArgumentError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
 import { readResultsFile } from '../run/results-writer.js'
+import { resultsFileOf } from '../run/results-path.js'
 import { checkResults } from '../report/check-results.js'
 import { textCharts } from '../report/text-chart.js'
 
 export const help = `Usage: syncbench report <results.json> [options]
 
-Render the report of a results file (what syncbench run wrote, or any file of the same schema):
+Render the report of a results file (what syncbench run wrote, or any file of the same schema; the
+folder syncbench run wrote stands for its results.json: syncbench report results/<timestamp>):
   report.html    one self-contained page: the machine, the seeds' tables, every chart and every
                  run's details; no script, no external request, readable on a phone
   charts/*.png   each chart as a PNG for READMEs and blog posts
@@ -52,9 +54,10 @@ async function report (argv, io, signal) {
     io.stdout.write(help)
     return 0
   }
-  const results = await readResultsFile(options.file)
-  checkResults(results, options.file)
-  const outDir = path.resolve(options.out ?? path.dirname(options.file))
+  const file = await resultsFileOf(options.file)
+  const results = await readResultsFile(file)
+  checkResults(results, file)
+  const outDir = path.resolve(options.out ?? path.dirname(file))
   const paint = painter(io.stdout, io.env)
   if (!options.quiet) {
     const text = textCharts(results)

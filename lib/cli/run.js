@@ -1,11 +1,11 @@
-// syncbench run: the seed experiments (or any experiment) with a fresh server per run, the ab report
-// of every run, the seeds' own tables with this machine's numbers, a verdict per experiment, and
-// results/<timestamp>/{results.json,summary.md,report.html,charts/}.
+// syncbench run: the seed experiments (or any experiment) with a fresh server per run, progress while
+// it runs, then the answer in about one screen: the seeds' own tables with this machine's numbers, a
+// verdict per experiment and the articles' figures beside them; results/<timestamp>/{results.json,
+// summary.md,report.html,charts/,runs/} (runs/: the ab report of every run, on stdout with --verbose).
 import path from 'node:path'
 import { parseCommandArgs, integerOption } from '../args.js'
 import { InvalidUrlError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
-import { formatAbReport } from '../load/ab-report.js'
 import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload } from '../run/experiment-loader.js'
 import { defaultExperiments } from '../run/experiments.js'
 import { runExperiments } from '../run/runner.js'
@@ -19,17 +19,23 @@ import { textCharts } from '../report/text-chart.js'
 import { createProgress } from './progress.js'
 import { killChildren } from '../run/children.js'
 import { loadOptionRule } from '../load/options.js'
+import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
+import { compareWithArticles, articleTable, REPRODUCE_RULE } from '../report/articles.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
-Run experiments, each configuration in a fresh server process, and print the ab report of every run,
-the seed articles' tables with this machine's numbers and one verdict line per experiment.
-With no experiment: ${defaultExperiments.join(' and ')} (what npm start runs).
+Run experiments, each configuration in a fresh server process, then print the seed articles' tables
+with this machine's numbers, one verdict line per experiment and the articles' own figures beside
+this machine's. The ab report of every run goes to <out>/runs/<run>.txt (on stdout with --verbose).
+With no experiment: ${defaultExperiments.join(' and ')} (what npm start runs); "all" runs every
+built-in experiment.
 
 Options:
   --list                 list the built-in experiments and exit
   --experiment <file>    run your own experiment definition (.js default export or .json); repeatable
   --workload <file>      serve and compare the handler functions a module exports (sync(req), async(req), ...)
+  --baseline <name>      with --workload: the handler the others are compared with (default sync, else
+                         the first one)
   --runs <n>             repeat every configuration n times, interleaved (default: the experiment's
                          own, 2 for seed-bcrypt and 5 for seed-readfile, else 1); n >= 2 gives
                          95% confidence intervals and Welch t-test p-values
@@ -40,20 +46,23 @@ Options:
   --target <url>         load a server already running there instead of starting one per run; it
                          stands for one server, so only configurations that share one are accepted
                          (seed-bcrypt, the lab's sweeps; not seed-readfile's three servers)
-  --out <dir>            where results.json, summary.md, report.html and charts/*.png go
+  --out <dir>            where results.json, summary.md, runs/*.txt, report.html and charts/*.png go
                          (default results/<timestamp>)
   --no-report            write only results.json and summary.md (no report.html, no charts/)
   --no-calibrate         skip timing one operation alone (no ceiling in the verdict)
   --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
                          404 on purpose); without it such a run is marked invalid, left out of every
                          figure and ratio, and syncbench run exits 1 naming it
-  -q, --quiet            print only the tables, their text charts and the verdicts: no per-run ab
-                         report, no progress
+  -v, --verbose          also print the ab report of every run on stdout as it ends
+  -q, --quiet            print only the tables, their text charts and the verdicts: no progress
   -h, --help             show this help
 
-Progress (run, runs left, ETA) goes to stderr when it is a terminal. Ctrl-C stops after the current
-run's partial measurement, keeps everything measured so far in results.json, writes the summary and
-exits 130; a second Ctrl-C ends syncbench at once (results.json keeps the runs finished before).
+Progress goes to stderr: on a terminal one line (run, runs left, ETA) rewritten in place, elsewhere
+one line per finished run with its requests per second.
+
+Ctrl-C stops after the current run's partial measurement, keeps everything measured so far in
+results.json, writes the summary and exits 130; a second Ctrl-C ends syncbench at once (results.json
+keeps the runs finished before).
 `
 
 /**
@@ -68,9 +77,10 @@ export async function main (argv, io) {
     return 0
   }
   if (options.list) {
-    const list = listExperiments()
+    const list = [...listExperiments().map((e) => ({ name: e.name, description: e.description + (defaultExperiments.includes(e.name) ? ' (default)' : '') })),
+      { name: 'all', description: 'every experiment above, one after the other' }]
     const width = Math.max(...list.map((e) => e.name.length))
-    io.stdout.write(list.map((e) => `${e.name.padEnd(width)}  ${e.description}${defaultExperiments.includes(e.name) ? ' (default)' : ''}`).join('\n') + '\n')
+    io.stdout.write(list.map((e) => `${e.name.padEnd(width)}  ${e.description}`).join('\n') + '\n')
     return 0
   }
   const cwd = process.cwd()
@@ -98,14 +108,28 @@ export async function main (argv, io) {
   process.on('SIGINT', onSigint)
   try {
     const outcome = await measure({ options, experiments, engine, outDir, argv, io, signal: controller.signal })
-    return await report({ outcome, outDir, cwd, io, html: options.report })
+    return await report({ outcome, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report })
   } finally {
     process.off('SIGINT', onSigint)
   }
 }
 
 /**
- * The runs, with the ab report of each on stdout as it ends and progress on stderr.
+ * How a path inside the output folder is shown: under the --out the user gave, spelled as given
+ * (`--out /abs/dir` -> /abs/dir/results.json, never ../../abs/dir/...), else relative to cwd.
+ * @param {string|undefined} out
+ * @param {string} outDir its absolute path
+ * @param {string} cwd
+ * @returns {(file: string) => string}
+ */
+export function shownPath (out, outDir, cwd) {
+  if (out) return (file) => path.join(out, path.relative(outDir, file))
+  return (file) => path.relative(cwd, file) || file
+}
+
+/**
+ * The runs: the ab report of each into runs/<run>.txt as it ends (and on stdout with --verbose),
+ * progress on stderr.
  * @param {object} o
  * @param {RunArgs} o.options
  * @param {import('../run/experiment-loader.js').Experiment[]} o.experiments
@@ -118,8 +142,13 @@ export async function main (argv, io) {
 async function measure ({ options, experiments, engine, outDir, argv, io, signal }) {
   const paint = painter(io.stdout, io.env)
   const progress = createProgress(io.stderr, { quiet: options.quiet })
+  const runReports = createRunReports(outDir)
+  /** @type {Promise<unknown>[]} */
+  const writes = []
+  /** @type {Error|null} */
+  let writeError = null
   try {
-    return await runExperiments({
+    const outcome = await runExperiments({
       experiments,
       runs: options.runs,
       // the runner's options type an engine's run() as taking any object; getEngine's take LoadOptions
@@ -135,15 +164,17 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       onEvent (e) {
         const event = /** @type {import('./progress.js').RunEvent} */ (e)
         progress.event(event)
-        if (event.type === 'run-end' && !options.quiet && event.record.load) {
-          const r = event.record
-          const load = event.record.load
-          io.stdout.write(paint('bold', `\n=== ${r.id}: ${load.document.path} -c ${load.concurrency} -n ${load.options.requests}${load.options.keepAlive ? ' -k' : ''} (${r.engine}) ===`) + '\n')
-          // Runs never send a body: ab prints no "Total body sent" lines then.
-          io.stdout.write(formatAbReport(load, { sendBody: false }).replace(/^\n+/, ''))
-        }
+        if (event.type !== 'run-end') return
+        // Written in the order runs end (createRunReports chains them); the first failure is reported once.
+        writes.push(runReports.write(event.record).then(({ text }) => {
+          if (!options.verbose) return
+          const [head, ...rest] = text.split('\n')
+          io.stdout.write('\n' + paint('bold', head) + '\n' + rest.join('\n'))
+        }, (err) => { writeError ??= err }))
       }
     })
+    await Promise.all(writes)
+    return { ...outcome, error: outcome.error ?? writeError }
   } finally {
     progress.done()
   }
@@ -154,12 +185,12 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
  * @param {object} o
  * @param {Awaited<ReturnType<typeof runExperiments>>} o.outcome
  * @param {string} o.outDir
- * @param {string} o.cwd
+ * @param {(file: string) => string} o.shown how a path is printed (shownPath)
  * @param {import('./output.js').Io} o.io
  * @param {boolean} o.html
  * @returns {Promise<number>}
  */
-async function report ({ outcome, outDir, cwd, io, html: withHtml }) {
+async function report ({ outcome, outDir, shown, io, html: withHtml }) {
   const paint = painter(io.stdout, io.env)
   const { results, file, interrupted, error, invalid } = outcome
   const summaries = summarizeResults(results)
@@ -171,11 +202,16 @@ async function report ({ outcome, outDir, cwd, io, html: withHtml }) {
   }
   const charts = textCharts(results)
   if (charts) io.stdout.write('\n' + charts + '\n')
+  const articles = compareWithArticles(results, summaries)
+  for (const seed of articles) {
+    io.stdout.write('\n' + renderText(articleTable(seed)))
+    io.stdout.write(paint('bold', wrap(seed.line, 100)) + '\n')
+  }
+  if (articles.length) io.stdout.write(paint('dim', wrap(REPRODUCE_RULE, 100)) + '\n')
   const written = await writeReport(results, outDir, { summaries, html: withHtml })
   for (const w of written.warnings) io.stderr.write(`syncbench run: warning: ${w}\n`)
-  /** @param {string} f */
-  const rel = (f) => path.relative(cwd, f) || f
-  io.stderr.write(`syncbench run: results in ${rel(file)}, ${rel(written.summary)}${written.html ? `, ${rel(written.html)}` : ''}${interrupted ? ' (interrupted: partial)' : ''}\n`)
+  const runsDir = results.runs.length ? `, ${shown(path.join(outDir, RUNS_DIR))}${path.sep}` : ''
+  io.stderr.write(`syncbench run: results in ${shown(file)}, ${shown(written.summary)}${written.html ? `, ${shown(written.html)}` : ''}${runsDir}${interrupted ? ' (interrupted: partial)' : ''}\n`)
   const failures = [error, written.error].filter((err) => err !== null)
   for (const err of failures) io.stderr.write(`syncbench run: ${err.message}\n`)
   if (invalid.length > 0) io.stderr.write(`syncbench run: ${describeInvalid(invalid)}\n`)
@@ -196,6 +232,26 @@ export function describeInvalid (invalid) {
 }
 
 /**
+ * Words wrapped at `width` columns (a word longer than that keeps its own line).
+ * @param {string} text
+ * @param {number} width
+ * @returns {string}
+ */
+export function wrap (text, width) {
+  const lines = []
+  let current = ''
+  for (const word of text.split(' ')) {
+    if (current && current.length + 1 + word.length > width) {
+      lines.push(current)
+      current = word
+    } else {
+      current = current ? `${current} ${word}` : word
+    }
+  }
+  return [...lines, current].join('\n')
+}
+
+/**
  * @param {RunArgs} options
  * @param {string} cwd
  * @returns {Promise<import('../run/experiment-loader.js').Experiment[]>}
@@ -204,7 +260,7 @@ async function resolveExperiments (options, cwd) {
   const list = []
   for (const name of options.names) list.push(...(name === 'all' ? listExperiments() : [builtinExperiment(name)]))
   for (const file of options.experimentFiles) list.push(...await loadExperimentFile(file, cwd))
-  if (options.workload) list.push(await loadWorkload(options.workload, cwd))
+  if (options.workload) list.push(await loadWorkload(options.workload, cwd, { baseline: options.baseline }))
   if (list.length === 0) list.push(...defaultExperiments.map(builtinExperiment))
   return list
 }
@@ -236,6 +292,7 @@ export function parseRunArgs (argv) {
     list: { type: 'boolean' },
     experiment: { type: 'string', multiple: true },
     workload: { type: 'string' },
+    baseline: { type: 'string' },
     runs: { type: 'string' },
     requests: { type: 'string', short: 'n' },
     concurrency: { type: 'string', short: 'c' },
@@ -246,6 +303,7 @@ export function parseRunArgs (argv) {
     'no-report': { type: 'boolean' },
     'allow-errors': { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
+    verbose: { type: 'boolean', short: 'v' },
     help: { type: 'boolean', short: 'h' }
   })
   const { values, positionals } = parsed
@@ -255,6 +313,7 @@ export function parseRunArgs (argv) {
     names: positionals,
     experimentFiles: values.experiment ?? [],
     workload: values.workload,
+    baseline: values.baseline,
     runs: integerOption('--runs', values.runs, 1, 1000),
     requests: loadOverride('-n', values.requests, 'requests', RUN_MAX_REQUESTS),
     concurrency: loadOverride('-c', values.concurrency, 'concurrency'),
@@ -264,8 +323,11 @@ export function parseRunArgs (argv) {
     calibrate: !values['no-calibrate'],
     report: !values['no-report'],
     allowErrors: Boolean(values['allow-errors']),
-    quiet: Boolean(values.quiet)
+    quiet: Boolean(values.quiet),
+    // -q is the shortest output there is: it wins over --verbose
+    verbose: Boolean(values.verbose) && !values.quiet
   }
+  if (options.baseline !== undefined && options.workload === undefined) throw invalidOption('--baseline', options.baseline, 'applies to --workload only (an experiment file sets its own baseline)')
   if (!engineNames.includes(options.engine)) throw invalidOption('--engine', options.engine, `must be one of ${engineNames.join(', ')}`)
   if (options.target !== undefined) {
     let url

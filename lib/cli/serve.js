@@ -35,9 +35,8 @@ Options:
   --pool-size <n>     lab: worker threads of the worker strategy, piscina (default: CPU count)
   -h, --help          show this help
 
-Options an app does not use (--framework for seed-bcrypt, ...) are accepted and ignored, except --only
-and --delay (seed-readfile only), so a runner
-can pass the same options to every app.
+Options an app does not use (--framework for seed-bcrypt, ...) are accepted and ignored, so a runner
+can pass the same options to every app; --only and --delay are the exceptions (seed-readfile only).
 
 Every server also answers GET /__syncbench/metrics (the process's measurement window as JSON;
 ?reset=1 starts a new window) and GET /__syncbench/env (Node, V8, libuv, UV_* variables, CPU).

@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { readFile, stat } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
-import { ExperimentError, InvalidOptionError, firstLine, systemCode } from '../errors.js'
+import { ExperimentError, InvalidOptionError, firstLine, invalidOption, systemCode } from '../errors.js'
 import { experiments as builtins } from './experiments.js'
 import { workloadHandlerNames } from './runner.js'
 import { LOAD_AXES } from './plan.js'
@@ -64,7 +64,7 @@ export function listExperiments () {
 export function builtinExperiment (name) {
   const found = builtins.find((e) => e.name === name)
   if (!found) {
-    throw new ExperimentError(`unknown experiment "${name}" (try: ${builtins.map((e) => e.name).join(', ')}; see syncbench run --list)`)
+    throw new ExperimentError(`unknown experiment "${name}" (try: ${[...builtins.map((e) => e.name), 'all'].join(', ')}; see syncbench run --list)`)
   }
   return found
 }
@@ -99,18 +99,25 @@ export async function loadExperimentFile (file, cwd) {
  * function, named after it).
  * @param {string} file
  * @param {string} cwd
+ * @param {{ baseline?: string }} [options] baseline: the handler the others are compared with (--baseline;
+ *        default sync, else the first export); it must be one of the module's handlers
  * @returns {Promise<Experiment>}
  */
-export async function loadWorkload (file, cwd) {
+export async function loadWorkload (file, cwd, { baseline } = {}) {
   const abs = await existingFile('--workload', file, cwd)
-  // A module namespace lists its exports alphabetically: put the usual baseline, sync, first.
-  const names = (await workloadHandlerNames(abs, file)).sort((a, b) => Number(b === 'sync') - Number(a === 'sync'))
+  const exported = await workloadHandlerNames(abs, file)
+  if (baseline !== undefined && !exported.includes(baseline)) {
+    throw invalidOption('--baseline', baseline, `must be one of the handlers ${file} exports: ${exported.join(', ')}`)
+  }
+  const first = baseline ?? (exported.includes('sync') ? 'sync' : exported[0])
+  // A module namespace lists its exports alphabetically: put the baseline (usually sync) first.
+  const names = [...exported].sort((a, b) => Number(b === first) - Number(a === first))
   return validateExperiment({
     name: 'workload',
     title: `Your handlers: ${path.basename(abs)}`,
     description: `${names.join(', ')} from ${file}`,
     table: 'generic',
-    baseline: names.includes('sync') ? 'sync' : names[0],
+    baseline: first,
     server: { workload: abs },
     load: { requests: 200, concurrency: 10, keepAlive: true },
     variants: names.map((n) => ({ label: n, path: `/${encodeURIComponent(n)}`, config: { strategy: n, workload: path.basename(abs) } }))

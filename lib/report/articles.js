@@ -1,0 +1,305 @@
+// The seed articles' own published figures beside this machine's, and whether each article's
+// conclusion reproduces here, with the reason where it does not (the README's "What the numbers mean",
+// worded from this results file: its cores, its calibration, its memory figures). A pure function of a
+// ResultsFile, for the terminal, summary.md and report.html alike.
+//
+// The rule for "reproduces" (REPRODUCE_RULE below says it in one sentence for the outputs):
+//   - a "faster" claim (the article measured X at r times Y, r > 1) reproduces when X's mean req/s is
+//     above Y's here and the two-sided Welch t-test over the runs gives p < 0.05: same direction,
+//     and not noise. Its size is shown, not judged: it depends on the cores (see the reasons).
+//     Without a p-value (one run each) it is "not shown", never "reproduces".
+//   - a "no gain" claim (the article measured X at about Y: fake async's 27.10 vs 26.50) reproduces
+//     unless X is faster here by 10% or more with p < 0.05: 10% is the article's own scale of a
+//     difference that matters ("ce n'est pas juste 10% de différence"), and a gain that noise can
+//     explain is no gain. Without a p-value the 10% alone decides.
+// When lib/run/stats.js gives the ratio's confidence interval, "faster" can move to "the ratio's 95% CI
+// lies above 1" and "no gain" to "the CI lies below 1.10"; the outcomes will rarely differ.
+import { welchTTest } from '../run/stats.js'
+import { rps } from '../run/summarize.js'
+import { formatP } from './verdicts.js'
+import { MIB } from '../format.js'
+
+/** The significance level of a "faster" claim. */
+export const ALPHA = 0.05
+/** A "no gain" claim holds while X stays below (1 + NO_GAIN_MARGIN) x Y. */
+export const NO_GAIN_MARGIN = 0.10
+
+/** The rule above in one sentence, for the outputs that show the reproduce lines. */
+export const REPRODUCE_RULE = 'How "reproduces" is decided: a "faster" conclusion reproduces when the same side is faster here ' +
+  `with a Welch p < ${ALPHA}; a "no gain" one unless the gain here is ${Math.round(NO_GAIN_MARGIN * 100)}% or more with p < ${ALPHA}.`
+
+/**
+ * @typedef {object} Claim
+ * @property {'faster'|'no-gain'} kind
+ * @property {string} subject    the configuration the claim is about (a label of the experiment)
+ * @property {string} baseline   the one it is measured against
+ * @property {string} text       the conclusion, in the article's words where it has some
+ */
+
+/**
+ * @typedef {object} Article
+ * @property {string} seed       '001', '002': the file in the seeds folder
+ * @property {string} table      the experiments' `table` that reproduces this article
+ * @property {string} author
+ * @property {number} year
+ * @property {string} title
+ * @property {string} [url]
+ * @property {{ requests: number, concurrency: number, keepAlive: boolean }} load   the article's ab command
+ * @property {Record<string, number>} figures   label -> the article's "Requests per second"
+ * @property {Claim[]} claims
+ */
+
+/**
+ * The articles, their figures as published (ab's "Requests per second" lines).
+ * @type {Article[]}
+ */
+export const ARTICLES = [
+  {
+    seed: '001',
+    table: 'seed-001',
+    author: 'Jino Antony',
+    year: 2020,
+    title: 'Async vs Sync NodeJs: A Simple Benchmark',
+    url: 'https://jinoantony.com/blog/async-vs-sync-nodejs-a-simple-benchmark',
+    load: { requests: 250, concurrency: 20, keepAlive: true },
+    figures: { sync: 10.75, async: 24.65 },
+    claims: [
+      { kind: 'faster', subject: 'async', baseline: 'sync', text: 'async mode performs better than sync mode' }
+    ]
+  },
+  {
+    seed: '002',
+    table: 'seed-002',
+    author: 'naholyr',
+    year: 2012,
+    title: 'Benchmark Node.JS: méthodes synchrones ou asynchrones ?',
+    load: { requests: 1000, concurrency: 100, keepAlive: false },
+    figures: { readFile: 71.15, readFileSync: 26.50, 'fake async': 27.10 },
+    claims: [
+      { kind: 'faster', subject: 'readFile', baseline: 'readFileSync', text: 'readFile serves about 3 times what readFileSync does' },
+      { kind: 'no-gain', subject: 'fake async', baseline: 'readFileSync', text: 'setTimeout(readFileSync) gains nothing over readFileSync' }
+    ]
+  }
+]
+
+/**
+ * @typedef {object} ClaimResult
+ * @property {Claim['kind']} kind
+ * @property {string} subject
+ * @property {string} baseline
+ * @property {string} text
+ * @property {number} articleRatio    the article's subject / baseline req/s
+ * @property {number} ratio           this machine's mean req/s ratio; NaN when a side has no measured run
+ * @property {number} p               two-sided Welch p-value of the runs' req/s; NaN with fewer than 2 runs a side
+ * @property {string} stars
+ * @property {boolean} reproduces
+ * @property {'reproduces'|'opposite'|'no-difference'|'no-p-value'|'gain'|'not-measured'} status
+ *           why not, when it does not: 'opposite' the baseline is significantly faster, 'no-difference'
+ *           p >= ALPHA, 'no-p-value' fewer than 2 runs a side, 'gain' (no-gain claims) 10% or more faster
+ *           with p < ALPHA (or without a p-value)
+ * @property {string} why             the reason, from this machine's figures
+ */
+
+/**
+ * @typedef {object} ArticleComparison
+ * @property {string} experiment        the experiment of this results file that reproduces the article
+ * @property {Article} article
+ * @property {{ label: string, article: number, here: import('../run/stats.js').Summary|null }[]} rows
+ * @property {ClaimResult[]} claims
+ * @property {'reproduces'|'partly'|'does not reproduce'} outcome
+ * @property {string|null} loadNote     set when this machine's load differs from the article's command
+ * @property {string} line              one line: whether the conclusion reproduces here, and why not where it does not
+ */
+
+/**
+ * For every experiment of `results` that reproduces a seed article (its `table` is the article's and it
+ * has the article's configurations), the article's figures, this machine's, and whether each of the
+ * article's conclusions reproduces here.
+ * @param {import('../types.js').ResultsFile} results
+ * @param {import('../run/summarize.js').ExperimentSummary[]} summaries  summarizeExperiments(results) (or summarizeResults)
+ * @returns {ArticleComparison[]}
+ */
+export function compareWithArticles (results, summaries) {
+  /** @type {ArticleComparison[]} */
+  const out = []
+  for (const summary of summaries) {
+    const article = ARTICLES.find((a) => a.table === summary.table)
+    if (!article) continue
+    const byLabel = new Map(summary.rows.map((r) => [r.label, r]))
+    if (!Object.keys(article.figures).every((label) => byLabel.has(label))) continue
+    const rows = Object.entries(article.figures).map(([label, figure]) => {
+      const row = /** @type {import('../run/summarize.js').Row} */ (byLabel.get(label))
+      return { label, article: figure, here: row.runs.length ? row.figures.requestsPerSecond : null }
+    })
+    if (rows.every((r) => r.here === null)) continue
+    const context = machine(results, summary)
+    const claims = article.claims.map((claim) => judge(claim, article, summary, context))
+    const held = claims.filter((c) => c.reproduces).length
+    /** @type {ArticleComparison['outcome']} */
+    const outcome = held === claims.length ? 'reproduces' : held === 0 ? 'does not reproduce' : 'partly'
+    const loadNote = describeLoad(summary, article)
+    out.push({ experiment: summary.name, article, rows, claims, outcome, loadNote, line: line(article, outcome, claims, loadNote) })
+  }
+  return out
+}
+
+/**
+ * The comparison as a table (lib/report/tables.js's shape: renderText for the terminal,
+ * renderMarkdownTable for summary.md): one row per configuration, then one per claim's ratio.
+ * @param {ArticleComparison} c
+ * @returns {import('./tables.js').Table}
+ */
+export function articleTable (c) {
+  const { article } = c
+  const withCi = c.rows.some((r) => r.here && r.here.ciHalfWidth >= 0)
+  const rows = c.rows.map((r) => [
+    r.label,
+    r.article.toFixed(2),
+    r.here ? r.here.mean.toFixed(2) : 'n/a',
+    ...(withCi ? [r.here && r.here.ciHalfWidth >= 0 ? `${r.here.ciLow.toFixed(2)}..${r.here.ciHigh.toFixed(2)}` : ''] : [])
+  ])
+  for (const claim of c.claims) {
+    rows.push([
+      `${claim.subject} / ${claim.baseline}`,
+      `${claim.articleRatio.toFixed(2)}x`,
+      Number.isFinite(claim.ratio) ? `${claim.ratio.toFixed(2)}x` : 'n/a',
+      ...(withCi ? [formatP(claim)] : [])
+    ])
+  }
+  return {
+    title: `${c.experiment}: seed ${article.seed} (${article.author}, ${article.year}) beside this machine, requests per second`,
+    columns: ['Configuration', 'article', 'here', ...(withCi ? ['here 95% CI / p'] : [])],
+    align: ['left', 'right', 'right', ...(withCi ? /** @type {const} */ (['right']) : [])],
+    rows
+  }
+}
+
+/**
+ * What the reasons need to know about this machine and this run.
+ * @typedef {object} Machine
+ * @property {number} cores               usable cores (the calibration's, else os.availableParallelism())
+ * @property {number} pool                libuv threads (UV_THREADPOOL_SIZE, default 4)
+ * @property {number|null} opMs           one operation timed alone, when calibrated
+ * @property {Map<string, number>} peakRss  label -> peak RSS in bytes, where server metrics exist
+ */
+
+/**
+ * @param {import('../types.js').ResultsFile} results
+ * @param {import('../run/summarize.js').ExperimentSummary} summary
+ * @returns {Machine}
+ */
+function machine (results, summary) {
+  const run = summary.rows.flatMap((r) => r.runs).find((r) => r.serverEnv)
+  const poolEnv = run?.serverEnv?.uvThreadpoolSize ?? results.environment?.uvThreadpoolSize ?? null
+  const pool = Number(poolEnv) > 0 ? Number(poolEnv) : 4
+  /** @type {Map<string, number>} */
+  const peakRss = new Map()
+  for (const r of summary.rows) if (r.server) peakRss.set(r.label, r.server.peakRssBytes)
+  return {
+    cores: summary.calibration?.usableCores ?? results.environment?.cpuCount ?? 1,
+    pool,
+    opMs: summary.calibration?.opMs ?? null,
+    peakRss
+  }
+}
+
+/**
+ * @param {Claim} claim
+ * @param {Article} article
+ * @param {import('../run/summarize.js').ExperimentSummary} summary
+ * @param {Machine} m
+ * @returns {ClaimResult}
+ */
+function judge (claim, article, summary, m) {
+  const subject = summary.rows.find((r) => r.label === claim.subject)
+  const base = summary.rows.find((r) => r.label === claim.baseline)
+  const articleRatio = article.figures[claim.subject] / article.figures[claim.baseline]
+  const measured = subject && base && subject.runs.length > 0 && base.runs.length > 0 && base.figures.requestsPerSecond.mean > 0
+  const ratio = measured ? subject.figures.requestsPerSecond.mean / base.figures.requestsPerSecond.mean : NaN
+  const test = measured ? welchTTest(rps(subject.runs), rps(base.runs)) : { p: NaN, stars: '' }
+  /** @type {ClaimResult['status']} */
+  let status
+  if (!measured) status = 'not-measured'
+  else if (claim.kind === 'no-gain') status = ratio < 1 + NO_GAIN_MARGIN || test.p >= ALPHA ? 'reproduces' : 'gain'
+  else if (!(test.p >= 0)) status = 'no-p-value'
+  else if (test.p >= ALPHA) status = 'no-difference'
+  else status = ratio > 1 ? 'reproduces' : 'opposite'
+  const result = { ...claim, articleRatio, ratio, p: test.p, stars: test.stars, reproduces: status === 'reproduces', status, why: '' }
+  result.why = reason(result, article, m)
+  return result
+}
+
+/**
+ * The reason, in the README's words, from this machine's figures.
+ * @param {ClaimResult} c
+ * @param {Article} article
+ * @param {Machine} m
+ * @returns {string}
+ */
+function reason (c, article, m) {
+  if (c.status === 'not-measured') return `no run of ${c.subject} or ${c.baseline} was measured`
+  if (c.status === 'no-p-value') return 'one run each gives no p-value: run with --runs 2 or more'
+  const key = `${article.seed}:${c.subject}`
+  if (key === '001:async') {
+    const lanes = Math.min(m.pool, m.cores)
+    const gain = `the gain is the cores async lets bcrypt use, not "async is faster": hashSync hashes one at a time on the main thread, hash runs min(${m.pool} pool threads, ${m.cores} cores) = ${lanes} at once`
+    if (c.reproduces) return `${gain}, so at most ${lanes}x here; the article's ${c.articleRatio.toFixed(2)}x fits a machine with 3 or more cores`
+    if (lanes < 2) return `${gain}: with one lane async keeps the event loop responsive but adds no throughput`
+    return `${gain}, so up to ${lanes}x is possible here; a busy machine starves the async runs most (they need the second core): run again, with more --runs`
+  }
+  if (key === '002:readFile') {
+    const read = m.opMs === null ? 'a read is a memory copy' : `a read is a ${formatMs(m.opMs)} ms memory copy (timed alone)`
+    const rssA = m.peakRss.get('readFile')
+    const rssS = m.peakRss.get('readFileSync')
+    const memory = rssA !== undefined && rssS !== undefined ? ` (peak RSS ${Math.round(rssA / MIB)} MiB against ${Math.round(rssS / MIB)} MiB)` : ''
+    if (c.reproduces) return `the thread pool overlaps the reads (and any disk waits) that readFileSync does one at a time on the main thread, here with ${m.cores} cores`
+    return `in ${article.year} a disk was the bottleneck and the thread pool overlapped its waits; here the file sits in the page cache, ${read}, the CPU is the bottleneck, and each fs.readFile costs several thread-pool reads and callbacks and holds its own buffer${memory}`
+  }
+  if (key === '002:fake async') {
+    const noise = c.ratio >= 1 + NO_GAIN_MARGIN ? ` (the ${Math.round((c.ratio - 1) * 100)}% here is within the noise)` : ''
+    if (c.reproduces) return `setTimeout(fn, 0) runs the same readFileSync on the same main thread a moment later: the work on that thread, and so the throughput, are unchanged${noise}`
+    return 'setTimeout only defers the same read on the same thread, so a gain this size is unexpected: short runs vary by up to ±20%, run again with more --runs'
+  }
+  // A claim without its own explanation: the status says it all.
+  return c.status === 'reproduces' ? '' : c.status === 'opposite' ? `${c.baseline} is significantly faster here` : 'no significant difference here'
+}
+
+/**
+ * "seed 001 (Jino Antony, 2020) reproduces: async performs better than sync here too (1.98x, p = 0.000282 ***;
+ * the article 2.29x): the gain is the cores..."
+ * @param {Article} article
+ * @param {ArticleComparison['outcome']} outcome
+ * @param {ClaimResult[]} claims
+ * @param {string|null} loadNote
+ */
+function line (article, outcome, claims, loadNote) {
+  const parts = claims.map((c) => {
+    const here = Number.isFinite(c.ratio) ? `${c.ratio.toFixed(2)}x here, ${formatP(c)}` : 'not measured here'
+    const verb = c.reproduces ? 'holds' : c.status === 'no-p-value' ? 'is not shown' : 'does not hold'
+    return `"${c.text}" ${verb} (${here}; ${c.articleRatio.toFixed(2)}x in the article)${c.why ? `: ${c.why}` : ''}`
+  })
+  return `seed ${article.seed} (${article.author}, ${article.year}) ${outcome === 'partly' ? 'partly reproduces' : outcome}: ${parts.join('. ')}.${loadNote ? ` ${loadNote}` : ''}`
+}
+
+/**
+ * A note when this machine's load is not the article's command (-n, -c, -k): the figures are then not
+ * like for like, although the conclusions may still be compared.
+ * @param {import('../run/summarize.js').ExperimentSummary} summary
+ * @param {Article} article
+ * @returns {string|null}
+ */
+function describeLoad (summary, article) {
+  const run = summary.rows.flatMap((r) => r.runs)[0]
+  if (!run) return null
+  const here = { requests: run.load.options.requests ?? run.load.completeRequests, concurrency: run.load.concurrency, keepAlive: Boolean(run.load.options.keepAlive) }
+  const a = article.load
+  if (here.requests === a.requests && here.concurrency === a.concurrency && here.keepAlive === a.keepAlive) return null
+  /** @param {typeof a} l */
+  const ab = (l) => `ab${l.keepAlive ? ' -k' : ''} -c ${l.concurrency} -n ${l.requests}`
+  return `(Measured with ${ab(here)}, the article with ${ab(a)}: the req/s are not like for like.)`
+}
+
+/** @param {number} ms */
+function formatMs (ms) {
+  return ms >= 10 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(1) : ms.toFixed(2)
+}
