@@ -97,9 +97,12 @@ function headline (r) {
 function answerSection (r, experiments, summaries, articles) {
   const e = /** @type {Partial<import('../types.js').Environment>} */ (r.environment ?? {})
   const runs = describeRuns(r)
+  // with --target syncbench started no server: say where it measured
+  const target = summaries?.find((s) => s.target)?.target
+  const where = target ? `against --target ${esc(target)}` : 'each against a fresh server process'
   const out = ['<section id="answer" class="answer"><h2>The answer</h2>',
     `<p>syncbench measured ${experiments} experiment${experiments === 1 ? '' : 's'} on this machine (${esc(e.cpuModel)}, ${esc(e.cpuCount)} usable cores, ` +
-    `Node ${esc(e.node)}): ${esc(runs)} run${runs === '1' ? '' : 's'} per configuration, each against a fresh server process, measuring requests per second ` +
+    `Node ${esc(e.node)}): ${esc(runs)} run${runs === '1' ? '' : 's'} per configuration, ${where}, measuring requests per second ` +
     '(with 95% confidence intervals where runs repeat), the latency of each request and the server\'s event loop, CPU and memory.' +
     `${r.finishedAt ? '' : ' <span class="partial">The run did not finish: these are partial results.</span>'}</p>`]
   for (const a of articles) out.push(`<p>${esc(seedSentence(a))}</p>`)
