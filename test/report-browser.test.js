@@ -1,6 +1,7 @@
 // report.html in a real browser: Debian's chromium driven by playwright-core opens the file from disk,
-// and the page must make no request but itself, log no console error, draw every chart with marks,
-// and fit a phone's width. Screenshots go to the test's temp folder (kept when SYNCBENCH_KEEP_SHOTS
+// and the page must make no request but itself, log no console error, draw every chart with marks (the
+// server-over-time charts too), open with the answer before any table, label its reference lines on the
+// line, need no horizontal scrolling of the page or of any table at 1280 px, and fit a phone's width. Screenshots go to the test's temp folder (kept when SYNCBENCH_KEEP_SHOTS
 // names a folder to copy them to).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -13,6 +14,43 @@ import { chartsFor } from '../lib/report/charts.js'
 import { loadFixture, tempDir } from './fixtures/report-helpers.js'
 
 const CHROMIUM = '/usr/bin/chromium'
+const MIB = 1024 * 1024
+
+/** The fixture, with a server series on seed-bcrypt's runs: sync's loop stops for 1 s, async's never does. */
+function fixtureWithSeries () {
+  const results = loadFixture()
+  for (const run of results.runs) {
+    if (run.experiment !== 'seed-bcrypt' || !run.server) continue
+    run.server.series = {
+      intervalMs: 100,
+      t: [100, 200, 300, 1300, 1400, 1500],
+      loopDelayMaxMs: [1, 3, 2, run.label === 'sync' ? 1000 : 2, 4, 1],
+      cpuPercent: [20, 98, 99, 100, 60, 10],
+      rssBytes: [60, 61, 62, 64, 64, 63].map((v) => v * MIB)
+    }
+  }
+  return results
+}
+
+/** Runs in the page: the answer's place, the reference lines' words, and what would scroll sideways. */
+function inspectPage () {
+  const top = (el) => el ? el.getBoundingClientRect().top + window.scrollY : NaN
+  const answer = document.querySelector('#answer')
+  return {
+    answerTop: top(answer),
+    answerText: answer?.innerText ?? '',
+    firstTableTop: top(document.querySelector('table')),
+    pageOverflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    // a table's box scrolls when its table is wider than the box
+    scrolling: [...document.querySelectorAll('.scroll')].filter((box) => box.scrollWidth > box.clientWidth)
+      .map((box) => `${box.querySelector('caption')?.textContent}: ${box.scrollWidth} > ${box.clientWidth}`),
+    tables: document.querySelectorAll('.scroll table').length,
+    referenceLabels: [...document.querySelectorAll('figure svg.chart-wide g[aria-label="reference label"] text')].map((t) => {
+      const box = t.getBBox()
+      return { chart: t.closest('svg[data-chart]').dataset.chart, text: t.textContent, drawn: box.width > 0 && box.height > 0 }
+    })
+  }
+}
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
@@ -48,9 +86,10 @@ test('report.html in chromium: no request, no console error, every chart drawn, 
   }
   const { chromium } = await import('playwright-core')
   const dir = await tempDir(t)
-  const results = loadFixture()
+  const results = fixtureWithSeries()
   const { html } = await renderReport(results, dir)
   const ids = chartsFor(results).map((s) => s.id)
+  assert.ok(ids.includes('seed-bcrypt-timeseries'), 'the server over time is among the charts')
   const url = pathToFileURL(html).href
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
@@ -79,6 +118,21 @@ test('report.html in chromium: no request, no console error, every chart drawn, 
     // geometry is measured on what is laid out: the wide charts here, the narrow ones on the phone
     if (c.visible) assert.ok(c.marks > 0, `${c.id} (${c.layout}) has no drawn marks`)
   }
+  const timeSeries = charts.find((c) => c.id === 'seed-bcrypt-timeseries' && c.layout === 'chart-wide')
+  assert.ok(timeSeries.marks >= 6, `the time series: 2 configurations x 3 panels, drawn (${timeSeries.marks} marks)`)
+
+  const page = await desktop.page.evaluate(inspectPage)
+  assert.ok(page.answerTop < page.firstTableTop, 'the answer comes before any table')
+  assert.match(page.answerText, /Seed 001 \(Jino Antony, 2020, .*\) reproduces here/)
+  assert.match(page.answerText, /Seed 002 \(naholyr, 2012, .*\) reproduces here/)
+  assert.equal(page.pageOverflow, 0, 'no horizontal scrolling of the page at 1280 px')
+  assert.ok(page.tables > 20, `${page.tables} tables checked`)
+  assert.deepEqual(page.scrolling, [], 'no table scrolls sideways at 1280 px')
+  const labels = page.referenceLabels.filter((l) => l.chart === 'seed-bcrypt-throughput')
+  assert.deepEqual(labels.map((l) => l.text), ['ceiling 30.8 req/s', 'one core 15.4 req/s'])
+  assert.ok(page.referenceLabels.every((l) => l.drawn), 'every reference label is laid out')
+  assert.ok(page.referenceLabels.some((l) => l.chart === 'concurrency-sweep-throughput' && l.text.startsWith('ceiling min(c, 2 cores)')), 'the bent ceiling too')
+
   const shot = path.join(dir, 'report-desktop.png')
   await desktop.page.screenshot({ path: shot })
   await desktop.context.close()

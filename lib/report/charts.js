@@ -117,8 +117,10 @@ function throughput (ctx) {
     note: ctx.note,
     yLabel: 'requests / s'
   }
-  if (axis) return sweepChart({ ...spec, points, axis, refs, repeated, yType, zero: yType === 'linear' })
-  return barChart({ ...spec, points, refs, repeated, format: (v) => `${fmt(v)} req/s` })
+  /** @param {RunRecord} r */
+  const runValue = (r) => r.load?.requestsPerSecond
+  if (axis) return sweepChart({ ...spec, points, axis, refs, repeated, yType, zero: yType === 'linear', runValue })
+  return barChart({ ...spec, points, refs, repeated, format: (v) => `${fmt(v)} req/s`, runValue })
 }
 
 /**
@@ -138,12 +140,13 @@ function ceilings (cal, axis, points, machineCores) {
   const refs = []
   if (axis === 'threadpoolSize' || axis === 'poolSize' || axis === 'concurrency') {
     const what = { threadpoolSize: 'threads', poolSize: 'workers', concurrency: 'c' }[axis]
-    refs.push({ label: `ceiling: min(${what}, ${cores} cores) × ${fmt(single)} ${cal.unit}`, curve: (/** @type {number} */ x) => Math.min(x, cores) * single })
+    const short = `ceiling min(${what}, ${cores} cores) × ${fmt(single)} ${cal.unit}`
+    refs.push({ label: `ceiling: min(${what}, ${cores} cores) × ${fmt(single)} ${cal.unit}`, short, curve: (/** @type {number} */ x) => Math.min(x, cores) * single, bound: true })
   } else {
-    refs.push({ label: `ceiling: ${cores} cores × ${fmt(single)} ${cal.unit} = ${fmt(cores * single)} req/s`, value: cores * single })
+    refs.push({ label: `ceiling: ${cores} cores × ${fmt(single)} ${cal.unit} = ${fmt(cores * single)} req/s`, short: `ceiling ${fmt(cores * single)} req/s`, value: cores * single, bound: true })
   }
   if (cores > 1 && points.some((p) => onEventLoop(p.strategy))) {
-    refs.push({ label: `one core (work on the event loop): ${fmt(single)} req/s`, value: single })
+    refs.push({ label: `one core (work on the event loop): ${fmt(single)} req/s`, short: `one core ${fmt(single)} req/s`, value: single, bound: true })
   }
   return refs
 }

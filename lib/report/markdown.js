@@ -2,6 +2,7 @@
 // paste into a blog post. The tables are lib/report/tables.js's, so terminal and markdown never differ.
 import { experimentTables, measuredAt } from './tables.js'
 import { describeRuns } from './verdicts.js'
+import { compareWithArticles, articleTable, REPRODUCE_RULE } from './articles.js'
 
 /**
  * @param {import('./tables.js').Table} table
@@ -27,6 +28,7 @@ export function renderSummaryMarkdown (results, summaries) {
   out.push(`Node ${env.node} (V8 ${env.v8}, libuv ${env.uv}) on ${env.cpuModel}, ${env.cpuCount} usable cores, ${env.platform}/${env.arch}; ` +
     `UV_THREADPOOL_SIZE ${env.uvThreadpoolSize ?? 'default (4)'}; syncbench ${results.syncbench}, engine ${results.options?.engine ?? 'builtin'}, ` +
     `${describeRuns(results)} run(s) per configuration; ${results.createdAt}${results.finishedAt ? '' : ' (interrupted: partial results)'}.`, '')
+  const articles = compareWithArticles(results, summaries)
   for (const s of summaries) {
     const tables = experimentTables(s)
     if (tables.length === 0) continue
@@ -35,6 +37,12 @@ export function renderSummaryMarkdown (results, summaries) {
     // The heading already names the comparison table; the server table gets its caption.
     for (const [i, t] of tables.entries()) out.push(...(i === 0 ? [] : [`**${t.title}**`, '']), renderMarkdownTable(t))
     out.push(`> ${s.verdict}`, '')
+    // the seed article this experiment reproduces: its figures beside these, and whether it holds here
+    for (const seed of articles.filter((a) => a.experiment === s.name)) {
+      const t = articleTable(seed)
+      out.push(`**${t.title}**`, '', renderMarkdownTable(t), `> ${seed.line}`, '')
+    }
   }
+  if (articles.length) out.push(`_${REPRODUCE_RULE}_`, '')
   return out.join('\n')
 }
