@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { compareWithArticles, articleTable, ARTICLES } from '../lib/report/articles.js'
 import { summarizeResults } from '../lib/report/verdicts.js'
-import { renderText } from '../lib/report/tables.js'
+import { renderText, experimentTables } from '../lib/report/tables.js'
 
 const MIB = 1024 * 1024
 
@@ -67,7 +67,7 @@ test('seed 001 reproduces on 2 cores: async significantly faster, the size expla
   assert.match(c.line, /min\(4 pool threads, 2 cores\) = 2 at once, so at most 2x here; the article's 2\.29x fits a machine with 3 or more cores/)
   const text = renderText(articleTable(c))
   assert.match(text, /^sync +10\.75 +15\.10 +14\.85\.\.15\.35$/m)
-  assert.match(text, /^async \/ sync +2\.29x +1\.98x +p = .+\*\*\*$/m)
+  assert.match(text, /^async \/ sync +2\.29x +1\.98x +95% CI 1\.9\dx\.\.[12]\.\d\dx, p = .+\*\*\*$/m)
 })
 
 test('seed 001 does not reproduce on one core, and says why', () => {
@@ -92,7 +92,7 @@ test('seed 002 on a page-cached file: readFile\'s 2.68x does not reproduce (and 
   assert.match(c.line, /"setTimeout\(readFileSync\) gains nothing over readFileSync" holds \(1\.01x here, p = [\d.]+; 1\.02x in the article\): setTimeout\(fn, 0\) runs the same readFileSync on the same main thread/)
   const text = renderText(articleTable(c))
   assert.match(text, /^readFile +71\.15 +805\.00 /m)
-  assert.match(text, /^fake async \/ readFileSync +1\.02x +1\.01x +p = /m)
+  assert.match(text, /^fake async \/ readFileSync +1\.02x +1\.01x +95% CI [\d.]+x\.\.[\d.]+x, p = /m)
 })
 
 test('seed 002 where readFile wins and fake async gains 50%: the first reproduces, the second does not', () => {
@@ -119,4 +119,56 @@ test('another load than the article\'s is said; experiments that are not a seed 
   const other = results({ bcrypt: { sync: [1, 2], async: [3, 4] } })
   other.experiments[0].table = 'generic'
   assert.deepEqual(compare(other), [])
+})
+
+/**
+ * The cells of the experiment's own table and verdict for what the articles' table shows: each
+ * configuration's mean req/s and "Req/s 95% CI", and each claim's ratio with what it rests on.
+ * @param {import('../lib/report/verdicts.js').ReportSummary} s
+ */
+function mainTableCells (s) {
+  const [table] = experimentTables(s)
+  const cells = new Map()
+  if (s.table === 'seed-001') {
+    const rowOf = (name) => table.rows.find((r) => r[0] === name)
+    table.columns.slice(1).forEach((label, i) => {
+      const ci = rowOf('Req/s 95% CI')
+      cells.set(label, [rowOf('Requests per second:')[i + 1].replace(/ \[.*$/, ''), ci ? ci[i + 1] : undefined])
+    })
+    // seed 001's table has no comparison column: its verdict line words the ratio
+    for (const m of s.verdict.matchAll(/(\w+) is ([\d.]+x) (\w+) \(([^)]*)\)/g)) cells.set(`${m[1]} / ${m[3]}`, [m[2], m[4]])
+  } else {
+    const col = (name) => table.columns.indexOf(name)
+    for (const r of table.rows) {
+      cells.set(r[0], [r[col('Req/s')], col('Req/s 95% CI') >= 0 ? r[col('Req/s 95% CI')] : undefined])
+      const vs = r[table.columns.findIndex((c) => c.startsWith('vs '))]
+      const m = /^([\d.]+x) (\S+), (.*)$/.exec(vs ?? '')
+      if (m) cells.set(`${r[0]} / ${m[2]}`, [m[1], m[3]])
+    }
+  }
+  return cells
+}
+
+test('the articles\' table and the experiment\'s own table agree cell for cell: one figure, one rule', () => {
+  const cases = [
+    { bcrypt: { sync: [16.75, 18.54], async: [30.1, 26.0] } },
+    { bcrypt: { sync: [15.1, 15.2, 15.0, 15.6], async: [29.9, 30.0, 29.8] } },
+    { readfile: { readFile: [810, 790], readFileSync: [880, 870], 'fake async': [900, 860] } },
+    { readfile: { readFile: [810, 790, 800, 820, 805], readFileSync: [880, 870, 890, 875, 885], 'fake async': [900, 860, 930, 850, 890] } }
+  ]
+  for (const o of cases) {
+    const r = results(o)
+    const summaries = summarizeResults(r)
+    const [c] = compareWithArticles(r, summaries)
+    const main = mainTableCells(summaries[0])
+    const article = articleTable(c)
+    assert.equal(article.columns[3], 'here 95% CI / p')
+    for (const row of article.rows) {
+      assert.ok(main.has(row[0]), `${row[0]} in ${[...main.keys()]}`)
+      assert.deepEqual([row[2], row[3]], main.get(row[0]), `${JSON.stringify(o)}: ${row[0]}`)
+    }
+    const runs = Object.values(Object.values(o)[0])[0].length
+    if (runs === 2) assert.ok(article.rows.every((row) => /^2 runs: no interval/.test(row[3])), 'no interval from 2 runs, in words')
+    else assert.ok(article.rows.every((row) => /^(95% CI )?[\d.]+x?\.\.[\d.]+x?/.test(row[3])), article.rows.join('\n'))
+  }
 })

@@ -123,11 +123,17 @@ test('every field path deleted, nulled or mistyped: report and compare exit 1 wi
   // What the tables, charts and report read is required: each of these fails, in both commands.
   for (const required of ['delete /environment', 'null /runs/0', 'delete /runs/0/load/timePerRequestMs', 'null /runs/0/load/timePerRequestMs',
     'type /runs/0/load/latency/p99', 'null /runs/1/server/eventLoopDelay', 'delete /experiments/0/labels', 'type /experiments/0/calibration/ceilingRps',
-    'null /runs/0/load/percentiles/99', 'delete /runs/0/serverEnv', 'type /runs/1/repeat', 'null /environment/cpuCount']) {
+    'null /runs/0/load/percentiles/99', 'delete /runs/0/serverEnv', 'type /runs/1/repeat', 'null /environment/cpuCount',
+    // the fields added since the schemas were first written: the histogram, the series, the calibration's repeats
+    'type /runs/0/load/latencyHistogram', 'null /runs/1/server/series', 'delete /runs/0/server/series/t/0', 'type /runs/1/server/series/cpuPercent/2',
+    'null /runs/0/server/contextSwitches/voluntary', 'type /experiments/0/calibration/timings/0/opMs', 'null /experiments/0/calibration/ceilingLowRps']) {
     assert.ok(failedAt.has(required), `${required} is refused`)
   }
   // Optional fields may go: the calibration, an experiment's baseline, a run's invalid mark, a config key.
-  for (const optional of ['delete /experiments/0/calibration', 'delete /experiments/0/baseline', 'delete /runs/0/invalid', 'delete /runs/0/config/workload']) {
+  for (const optional of ['delete /experiments/0/calibration', 'delete /experiments/0/baseline', 'delete /runs/0/invalid', 'delete /runs/0/config/workload',
+    // absent from files written before they were kept
+    'delete /runs/0/load/latencyHistogram', 'null /runs/1/load/latencyHistogram', 'delete /runs/0/server/series', 'delete /runs/1/server/contextSwitches',
+    'delete /experiments/0/calibration/timings', 'delete /experiments/0/calibration/opCpuMsMin', 'delete /options/allowErrors']) {
     assert.ok(!failedAt.has(optional), `${optional} is accepted`)
   }
   assert.ok((outcomes.get('1') ?? 0) > 900, `most mutations are refused: ${JSON.stringify(Object.fromEntries(outcomes))}`)

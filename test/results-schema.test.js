@@ -24,6 +24,38 @@ function compile () {
   return { results: ajv.getSchema('syncbench/results@1'), load: ajv.getSchema('syncbench/load-result@1') }
 }
 
+/**
+ * The field paths of `value` that `schema` does not name: each key must be a property of its object's
+ * schema, or fall under an additionalProperties schema (config, statusCodes...). $refs are followed
+ * (within a file, and load-result@1 from results), anyOf takes the branch of the value's type.
+ * @param {unknown} value
+ * @param {any} schema
+ * @param {Record<string, any>} files  $id -> schema
+ * @param {any} root  the schema file `#/` refers to
+ * @param {string} [at]
+ * @returns {string[]}
+ */
+function undocumented (value, schema, files, root, at = '') {
+  if (schema.$ref) {
+    const [file, pointer = ''] = schema.$ref.split('#')
+    const base = file ? files[file] : root
+    const target = pointer.split('/').slice(1).reduce((o, k) => o[k], base)
+    return undocumented(value, target, files, base, at)
+  }
+  if (schema.anyOf) {
+    const branch = schema.anyOf.find((b) => value === null ? b.type === 'null' : b.type !== 'null')
+    return branch ? undocumented(value, branch, files, root, at) : [at]
+  }
+  if (value === null || typeof value !== 'object') return []
+  if (Array.isArray(value)) return schema.items ? value.flatMap((v, i) => undocumented(v, schema.items, files, root, `${at}/${i}`)) : []
+  return Object.entries(value).flatMap(([k, v]) => {
+    const sub = schema.properties?.[k] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : null)
+    return sub ? undocumented(v, sub, files, root, `${at}/${k}`) : [`${at}/${k}`]
+  })
+}
+
+const schemaFiles = () => ({ 'load-result@1': readSchema('load-result.schema.json'), 'results@1': readSchema('results.schema.json') })
+
 let dir
 before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-schema-')) })
 after(() => rm(dir, { recursive: true, force: true }))
@@ -53,6 +85,29 @@ test('what syncbench run wrote, and the report fixture, validate', () => {
   assert.ok(results(JSON.parse(readFileSync(fixturePath, 'utf8'))), JSON.stringify(results.errors))
 })
 
+test('the schemas name every field the current code writes (syncbench run, the report fixture)', () => {
+  const files = schemaFiles()
+  const file = real()
+  // the fixture is a real file from this code: it has the fields added since the schemas were first written
+  assert.equal(typeof file.runs[0].load.latencyHistogram, 'string')
+  assert.ok(file.runs[0].server.series && file.runs[0].server.contextSwitches && file.experiments[0].calibration.timings)
+  assert.ok('invalid' in file.runs[0] && 'allowErrors' in file.options)
+  for (const data of [file, JSON.parse(readFileSync(fixturePath, 'utf8'))]) {
+    assert.deepEqual(undocumented(data, files['results@1'], files, files['results@1']), [])
+  }
+  // optional where older files lack them, so older files still validate
+  const { results } = compile()
+  const old = real()
+  for (const run of old.runs) {
+    delete run.load.latencyHistogram
+    delete run.server.series
+    delete run.server.contextSwitches
+    delete run.invalid
+  }
+  for (const key of ['timings', 'opMsMin', 'opMsMax', 'ceilingLowRps', 'ceilingHighRps', 'opCpuMsMin']) delete old.experiments[0].calibration[key]
+  assert.ok(results(old), JSON.stringify(results.errors))
+})
+
 test('syncbench ab --json output validates against load-result.schema.json', async () => {
   const { load } = compile()
   const server = await startHttpServer((req, res) => {
@@ -66,6 +121,9 @@ test('syncbench ab --json output validates against load-result.schema.json', asy
         assert.equal(code, 0, stderr)
         const result = JSON.parse(stdout)
         assert.ok(load(result), `${args.join(' ')} ${route}: ${JSON.stringify(load.errors)}`)
+        assert.equal(typeof result.latencyHistogram, 'string', 'the histogram is in the JSON')
+        const files = schemaFiles()
+        assert.deepEqual(undocumented(result, files['load-result@1'], files, files['load-result@1']), [], 'every field named')
       }
     }
   } finally {
@@ -82,7 +140,17 @@ test('a results file with a wrong field: one line naming its path, exit 1, for r
     [(r) => { r.runs[0].load = 5 }, '/runs/0/load must be null or object, got number 5'],
     [(r) => { r.runs[0].load.percentiles['42'] = 1 }, '/runs/0/load/percentiles has an unexpected key "42"'],
     [(r) => { r.experiments[0].table = 'seed-003' }, '/experiments/0/table must be one of "seed-001", "seed-002", "generic", "thread-cost", got string "seed-003"'],
-    [(r) => { r.runs[0].config.strategy = null }, '/runs/0/config/strategy must be string, number or boolean, got null']
+    [(r) => { r.runs[0].config.strategy = null }, '/runs/0/config/strategy must be string, number or boolean, got null'],
+    // the fields added since the schemas were first written, and what a schema cannot check
+    [(r) => { r.runs[0].load.latencyHistogram = 42 }, '/runs/0/load/latencyHistogram must be string or null, got number 42'],
+    [(r) => { r.runs[1].load.latencyHistogram = r.runs[1].load.latencyHistogram.slice(0, 24) }, /^\/runs\/1\/load\/latencyHistogram \(run "seed-bcrypt\/async#1"\) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour \(.+\)$/],
+    [(r) => { r.runs[0].load.latencyHistogram = 'not base64!' }, /^\/runs\/0\/load\/latencyHistogram \(run "seed-bcrypt\/sync#1"\) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour \(.+\)$/],
+    [(r) => { r.runs[0].server.series.t = 'x' }, '/runs/0/server/series/t must be array, got string "x"'],
+    [(r) => { r.runs[1].server.series.cpuPercent.pop() }, /^\/runs\/1\/server\/series\/cpuPercent has \d+ samples, \/runs\/1\/server\/series\/t has \d+: the arrays are parallel$/],
+    [(r) => { r.runs[0].server.series.rssBytes[0] = null }, '/runs/0/server/series/rssBytes/0 must be number, got null'],
+    [(r) => { r.runs[0].server.contextSwitches.voluntary = '3' }, '/runs/0/server/contextSwitches/voluntary must be integer, got string "3"'],
+    [(r) => { r.experiments[0].calibration.timings = [null] }, '/experiments/0/calibration/timings/0 must be object, got null'],
+    [(r) => { r.experiments[0].calibration.ceilingHighRps = 'fast' }, '/experiments/0/calibration/ceilingHighRps must be number, got string "fast"']
   ]
   for (const [i, [mutate, message]] of cases.entries()) {
     const data = real()
@@ -93,7 +161,11 @@ test('a results file with a wrong field: one line naming its path, exit 1, for r
       const { code, stdout, stderr } = await runCli(args)
       assert.equal(code, 1, `${args[0]} ${message}: ${stderr}`)
       assert.equal(stdout, '')
-      assert.equal(stderr, `syncbench ${args[0]}: ${file}: ${message}\n`)
+      if (typeof message === 'string') assert.equal(stderr, `syncbench ${args[0]}: ${file}: ${message}\n`)
+      else {
+        assert.ok(stderr.startsWith(`syncbench ${args[0]}: ${file}: `) && stderr.endsWith('\n') && stderr.split('\n').length === 2, stderr)
+        assert.match(stderr.slice(`syncbench ${args[0]}: ${file}: `.length, -1), message)
+      }
     }
   }
 })

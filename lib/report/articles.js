@@ -14,9 +14,13 @@
 //     explain is no gain. Without a p-value the 10% alone decides.
 // When lib/run/stats.js gives the ratio's confidence interval, "faster" can move to "the ratio's 95% CI
 // lies above 1" and "no gain" to "the CI lies below 1.10"; the outcomes will rarely differ.
-import { welchTTest } from '../run/stats.js'
-import { rps } from '../run/summarize.js'
-import { formatP } from './verdicts.js'
+//
+// Every figure here is the summary row's (lib/run/summarize.js), never computed again: the mean req/s,
+// its interval (Row.rate: log scale, none below 3 runs), the ratio, its p-value and its 95% CI
+// (Row.comparison, compareRows), worded by lib/report/verdicts.js, so this table and the experiment's
+// own table agree to the last digit.
+import { compareRows } from '../run/summarize.js'
+import { formatP, formatComparison, formatRateInterval } from './verdicts.js'
 import { MIB } from '../format.js'
 
 /** The significance level of a "faster" claim. */
@@ -92,6 +96,8 @@ export const ARTICLES = [
  * @property {number} ratio           this machine's mean req/s ratio; NaN when a side has no measured run
  * @property {number} p               two-sided Welch p-value of the runs' req/s; NaN with fewer than 2 runs a side
  * @property {string} stars
+ * @property {string} evidence        what the ratio rests on, as the experiment's table words it
+ *                                    ("95% CI 1.90x..2.04x, p = 0.00312 **", "2 runs: no interval, p = 0.0794"); '' unmeasured
  * @property {boolean} reproduces
  * @property {'reproduces'|'opposite'|'no-difference'|'no-p-value'|'gain'|'not-measured'} status
  *           why not, when it does not: 'opposite' the baseline is significantly faster, 'no-difference'
@@ -104,7 +110,8 @@ export const ARTICLES = [
  * @typedef {object} ArticleComparison
  * @property {string} experiment        the experiment of this results file that reproduces the article
  * @property {Article} article
- * @property {{ label: string, article: number, here: import('../run/stats.js').Summary|null }[]} rows
+ * @property {{ label: string, article: number, here: { mean: number, runs: number, interval: string }|null }[]} rows
+ *           here: the summary row's mean req/s and its "Req/s 95% CI" cell (formatRateInterval), null unmeasured
  * @property {ClaimResult[]} claims
  * @property {'reproduces'|'partly'|'does not reproduce'} outcome
  * @property {string|null} loadNote     set when this machine's load differs from the article's command
@@ -129,7 +136,7 @@ export function compareWithArticles (results, summaries) {
     if (!Object.keys(article.figures).every((label) => byLabel.has(label))) continue
     const rows = Object.entries(article.figures).map(([label, figure]) => {
       const row = /** @type {import('../run/summarize.js').Row} */ (byLabel.get(label))
-      return { label, article: figure, here: row.runs.length ? row.figures.requestsPerSecond : null }
+      return { label, article: figure, here: row.runs.length ? { mean: row.derived.requestsPerSecond, runs: row.runs.length, interval: formatRateInterval(row, 2) } : null }
     })
     if (rows.every((r) => r.here === null)) continue
     const context = machine(results, summary)
@@ -151,19 +158,20 @@ export function compareWithArticles (results, summaries) {
  */
 export function articleTable (c) {
   const { article } = c
-  const withCi = c.rows.some((r) => r.here && r.here.ciHalfWidth >= 0)
+  // the column exists once a configuration was repeated, as the experiment's table's "Req/s 95% CI"
+  const withCi = c.rows.some((r) => r.here && r.here.runs > 1)
   const rows = c.rows.map((r) => [
     r.label,
     r.article.toFixed(2),
     r.here ? r.here.mean.toFixed(2) : 'n/a',
-    ...(withCi ? [r.here && r.here.ciHalfWidth >= 0 ? `${r.here.ciLow.toFixed(2)}..${r.here.ciHigh.toFixed(2)}` : ''] : [])
+    ...(withCi ? [r.here ? r.here.interval : ''] : [])
   ])
   for (const claim of c.claims) {
     rows.push([
       `${claim.subject} / ${claim.baseline}`,
       `${claim.articleRatio.toFixed(2)}x`,
       Number.isFinite(claim.ratio) ? `${claim.ratio.toFixed(2)}x` : 'n/a',
-      ...(withCi ? [formatP(claim)] : [])
+      ...(withCi ? [claim.evidence] : [])
     ])
   }
   return {
@@ -214,9 +222,12 @@ function judge (claim, article, summary, m) {
   const subject = summary.rows.find((r) => r.label === claim.subject)
   const base = summary.rows.find((r) => r.label === claim.baseline)
   const articleRatio = article.figures[claim.subject] / article.figures[claim.baseline]
-  const measured = subject && base && subject.runs.length > 0 && base.runs.length > 0 && base.figures.requestsPerSecond.mean > 0
-  const ratio = measured ? subject.figures.requestsPerSecond.mean / base.figures.requestsPerSecond.mean : NaN
-  const test = measured ? welchTTest(rps(subject.runs), rps(base.runs)) : { p: NaN, stars: '' }
+  // the experiment's own comparison when it has this baseline (both seed experiments do), else the same rule
+  const comparison = !subject || !base ? null : subject.comparison?.baseline === base.label ? subject.comparison : compareRows(subject, base)
+  const measured = comparison !== null
+  const ratio = comparison ? comparison.ratio : NaN
+  const test = comparison ? comparison.test : { p: NaN, stars: '' }
+  const evidence = subject && comparison ? formatComparison({ ...subject, comparison }, summary.rows) : ''
   /** @type {ClaimResult['status']} */
   let status
   if (!measured) status = 'not-measured'
@@ -224,7 +235,7 @@ function judge (claim, article, summary, m) {
   else if (!(test.p >= 0)) status = 'no-p-value'
   else if (test.p >= ALPHA) status = 'no-difference'
   else status = ratio > 1 ? 'reproduces' : 'opposite'
-  const result = { ...claim, articleRatio, ratio, p: test.p, stars: test.stars, reproduces: status === 'reproduces', status, why: '' }
+  const result = { ...claim, articleRatio, ratio, p: test.p, stars: test.stars, evidence, reproduces: status === 'reproduces', status, why: '' }
   result.why = reason(result, article, m)
   return result
 }

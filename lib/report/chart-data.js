@@ -1,6 +1,7 @@
 // From a ResultsFile to the numbers the charts draw: which axis an experiment sweeps, which runs form a
-// series, and the mean and 95% CI of repeated runs (lib/run/stats.js, compare.R's method).
-import { summarize } from '../run/stats.js'
+// series, and the mean and 95% CI of repeated runs (lib/run/stats.js: compare.R's t-interval, and for
+// req/s the log-scale rateInterval the tables print, never negative and none below 3 runs).
+import { summarize, rateInterval } from '../run/stats.js'
 import { isMeasured, combineValues } from '../run/summarize.js'
 import { summarizeLatency } from '../run/latency.js'
 import { formatBytes } from '../format.js'
@@ -20,7 +21,8 @@ const LOG_AXES = new Set(['concurrency', 'threadpoolSize', 'poolSize', 'fileSize
  * @property {import('../types.js').RunRecord[]} runs   the measured runs (isMeasured)
  * @property {number} n
  * @property {number} mean       the runs' combined value: their mean, or their max under the 'max' rule
- * @property {number} ciLow      NaN when n < 2, and under the 'max' rule
+ * @property {number} ciLow      NaN when n < 2, under the 'max' rule, and under the 'rate' rule below
+ *                               MIN_RUNS_FOR_INTERVAL runs (lib/run/stats.js)
  * @property {number} ciHigh
  */
 
@@ -105,11 +107,13 @@ export function isLogAxis (axis, values) {
 
 /**
  * Summarize one metric per (series, x) over the measured repeats (isMeasured): by default their mean
- * and 95% CI; with combine 'max' (the figure's rule in lib/run/summarize.js) the highest of them.
+ * and 95% CI; with combine 'max' (the figure's rule in lib/run/summarize.js) the highest of them; with
+ * 'rate' (req/s) their mean and the log-scale 95% CI of Row.rate (rateInterval), so a chart's whisker
+ * is the table's "Req/s 95% CI": never below zero, and none from fewer than 3 runs.
  * @param {import('../types.js').RunRecord[]} runs
  * @param {string|null} axis
  * @param {(run: import('../types.js').RunRecord) => number|undefined|null} metric
- * @param {'mean'|'max'} [combine='mean']
+ * @param {'mean'|'max'|'rate'} [combine='mean']
  * @returns {Point[]}
  */
 export function summarizeBy (runs, axis, metric, combine = 'mean') {
@@ -133,8 +137,21 @@ export function summarizeBy (runs, axis, metric, combine = 'mean') {
   return [...groups.values()].map(({ values, ...g }) => {
     if (combine === 'max') return { ...g, n: values.length, mean: combineValues('max', values), ciLow: NaN, ciHigh: NaN }
     const s = summarize(values)
+    if (combine === 'rate') {
+      const rate = rateInterval(values)
+      return { ...g, n: s.n, mean: s.mean, ciLow: rate.low, ciHigh: rate.high }
+    }
     return { ...g, n: s.n, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh }
   })
+}
+
+/**
+ * Points averaged over 2 or more runs that still have no interval (a rate from fewer than 3 runs):
+ * their whisker is missing on purpose and the caption says so.
+ * @param {Point[]} points
+ */
+export function withoutInterval (points) {
+  return points.filter((p) => p.n > 1 && !(Number.isFinite(p.ciLow) && Number.isFinite(p.ciHigh)))
 }
 
 /** Series names in first-seen order. @param {Point[]} points */

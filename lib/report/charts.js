@@ -1,7 +1,7 @@
 // Which charts a results file deserves, decided from its data: a sweep gets metric-vs-axis lines, an
 // experiment without a numeric axis gets one bar per configuration; both get the latency percentile
 // curve. Repeated runs draw 95% confidence intervals; a calibrated experiment draws its physical ceiling.
-import { experimentsOf, sweptAxis, summarizeBy, seriesNames, axisTitle, shortTitle, joinTitle } from './chart-data.js'
+import { experimentsOf, sweptAxis, summarizeBy, seriesNames, axisTitle, shortTitle, joinTitle, withoutInterval } from './chart-data.js'
 import { environmentNote } from './chart-style.js'
 import { sweepChart, barChart } from './chart-kinds.js'
 import { latencyChart, eventLoopChart } from './chart-latency.js'
@@ -9,6 +9,7 @@ import { timeSeriesChart } from './chart-timeseries.js'
 import { threadCostChart } from './chart-thread-cost.js'
 import { isMeasured, SERVER_FIGURES, combineValues } from '../run/summarize.js'
 import { strategyStyles } from '../lab/strategies.js'
+import { MIN_RUNS_FOR_INTERVAL } from '../run/stats.js'
 import { formatNumber as fmt, MIB } from '../format.js'
 
 /** @typedef {import('../types.js').RunRecord} RunRecord */
@@ -101,7 +102,8 @@ function partsOf (experiment, runs, results) {
 /** @param {ChartContext} ctx */
 function throughput (ctx) {
   const { experiment, runs, axis } = ctx
-  const points = summarizeBy(runs, axis, (r) => r.load?.requestsPerSecond)
+  // the tables' rule for a rate's interval (log scale, none below 3 runs): no whisker below zero
+  const points = summarizeBy(runs, axis, (r) => r.load?.requestsPerSecond, 'rate')
   const repeated = points.some((p) => p.n > 1)
   const means = points.map((p) => p.mean)
   // a sweep over decades of cost (file sizes) spans decades of req/s too: only a log axis shows both ends
@@ -247,7 +249,13 @@ function subtitleFor (points, what) {
   const ns = [...new Set(points.map((p) => p.n))]
   const most = Math.max(...ns)
   if (most <= 1) return `${cap(what)}; one run per point.`
-  return `${cap(what)}; mean of ${ns.length === 1 ? most : `up to ${most}`} runs, whiskers show the 95% confidence interval.`
+  const mean = `${cap(what)}; mean of ${ns.length === 1 ? most : `up to ${most}`} runs`
+  const bare = withoutInterval(points)
+  if (bare.length === 0) return `${mean}, whiskers show the 95% confidence interval.`
+  // say why a whisker is missing rather than let a reader take the point as exact
+  const few = `${Math.max(...bare.map((p) => p.n))} runs are too few for a 95% confidence interval (${MIN_RUNS_FOR_INTERVAL} or more give one)`
+  if (bare.length === points.filter((p) => p.n > 1).length) return `${mean}; no whiskers: ${few}.`
+  return `${mean}, whiskers show the 95% confidence interval; none where ${few}.`
 }
 
 const cap = (/** @type {string} */ s) => s[0].toUpperCase() + s.slice(1)

@@ -2,7 +2,7 @@
 // configuration's req/s, what its threads cost the server: OS threads, peak RSS, RSS per thread over the
 // event loop's, and voluntary and involuntary context switches per request.
 import { threadCostRows } from './thread-cost.js'
-import { formatP, invalidCell } from './verdicts.js'
+import { formatP, invalidCell, formatRateInterval } from './verdicts.js'
 
 /**
  * @param {import('../run/summarize.js').ExperimentSummary} s
@@ -16,7 +16,8 @@ export function threadCostTable (s, rows) {
   const body = rows.map((r) => {
     if (r.runs.length === 0) return [r.label, invalidCell(r), '', '', '', '', '', '', '']
     const f = figures.get(r.label)
-    const ci = r.runs.length > 1 && r.figures.requestsPerSecond.ciHalfWidth >= 0 ? `${r.figures.requestsPerSecond.ciLow.toFixed(1)}..${r.figures.requestsPerSecond.ciHigh.toFixed(1)}` : ''
+    // the other tables' req/s interval (log scale, none below 3 runs), not a t-interval that can go negative
+    const ci = formatRateInterval(r, 1)
     return [r.label, r.figures.requestsPerSecond.mean.toFixed(1), ci, f?.threads === null || f?.threads === undefined ? '' : String(f.threads),
       num(f?.peakRssMiB, 1), num(f?.mibPerThread, 2), num(f?.voluntary, 2), num(f?.involuntary, 2),
       r.comparison ? `${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline}, ${formatP(r.comparison.test)}` : '']

@@ -1,8 +1,9 @@
 // A small terminal chart of requests per second against a sweep's axis, for the end of `syncbench run`
 // and `syncbench report`: one bar per series at each axis value, eighth-block precision, the
 // physical ceiling marked where the runner calibrated one. Plain text; the CLI decides on colour.
-import { experimentsOf, sweptAxis, summarizeBy, seriesNames, formatAxisValue, axisTitle } from './chart-data.js'
+import { experimentsOf, sweptAxis, summarizeBy, seriesNames, formatAxisValue, axisTitle, withoutInterval } from './chart-data.js'
 import { isMeasured } from '../run/summarize.js'
+import { MIN_RUNS_FOR_INTERVAL } from '../run/stats.js'
 import { formatNumber as fmt } from '../format.js'
 
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉']
@@ -33,7 +34,8 @@ export function textChart (experiment, runs, { width = 40, ascii = false } = {})
   const ok = runs.filter(isMeasured)
   const axis = sweptAxis(experiment, ok)
   if (axis === null) return ''
-  const points = summarizeBy(ok, axis, (r) => r.load?.requestsPerSecond)
+  // the tables' req/s interval (log scale, asymmetric, none below 3 runs), not a symmetric ± that can go negative
+  const points = summarizeBy(ok, axis, (r) => r.load?.requestsPerSecond, 'rate')
   if (points.length === 0) return ''
   const names = seriesNames(points)
   // summarizeBy gave every point of a sweep its axis value: x is never null here
@@ -56,16 +58,31 @@ export function textChart (experiment, runs, { width = 40, ascii = false } = {})
       if (!p) { lines.push(`${head}${' '.repeat(width)}  (no run)`); continue }
       const barText = bar(p.mean * scale, width, ceiling ? Math.round(ceiling(x) * scale) : null, ascii)
       const mean = fmt(p.mean)
-      // the half width to the mean's last digit: "14.4 ±0.7", not "14.4 ±0.704"
-      const ci = p.n > 1 && Number.isFinite(p.ciLow) ? ` ±${((p.ciHigh - p.ciLow) / 2).toFixed((mean.split('.')[1] ?? '').length)}` : ''
+      // the interval to the mean's last digit: "14.4 (13.9..15.0)", not "(13.912..15.034)"
+      const digits = (mean.split('.')[1] ?? '').length
+      const ci = p.n > 1 && Number.isFinite(p.ciLow) ? ` (${p.ciLow.toFixed(digits)}..${p.ciHigh.toFixed(digits)})` : ''
       lines.push(`${head}${barText}  ${mean}${ci}`)
     }
   }
-  const notes = [`${Math.max(...points.map((p) => p.n)) > 1 ? 'mean of repeated runs, ± half the 95% CI' : 'one run per point'}`]
+  const notes = [rateNote(points)]
   if (ceiling) notes.push(`${ascii ? '|' : '┊'} physical ceiling`)
   if (offScale) notes.push(`physical ceiling ${fmt(offScale)} req/s, off this scale`)
   lines.push(`  ${' '.repeat(xWidth)}  ${nameWidth ? ' '.repeat(nameWidth + 2) : ''}${notes.join('; ')}`)
   return lines.join('\n') + '\n'
+}
+
+/**
+ * What the figures after the bars are: "one run per point", "mean of repeated runs (95% CI)", and
+ * plainly when repeats are too few for an interval, rather than a bare mean that looks exact.
+ * @param {import('./chart-data.js').Point[]} points
+ */
+function rateNote (points) {
+  const repeated = points.filter((p) => p.n > 1)
+  if (repeated.length === 0) return 'one run per point'
+  const bare = withoutInterval(points)
+  if (bare.length === 0) return 'mean of repeated runs (95% CI)'
+  const few = `${Math.max(...bare.map((p) => p.n))} runs are too few for a 95% CI (${MIN_RUNS_FOR_INTERVAL} or more give one)`
+  return bare.length === repeated.length ? `mean of repeated runs; no interval: ${few}` : `mean of repeated runs (95% CI); none where ${few}`
 }
 
 /**

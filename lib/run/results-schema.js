@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { ResultsError } from '../errors.js'
+import { createHistogram, decodeHistogram } from '../load/histogram.js'
 
 /** @typedef {import('ajv').ErrorObject} ErrorObject */
 /** @typedef {import('ajv').ValidateFunction} ValidateFunction */
@@ -38,6 +39,39 @@ function validators () {
 export function validateResults (data, file) {
   const validate = validators().results
   if (!validate(data)) throw new ResultsError(`${file}: ${describeSchemaError(validate.errors ?? [], data)}`)
+  const problem = contentProblem(/** @type {import('../types.js').ResultsFile} */ (data))
+  if (problem) throw new ResultsError(`${file}: ${problem}`)
+}
+
+/**
+ * What a JSON Schema cannot say about a results file that matches it: a run's latencyHistogram must
+ * decode (HdrHistogram's compressed base64, 1 us to 1 hour) and a server's series must be parallel
+ * arrays, each with one entry per sample of `t`. Checked here, at the door, so that a hand-edited file
+ * fails in one line naming the field rather than deep in a chart or a merged percentile.
+ * @param {import('../types.js').ResultsFile} data  already valid against the schema
+ * @returns {string|null}
+ */
+export function contentProblem (data) {
+  for (const [i, run] of data.runs.entries()) {
+    const histogram = run.load?.latencyHistogram
+    if (typeof histogram === 'string') {
+      try {
+        // added to a histogram of syncbench's layout, as lib/run/latency.js merges the runs
+        createHistogram().add(decodeHistogram(histogram))
+      } catch (err) {
+        return `/runs/${i}/load/latencyHistogram (run ${JSON.stringify(run.id)}) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour (${err instanceof Error ? err.message : err})`
+      }
+    }
+    const series = run.server?.series
+    if (series) {
+      for (const key of /** @type {const} */ (['loopDelayMaxMs', 'cpuPercent', 'rssBytes'])) {
+        if (series[key].length !== series.t.length) {
+          return `/runs/${i}/server/series/${key} has ${series[key].length} samples, /runs/${i}/server/series/t has ${series.t.length}: the arrays are parallel`
+        }
+      }
+    }
+  }
+  return null
 }
 
 /**

@@ -166,16 +166,28 @@ export function summarizeExperiments (results) {
     for (const r of rows) {
       const baseLabel = experiment.comparisons[r.label]
       const base = baseLabel && byLabel.get(baseLabel)
-      if (!base || r.runs.length === 0 || base.runs.length === 0 || !(base.figures.requestsPerSecond.mean > 0)) continue
-      r.comparison = {
-        baseline: baseLabel,
-        ratio: r.figures.requestsPerSecond.mean / base.figures.requestsPerSecond.mean,
-        test: welchTTest(rps(r.runs), rps(base.runs)),
-        interval: ratioInterval(rps(r.runs), rps(base.runs))
-      }
+      if (base) r.comparison = compareRows(r, base)
     }
     return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, rows }
   })
+}
+
+/**
+ * A row's req/s against another's: the ratio of the means, Welch's test, the log-scale 95% CI of the
+ * ratio; null when either has no measured run. The one rule of a ratio, for the tables, the verdicts
+ * and the articles' comparison (lib/report/articles.js) alike.
+ * @param {Row} r
+ * @param {Row} base
+ * @returns {Row['comparison']}
+ */
+export function compareRows (r, base) {
+  if (r.runs.length === 0 || base.runs.length === 0 || !(base.figures.requestsPerSecond.mean > 0)) return null
+  return {
+    baseline: base.label,
+    ratio: r.figures.requestsPerSecond.mean / base.figures.requestsPerSecond.mean,
+    test: welchTTest(rps(r.runs), rps(base.runs)),
+    interval: ratioInterval(rps(r.runs), rps(base.runs))
+  }
 }
 
 /**
