@@ -28,7 +28,7 @@ test('summary.md: each seed article\'s figures beside this machine\'s, its repro
   assert.match(bcrypt, /^\*\*seed-bcrypt: seed 001 \(Jino Antony, 2020\) beside this machine, requests per second\*\*$/m)
   assert.match(bcrypt, /^\| Configuration \| article \| here \| here 95% CI \/ p \|$/m)
   assert.match(bcrypt, /^\| sync \| 10\.75 \| 13\.93 \| [\d.]+\.\.[\d.]+ \|$/m)
-  assert.match(bcrypt, /^\| async \/ sync \| 2\.29x \| 2\.02x \| p = [\d.e-]+ \*\*\* \|$/m)
+  assert.match(bcrypt, /^\| async \/ sync \| 2\.29x \| 2\.02x \| 95% CI [\d.]+x\.\.[\d.]+x, p = [\d.e-]+ \*\*\* \|$/m)
   assert.match(bcrypt, /^> seed 001 \(Jino Antony, 2020\) reproduces: "async mode performs better than sync mode" holds \(2\.02x here, .*the gain is the cores/m)
   const readfile = md.slice(md.indexOf('## Seed 002'))
   assert.match(readfile, /^\| readFile \| 71\.15 \| 213\.63 \|/m)
