@@ -55,6 +55,9 @@ test('--fail-if-slower 5%: a clearly slower configuration fails the gate with ex
   const md = await runCli(['compare', a, b, '--fail-if-slower', '5%', '--markdown'])
   assert.equal(md.code, 3)
   assert.match(md.stdout, /^\| seed-bcrypt \| sync \| 100\.13 \| 80\.13 \| -19\.98% \| 0\.787x\.\.0\.814x \| \S+ \| \*\*\* \| slower: 18\.6%\.\.21\.3% slower, beyond 5% \|$/m)
+  // GitHub's markdown (a job summary) continues a table into the next line unless a blank line ends it
+  assert.match(md.stdout, /\|\n\n\*\*latency per request/)
+  assert.match(md.stdout, /\|\n\ngate --fail-if-slower 5%: failed/)
 })
 
 test('--fail-if-slower: an equal pair passes with exit 0, "equivalent within" or "no significant change"', async () => {

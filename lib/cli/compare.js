@@ -91,7 +91,8 @@ export async function main (argv, io) {
   const table = compareTable(rows, names, gate)
   const latency = compareLatencyTable(rows, names)
   for (const t of latency ? [table, latency] : [table]) {
-    io.stdout.write(parsed.values.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}` : renderText(t))
+    // In markdown a blank line ends the table: GitHub's (a job summary) would take the next line as a row.
+    io.stdout.write(parsed.values.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}\n` : renderText(t))
   }
   if (invalid) io.stdout.write(`(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)\n`)
   if (!rows.some((r) => r.test.p >= 0)) io.stdout.write('(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)\n')
