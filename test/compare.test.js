@@ -28,14 +28,15 @@ test('compare prints change, Welch p-value and stars per configuration', async (
   assert.equal(code, 0, stderr)
   assert.match(stdout, /Node 20\.20\.2/)
   assert.match(stdout, /Node 22\.0\.0/)
-  // mean a = 10.95, mean b = 24.6625: +125.23%
-  assert.match(stdout, /^seed-bcrypt +sync +10\.95 +24\.66 +\+125\.23% +2\.43e-7 +\*\*\*$/m)
-  // means 20.75 and 22.33: +7.61%, p = 0.0794, no star
-  assert.match(stdout, /^seed-bcrypt +async +20\.75 +22\.33 +\+7\.61% +0\.0794$/m)
+  // mean a = 10.95, mean b = 24.6625: +125.23%; b/a 95% CI: np.exp(scipy.stats.ttest_ind(np.log(b), np.log(a),
+  // equal_var=False).confidence_interval(0.95)) = 2.1596326..2.3489228
+  assert.match(stdout, /^seed-bcrypt +sync +10\.95 +24\.66 +\+125\.23% +2\.160x\.\.2\.349x +2\.43e-7 +\*\*\*$/m)
+  // means 20.75 and 22.33: +7.61%, CI 0.99147045..1.16736342 (scipy, as above), p = 0.0794, no star
+  assert.match(stdout, /^seed-bcrypt +async +20\.75 +22\.33 +\+7\.61% +0\.991x\.\.1\.167x +0\.0794$/m)
 
   const md = await runCli(['compare', a, b, '--markdown'])
   assert.equal(md.code, 0)
-  assert.match(md.stdout, /^\| seed-bcrypt \| sync \| 10\.95 \| 24\.66 \| \+125\.23% \| 2\.43e-7 \| \*\*\* \|$/m)
+  assert.match(md.stdout, /^\| seed-bcrypt \| sync \| 10\.95 \| 24\.66 \| \+125\.23% \| 2\.160x\.\.2\.349x \| 2\.43e-7 \| \*\*\* \|$/m)
 })
 
 test('compare with one run per side says why there is no p-value', async () => {

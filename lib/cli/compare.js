@@ -2,7 +2,7 @@
 // second of b against a, with a Welch t-test and stars, as Node core's benchmark/compare.R prints;
 // --json for scripts (lib/report/compare-json.js). A results folder stands for its results.json.
 import { parseCommandArgs } from '../args.js'
-import { InvalidOptionError, MissingArgumentError, ResultsError } from '../errors.js'
+import { InvalidOptionError, MissingArgumentError, ResultsError, invalidOption } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
 import { compareResults, invalidReason } from '../run/summarize.js'
 import { describeRuns } from '../report/verdicts.js'
@@ -10,6 +10,11 @@ import { compareTable, compareLatencyTable, renderText } from '../report/tables.
 import { renderMarkdownTable } from '../report/markdown.js'
 import { compareJson } from '../report/compare-json.js'
 import { resultsFileOf } from '../run/results-path.js'
+import { evaluateGate } from '../run/gate.js'
+import { gateSummary } from '../report/compare-gate.js'
+
+/** The exit code of a failed --fail-if-slower gate: apart from 1 (an error) and 2 (a bad command line). */
+export const EXIT_SLOWER = 3
 
 export const help = `Usage: syncbench compare <a> <b> [options]
 
@@ -18,18 +23,37 @@ Compare two results (for example the same experiments on two Node versions): for
 configuration present in both, the mean requests per second of each, the change of b against a,
 and the two-sided Welch t-test p-value over the runs, with compare.R's stars:
 *** p < 0.001, ** p < 0.01, * p < 0.05. Each side needs --runs 2 or more for a p-value.
-Then the p99 and p50 latency of each side, read from its runs' merged histograms ("(max)" where a
+With 3 or more runs a side, the 95% CI of the ratio b / a of the req/s (Welch's t-interval on the
+log of the runs' req/s, back-transformed). Then the p99 and p50 latency of each side, read from its runs' merged histograms ("(max)" where a
 side has too few requests for p99; runs of an external engine have no histogram: the mean of their
 percentiles, labelled so).
 
 Options:
+  --fail-if-slower <pct>  the CI gate: exit 3 when, for any configuration, the 95% CI of b / a lies
+               entirely below 1 - pct (b is slower by more than pct, beyond the runs' noise).
+               pct is a percentage above 0 and below 100: 5%, 5 (the same) or 0.5%.
+               Each row then says "slower: ..." (fails), "slower by ..., not surely beyond pct",
+               "equivalent within pct" (the CI inside 1 ± pct), "no significant change" (the CI
+               holds 1), "faster: ...", or "too few runs to decide" (fewer than 3 runs a side:
+               never fails; syncbench run --runs 3 or more)
   --markdown   print the table as markdown
   --json       print one JSON object instead (schema syncbench/compare@1):
                  { schema, a: { file, node, syncbench, createdAt }, b: { ... },
                    rows: [{ experiment, label, a: { n, mean, sd, ciLow, ciHigh }, b: { ... },
-                            change, p, stars, significant }] }
-               change is b / a - 1; p, sd and the CI are null where fewer than 2 runs give none
+                            change, p, stars, significant, ratio: { value, ciLow, ciHigh },
+                            gate: { verdict, fails, text } | null }],
+                   gate: { threshold, failed, exitCode, slower, undecided } | null }
+               change is b / a - 1; p, sd and the CI are null where fewer than 2 runs give none;
+               ratio is b / a of the geometric means, its CI null below 3 runs a side; gate is null
+               without --fail-if-slower (verdicts: slower, slower-within, equivalent, no-change,
+               faster, too-few-runs, no-interval)
   -h, --help   show this help
+
+Exit codes:
+  0   compared (and the gate, if any, passed)
+  1   a results file is missing, unreadable or malformed, or nothing was measured in both
+  2   a bad command line (an unknown option, a bad --fail-if-slower value, not two files)
+  3   --fail-if-slower failed: some configuration is slower beyond the threshold
 `
 
 /**
@@ -38,11 +62,12 @@ Options:
  * @returns {Promise<number>}
  */
 export async function main (argv, io) {
-  const parsed = parseCommandArgs('compare', argv, { markdown: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } })
+  const parsed = parseCommandArgs('compare', argv, { markdown: { type: 'boolean' }, json: { type: 'boolean' }, 'fail-if-slower': { type: 'string' }, help: { type: 'boolean', short: 'h' } })
   if (parsed.values.help) {
     io.stdout.write(help)
     return 0
   }
+  const threshold = percentOption('--fail-if-slower', parsed.values['fail-if-slower'])
   if (parsed.positionals.length !== 2) {
     throw new MissingArgumentError(`two results files expected, got ${parsed.positionals.length} (see syncbench compare --help)`)
   }
@@ -53,19 +78,39 @@ export async function main (argv, io) {
   const invalid = [...a.runs, ...b.runs].filter((r) => invalidReason(r) !== null).length
   const leftOut = invalid ? ` (${invalid} invalid run${invalid === 1 ? '' : 's'} left out)` : ''
   if (rows.length === 0) throw new ResultsError(`${fileA} and ${fileB} have no successful configuration in common${leftOut}`)
+  const gate = threshold === undefined ? undefined : evaluateGate(rows, threshold)
+  const exitCode = gate?.failed ? EXIT_SLOWER : 0
   if (parsed.values.json) {
-    io.stdout.write(JSON.stringify(compareJson(rows, { file: fileA, results: a }, { file: fileB, results: b }), null, 2) + '\n')
-    return 0
+    const json = compareJson(rows, { file: fileA, results: a }, { file: fileB, results: b }, gate && { result: gate, exitCode: EXIT_SLOWER })
+    io.stdout.write(JSON.stringify(json, null, 2) + '\n')
+    return exitCode
   }
   /** @type {(r: import('../types.js').ResultsFile, f: string) => string} */
   const describe = (r, f) => `${f}: Node ${r.environment?.node ?? '?'}, ${describeRuns(r)} run(s)`
   const names = { a: describe(a, fileA), b: describe(b, fileB) }
-  const table = compareTable(rows, names)
+  const table = compareTable(rows, names, gate)
   const latency = compareLatencyTable(rows, names)
   for (const t of latency ? [table, latency] : [table]) {
-    io.stdout.write(parsed.values.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}` : renderText(t))
+    // In markdown a blank line ends the table: GitHub's (a job summary) would take the next line as a row.
+    io.stdout.write(parsed.values.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}\n` : renderText(t))
   }
   if (invalid) io.stdout.write(`(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)\n`)
   if (!rows.some((r) => r.test.p >= 0)) io.stdout.write('(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)\n')
-  return 0
+  if (gate) io.stdout.write(gateSummary(gate, rows, EXIT_SLOWER) + '\n')
+  return exitCode
+}
+
+/**
+ * A percentage option: "5%", "5" (the same) or "0.5%", above 0 and below 100, as a fraction (0.05);
+ * undefined when not given. Plain decimals only: "1e1" or "5 %" are typos more often than intent.
+ * @param {string} flag as the user typed it, for the message
+ * @param {string|undefined} raw
+ * @returns {number|undefined}
+ */
+export function percentOption (flag, raw) {
+  if (raw === undefined) return undefined
+  const m = /^(\d+(?:\.\d+)?|\.\d+)%?$/.exec(raw)
+  const value = m ? Number(m[1]) : NaN
+  if (!(value > 0 && value < 100)) throw invalidOption(flag, raw, 'must be a percentage above 0 and below 100 (5%, 5 or 0.5%)')
+  return value / 100
 }

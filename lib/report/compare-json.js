@@ -1,6 +1,8 @@
 // `syncbench compare --json`: the comparison of two results files as one documented object, for CI
 // scripts. A contract like the LoadResult: fields are added, never renamed; the schema names the version.
 
+import { gateText } from './compare-gate.js'
+
 export const COMPARE_SCHEMA = 'syncbench/compare@1'
 
 /**
@@ -22,6 +24,33 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
  * @property {number|null} p        two-sided Welch t-test p-value of b's runs against a's; null with fewer than 2 runs a side
  * @property {string} stars         '***' p < 0.001, '**' p < 0.01, '*' p < 0.05, '' otherwise (compare.R's)
  * @property {boolean} significant  p < 0.05
+ * @property {CompareRatio} ratio   b / a and its 95% CI
+ * @property {CompareRowGate|null} gate  the --fail-if-slower verdict; null without the option
+ */
+
+/**
+ * @typedef {object} CompareRatio
+ * @property {number|null} value   b / a of the geometric means of the runs' req/s
+ * @property {number|null} ciLow   95% CI: Welch's t-interval of the mean log req/s, back-transformed;
+ *                                 null with fewer than 3 runs a side
+ * @property {number|null} ciHigh
+ */
+
+/**
+ * @typedef {object} CompareRowGate
+ * @property {import('../run/gate.js').GateVerdict} verdict  'slower' (fails: the CI is entirely below 1 - threshold),
+ *   'slower-within', 'equivalent' (the CI is inside 1 ± threshold), 'no-change', 'faster', 'too-few-runs', 'no-interval'
+ * @property {boolean} fails   verdict === 'slower'
+ * @property {string} text     the verdict as the table words it
+ */
+
+/**
+ * @typedef {object} CompareGate
+ * @property {number} threshold  --fail-if-slower as a fraction (5% -> 0.05)
+ * @property {boolean} failed    a row fails
+ * @property {number} exitCode   what syncbench compare exits with: 0, or 3 when failed
+ * @property {number} slower     rows that fail
+ * @property {number} undecided  rows without an interval (too few runs)
  */
 
 /**
@@ -30,22 +59,24 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
  * @property {{ file: string, node: string|null, syncbench: string|null, createdAt: string|null }} a   the first results file, as given
  * @property {{ file: string, node: string|null, syncbench: string|null, createdAt: string|null }} b
  * @property {CompareRow[]} rows    every configuration measured in both, in a's order
+ * @property {CompareGate|null} gate  with --fail-if-slower; null without
  */
 
 /**
  * @param {ReturnType<typeof import('../run/summarize.js').compareResults>} rows
  * @param {{ file: string, results: import('../types.js').ResultsFile }} a
  * @param {{ file: string, results: import('../types.js').ResultsFile }} b
+ * @param {{ result: import('../run/gate.js').GateResult, exitCode: number }} [gate]  --fail-if-slower's
  * @returns {CompareJson}
  */
-export function compareJson (rows, a, b) {
+export function compareJson (rows, a, b, gate) {
   /** @param {{ file: string, results: import('../types.js').ResultsFile }} s */
   const side = (s) => ({ file: s.file, node: s.results.environment?.node ?? null, syncbench: s.results.syncbench ?? null, createdAt: s.results.createdAt ?? null })
   return {
     schema: COMPARE_SCHEMA,
     a: side(a),
     b: side(b),
-    rows: rows.map((r) => ({
+    rows: rows.map((r, i) => ({
       experiment: r.experiment,
       label: r.label,
       a: summary(r.a),
@@ -53,8 +84,13 @@ export function compareJson (rows, a, b) {
       change: r.change,
       p: finite(r.test.p),
       stars: r.test.stars,
-      significant: r.test.p < 0.05
-    }))
+      significant: r.test.p < 0.05,
+      ratio: { value: finite(r.ratio.ratio), ciLow: finite(r.ratio.low), ciHigh: finite(r.ratio.high) },
+      gate: gate ? { ...gate.result.decisions[i], text: gateText(gate.result.decisions[i], r, gate.result.threshold) } : null
+    })),
+    gate: gate
+      ? { threshold: gate.result.threshold, failed: gate.result.failed, exitCode: gate.result.failed ? gate.exitCode : 0, slower: gate.result.slower.length, undecided: gate.result.undecided.length }
+      : null
   }
 }
 

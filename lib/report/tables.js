@@ -6,6 +6,7 @@ import { MIB, formatNumber } from '../format.js'
 import { threadCostTable } from './table-thread-cost.js'
 import { SERVER_FIGURES } from '../run/summarize.js'
 import { describeLatencyCombine, LATENCY_PERCENTILES } from '../run/latency.js'
+import { formatRatioInterval, formatThreshold, gateText } from './compare-gate.js'
 
 /**
  * @typedef {object} Table
@@ -261,15 +262,23 @@ function noServerMetrics (s) {
 }
 
 /**
- * syncbench compare's table: req/s of b against a, compare.R's columns.
+ * syncbench compare's table: req/s of b against a, compare.R's columns, the 95% CI of the ratio b / a
+ * (3 runs a side), and with --fail-if-slower the gate's verdict per row.
  * @param {ReturnType<typeof import('../run/summarize.js').compareResults>} comparisons
  * @param {{ a: string, b: string }} names
+ * @param {import('../run/gate.js').GateResult} [gate]
  * @returns {Table}
  */
-export function compareTable (comparisons, names) {
-  const rows = comparisons.map((c) => [c.experiment, c.label, c.a.mean.toFixed(2), c.b.mean.toFixed(2),
-    `${c.change >= 0 ? '+' : ''}${(c.change * 100).toFixed(2)}%`, formatPValue(c.test.p), c.test.stars])
-  return { title: `req/s: b (${names.b}) against a (${names.a})`, columns: ['Experiment', 'Configuration', 'a req/s', 'b req/s', 'change', 'p-value', 'signif.'], align: ['left', 'left', 'right', 'right', 'right', 'right', 'left'], rows }
+export function compareTable (comparisons, names, gate) {
+  // The ratio's CI needs 3 runs a side: without one anywhere the column is left out.
+  const ci = comparisons.some((c) => formatRatioInterval(c.ratio) !== '')
+  const rows = comparisons.map((c, i) => [c.experiment, c.label, c.a.mean.toFixed(2), c.b.mean.toFixed(2),
+    `${c.change >= 0 ? '+' : ''}${(c.change * 100).toFixed(2)}%`, ...(ci ? [formatRatioInterval(c.ratio)] : []), formatPValue(c.test.p), c.test.stars,
+    ...(gate ? [gateText(gate.decisions[i], c, gate.threshold)] : [])])
+  const columns = ['Experiment', 'Configuration', 'a req/s', 'b req/s', 'change', ...(ci ? ['b/a 95% CI'] : []), 'p-value', 'signif.', ...(gate ? [`gate (${formatThreshold(gate.threshold)})`] : [])]
+  /** @type {Table['align']} */
+  const align = ['left', 'left', 'right', 'right', 'right', ...(ci ? /** @type {const} */ (['right']) : []), 'right', 'left', ...(gate ? /** @type {const} */ (['left']) : [])]
+  return { title: `req/s: b (${names.b}) against a (${names.a})`, columns, align, rows }
 }
 
 /**

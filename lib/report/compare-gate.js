@@ -1,0 +1,69 @@
+// The words of syncbench compare's ratio intervals and CI gate (lib/run/gate.js decides): the table
+// cells and the one line that says whether the gate passed.
+import { MIN_RUNS_FOR_INTERVAL } from '../run/stats.js'
+
+/**
+ * "5%", "0.5%", "12.5%": a threshold fraction as the user would type it.
+ * @param {number} threshold
+ */
+export function formatThreshold (threshold) {
+  return `${Number((threshold * 100).toPrecision(12))}%`
+}
+
+/**
+ * The 95% CI of b / a: "0.787x..0.814x" (three decimals: a 5% gate needs to see 0.95 from 0.96); ''
+ * without an interval.
+ * @param {{ low: number, high: number }} ratio
+ */
+export function formatRatioInterval ({ low, high }) {
+  return Number.isFinite(low) && Number.isFinite(high) ? `${low.toFixed(3)}x..${high.toFixed(3)}x` : ''
+}
+
+/** @param {number} x a fraction, as a percentage with one decimal */
+const pct = (x) => `${(x * 100).toFixed(1)}%`
+
+/**
+ * One configuration's verdict: "slower: 18.6%..21.3% slower, beyond 5%", "equivalent within 5%",
+ * "no significant change", "too few runs to decide (2 and 2 runs; 3 a side needed)".
+ * @param {import('../run/gate.js').GateDecision} decision
+ * @param {{ a: { n: number }, b: { n: number }, ratio: { low: number, high: number } }} row
+ * @param {number} threshold
+ * @returns {string}
+ */
+export function gateText (decision, row, threshold) {
+  const { low, high } = row.ratio
+  const x = formatThreshold(threshold)
+  switch (decision.verdict) {
+    case 'slower': return `slower: ${pct(1 - high)}..${pct(1 - low)} slower, beyond ${x}`
+    case 'slower-within': return `slower by ${pct(1 - high)}..${pct(1 - low)}, not surely beyond ${x}`
+    case 'equivalent': return `equivalent within ${x}`
+    case 'faster': return `faster: ${pct(low - 1)}..${pct(high - 1)} faster`
+    case 'no-change': return 'no significant change'
+    case 'too-few-runs': return `too few runs to decide (${row.a.n} and ${row.b.n} runs; ${MIN_RUNS_FOR_INTERVAL} a side needed)`
+    case 'no-interval': return 'no interval: a run measured 0 req/s'
+  }
+}
+
+/**
+ * The gate's one line: "gate --fail-if-slower 5%: failed (exit 3): 1 of 2 configurations slower beyond
+ * 5%: seed-bcrypt sync", or "... passed: no configuration slower beyond 5% (3 compared)", naming the
+ * undecided ones.
+ * @param {import('../run/gate.js').GateResult} gate
+ * @param {{ experiment: string, label: string }[]} rows
+ * @param {number} exitCode  what the CLI exits with when the gate fails
+ * @returns {string}
+ */
+export function gateSummary (gate, rows, exitCode) {
+  const x = formatThreshold(gate.threshold)
+  const head = `gate --fail-if-slower ${x}`
+  const configurations = (/** @type {number} */ n) => `${n} configuration${n === 1 ? '' : 's'}`
+  if (gate.failed) {
+    const names = gate.slower.map((i) => `${rows[i].experiment} ${rows[i].label}`).join(', ')
+    return `${head}: failed (exit ${exitCode}): ${gate.slower.length} of ${configurations(rows.length)} slower beyond ${x}: ${names}`
+  }
+  const few = gate.undecided.filter((i) => gate.decisions[i].verdict === 'too-few-runs').length
+  const zero = gate.undecided.length - few
+  const why = [few ? `too few runs, syncbench run --runs ${MIN_RUNS_FOR_INTERVAL} or more` : '', zero ? 'a rate of 0' : ''].filter(Boolean).join('; ')
+  const undecided = gate.undecided.length ? `; ${gate.undecided.length} undecided: ${why}` : ''
+  return `${head}: passed: no configuration slower beyond ${x} (${rows.length} compared${undecided})`
+}
