@@ -90,3 +90,20 @@ test('report accepts the results folder and writes beside its results.json', asy
   assert.equal(stdout, `report   ${path.join(folder, 'report.html')}\nsummary  ${path.join(folder, 'summary.md')}\n`)
   assert.deepEqual((await readdir(folder)).sort(), ['report.html', 'results.json', 'summary.md'])
 })
+
+test('compare --json: a side\'s req/s interval is the tables\' (log scale): none from 2 runs, never negative', async () => {
+  const a = await resultsFolder('two-a', '20.20.2', { sync: [10, 30] })
+  const b = await resultsFolder('two-b', '20.20.2', { sync: [12, 13, 14] })
+  const { code, stdout, stderr } = await runCli(['compare', a, b, '--json'])
+  assert.equal(code, 0, stderr)
+  const [sync] = JSON.parse(stdout).rows
+  // the t-interval of [10, 30] was 20 +- 12.706 * 14.14 / sqrt(2): -107..147 req/s
+  assert.equal(sync.a.ciLow, null)
+  assert.equal(sync.a.ciHigh, null)
+  // [12, 13, 14]: exp(mean(ln x) +- t(0.975, 2) * sd(ln x) / sqrt(3))
+  const logs = [12, 13, 14].map(Math.log)
+  const m = logs.reduce((s, x) => s + x, 0) / 3
+  const sdl = Math.sqrt(logs.reduce((s, x) => s + (x - m) ** 2, 0) / 2)
+  assert.ok(Math.abs(sync.b.ciLow - Math.exp(m - 4.302652729911275 * sdl / Math.sqrt(3))) < 1e-9)
+  assert.ok(sync.b.ciLow > 0)
+})

@@ -10,7 +10,8 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
  * @property {number} n        measured runs
  * @property {number} mean     mean requests per second over them
  * @property {number|null} sd  sample standard deviation; null with one run
- * @property {number|null} ciLow   95% confidence interval of the mean (t distribution); null with one run
+ * @property {number|null} ciLow   95% confidence interval of the req/s, on the log scale (never negative, as the
+ *                             tables' Req/s 95% CI); null with fewer than 3 runs
  * @property {number|null} ciHigh
  */
 
@@ -79,8 +80,8 @@ export function compareJson (rows, a, b, gate) {
     rows: rows.map((r, i) => ({
       experiment: r.experiment,
       label: r.label,
-      a: summary(r.a),
-      b: summary(r.b),
+      a: summary(r.a, r.rate.a),
+      b: summary(r.b, r.rate.b),
       change: r.change,
       p: finite(r.test.p),
       stars: r.test.stars,
@@ -96,10 +97,11 @@ export function compareJson (rows, a, b, gate) {
 
 /**
  * @param {import('../run/stats.js').Summary} s
+ * @param {import('../run/stats.js').RateInterval} rate  the log-scale interval the tables print
  * @returns {CompareSide}
  */
-function summary (s) {
-  return { n: s.n, mean: s.mean, sd: finite(s.sd), ciLow: finite(s.ciLow), ciHigh: finite(s.ciHigh) }
+function summary (s, rate) {
+  return { n: s.n, mean: s.mean, sd: finite(s.sd), ciLow: finite(rate.low), ciHigh: finite(rate.high) }
 }
 
 /** JSON has no NaN: a figure that cannot be computed is null. @param {number} x */

@@ -332,9 +332,10 @@ function sameOperation (workload, op) {
  * @param {import('../types.js').ResultsFile} a
  * @param {import('../types.js').ResultsFile} b
  * @returns {{ experiment: string, label: string, a: import('./stats.js').Summary, b: import('./stats.js').Summary, change: number, test: import('./stats.js').WelchResult,
- *   ratio: import('./stats.js').RatioInterval,
+ *   rate: { a: import('./stats.js').RateInterval, b: import('./stats.js').RateInterval }, ratio: import('./stats.js').RatioInterval,
  *   latency: { a: import('./latency.js').LatencySummary|null, b: import('./latency.js').LatencySummary|null } }[]}
- *   ratio: b / a of the geometric means of req/s and its 95% CI (ratioInterval; the CI gate's input);
+ *   rate: each side's req/s interval on the log scale (as the tables'); ratio: b / a of the geometric
+ *   means of req/s and its 95% CI (ratioInterval; the CI gate's input);
  *   latency: each side's runs' merged latency (lib/run/latency.js)
  */
 export function compareResults (a, b) {
@@ -348,7 +349,7 @@ export function compareResults (a, b) {
     const [experiment, label] = k.split('\0')
     const sa = summarizeValues(rps(ra))
     const sb = summarizeValues(rps(rb))
-    out.push({ experiment, label, a: sa, b: sb, change: sb.mean / sa.mean - 1, test: welchTTest(rps(rb), rps(ra)), ratio: ratioInterval(rps(rb), rps(ra)), latency: { a: summarizeLatency(ra), b: summarizeLatency(rb) } })
+    out.push({ experiment, label, a: sa, b: sb, rate: { a: rateInterval(rps(ra)), b: rateInterval(rps(rb)) }, change: sb.mean / sa.mean - 1, test: welchTTest(rps(rb), rps(ra)), ratio: ratioInterval(rps(rb), rps(ra)), latency: { a: summarizeLatency(ra), b: summarizeLatency(rb) } })
   }
   return out
 }
