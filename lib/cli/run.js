@@ -38,7 +38,7 @@ Options:
                          the first one)
   --runs <n>             repeat every configuration n times, interleaved (default: the experiment's
                          own, 2 for seed-bcrypt and 5 for seed-readfile, else 1); n >= 2 gives
-                         95% confidence intervals and Welch t-test p-values
+                         Welch t-test p-values, n >= 3 also 95% confidence intervals
   -n, --requests <n>     override the experiments' request count
   -c, --concurrency <n>  override the experiments' concurrency (sweeps keep their own axis); a run whose
                          concurrency is above its request count gets that many requests (ab refuses -c > -n)
