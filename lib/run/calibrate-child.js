@@ -2,6 +2,11 @@
 // { opMs, cpuMs, samples } as JSON. A child so the runner's own JIT state and heap do not colour the figure.
 import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
+import { watchParent } from '../lab/parent-watch.js'
+
+// A runner that is killed must not leave this child behind (a large readfile or a high bcrypt cost can
+// run for a while): the watchdog thread ends it once the runner is gone.
+watchParent()
 
 const [op, param] = process.argv.slice(2)
 // Enough calls for one timing, bounded in time: at least 3 calls, then stop after ~150 ms or 200 calls. The
