@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { readFileSync, readdirSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -124,6 +124,22 @@ async function interrupt (signal) {
   if (signal !== 'SIGKILL') assert.notEqual(endedBy, 'SIGKILL', `the runner did not end within ${RUNNER_ENDS_MS} ms of ${signal}: ${run.stderr()}`)
   const results = JSON.parse(await readFile(path.join(run.out, 'results.json'), 'utf8'))
   return { code, endedBy, results, stderr: run.stderr(), out: run.out }
+}
+
+for (const [signal, exitCode] of /** @type {const} */ ([['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]])) {
+  test(`${signal} to syncbench run with a blocked handler: the summary, exit ${exitCode}, the server child gone`, async () => {
+    const { code, endedBy, results, stderr, out } = await interrupt(signal)
+    assert.equal(endedBy, null, stderr)
+    assert.equal(code, exitCode, stderr)
+    assert.match(stderr, /interrupted/)
+    assert.match(stderr, /\(interrupted: partial\)/)
+    assert.equal(results.finishedAt, null)
+    // The interrupted run is kept; the blocked server never answered its metrics request: missing, no error.
+    assert.equal(results.runs.length, 1)
+    assert.equal(results.runs[0].server, null)
+    assert.equal(results.runs[0].error, null)
+    assert.ok((await readdir(out)).includes('summary.md'))
+  })
 }
 
 test('SIGKILL to syncbench run with a blocked handler: the server child ends itself', async () => {
