@@ -10,6 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
 import { binPath } from './helper.js'
 
 /** The issue's bound: every child is gone within 5 s of the runner's end. */
@@ -148,3 +149,33 @@ test('SIGKILL to syncbench run with a blocked handler: the server child ends its
   // Written before the first run (atomically): it parses, with no run finished.
   assert.equal(results.runs.length, 0)
 })
+
+test('a calibration child blocked in its operation ends itself when its parent is SIGKILLed', async () => {
+  const calibrateChild = fileURLToPath(new URL('../lib/run/calibrate-child.js', import.meta.url))
+  // bcryptjs at cost 20 blocks the child's main thread for far longer than the bound.
+  const starter = `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(calibrateChild)}, 'bcryptjs', '20', String(process.pid)], { detached: true, stdio: 'ignore' })
+process.stdout.write(String(c.pid), () => process.kill(process.pid, 'SIGKILL'))`
+  const parent = spawn(process.execPath, ['-e', starter], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  parent.stdout.setEncoding('utf8').on('data', (d) => { out += d })
+  const [, endedBy] = await once(parent, 'exit')
+  assert.equal(endedBy, 'SIGKILL')
+  const pid = Number(out)
+  assert.ok(pid > 0, out)
+  const gone = await waitUntil(() => !isRunning(pid), CHILDREN_GONE_MS)
+  if (!gone) process.kill(pid, 'SIGKILL')
+  assert.ok(gone, `calibration child ${pid} still running ${CHILDREN_GONE_MS} ms after its parent died`)
+})
+
+/**
+ * @param {number} pid
+ * @returns {boolean} alive and not a zombie
+ */
+function isRunning (pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
+}

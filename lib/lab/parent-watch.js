@@ -25,11 +25,14 @@ setInterval(() => {
  * Start the watchdog thread of this process: once the parent is gone, this process is SIGKILLed
  * within about `intervalMs`. The thread never keeps the process alive (unref'd); it adds one OS
  * thread to the process (the server's `threads` metric counts it, the same in every run).
- * @param {{ intervalMs?: number }} [options]
+ * @param {{ parent?: string, intervalMs?: number }} [options]
+ *   parent: the parent's pid as it passed it on the command line. Better than this process's ppid at
+ *   start: a parent that died before the child started has already left it re-parented.
  * @returns {Worker}
  */
-export function watchParent ({ intervalMs = PARENT_POLL_MS } = {}) {
-  const worker = new Worker(WATCHDOG, { eval: true, workerData: { ppid: process.ppid, intervalMs }, stdout: true, stderr: true })
+export function watchParent ({ parent, intervalMs = PARENT_POLL_MS } = {}) {
+  const ppid = Number(parent) > 0 ? Number(parent) : process.ppid
+  const worker = new Worker(WATCHDOG, { eval: true, workerData: { ppid, intervalMs }, stdout: true, stderr: true })
   worker.unref()
   return worker
 }

@@ -13,7 +13,7 @@ import { watchParent } from './parent-watch.js'
  */
 async function main (spec) {
   // Before the user's module loads: its top-level code may already block the main thread.
-  watchParent()
+  watchParent({ parent: process.argv[3] })
   const stopped = stopSignal()
   // A user's module may leave timers or sockets open: once the server is done (or failed), they must
   // not keep this process alive, so it ends itself with SIGTERM's default action.

@@ -155,7 +155,7 @@ async function startChild (spec, options) {
  * @param {ForkOptions} options
  */
 function forkChild (spec, { env, cwd, startTimeoutMs = 20_000, stopGraceMs = 5000, onChild }) {
-  const child = fork(childPath, [JSON.stringify(spec)], {
+  const child = fork(childPath, [JSON.stringify(spec), String(process.pid)], {
     cwd,
     env: { ...process.env, ...env },
     // The parent's flags (--test, --inspect, loaders) must not leak into the server under test.
