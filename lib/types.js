@@ -158,8 +158,9 @@
  * @property {{ host: string, port: number }} [address]  where the load goes (the first server); absent for a server syncbench did not start
  * @property {{ name: string, url: string, port: number }[]} servers
  * @property {Environment} env
- * @property {(options?: { reset?: boolean, server?: string }) => Promise<ServerMetrics>} metrics  reads the window, then resets it if asked
- * @property {() => Promise<void>} stop     SIGTERM, then SIGKILL after a grace period; resolves when the process is gone
+ * @property {(options?: { reset?: boolean, server?: string, signal?: AbortSignal }) => Promise<ServerMetrics>} metrics  reads the window, then resets it if asked;
+ *   once `signal` aborts, waits 2 s at most (lib/lab/spawn.js METRICS_AFTER_ABORT_MS)
+ * @property {(graceMs?: number) => Promise<void>} stop     SIGTERM, then SIGKILL after a grace period (graceMs); resolves when the process is gone
  */
 
 /**

@@ -62,7 +62,8 @@ one line per finished run with its requests per second.
 
 Ctrl-C stops after the current run's partial measurement, keeps everything measured so far in
 results.json, writes the summary and exits 130; a second Ctrl-C ends syncbench at once (results.json
-keeps the runs finished before).
+keeps the runs finished before). SIGTERM and SIGHUP do the same and exit 143 and 129. No server or
+helper process outlives syncbench run by more than a few seconds, even when it is SIGKILLed.
 `
 
 /**
@@ -92,27 +93,39 @@ export async function main (argv, io) {
   const outDir = await createOutDir({ out: options.out, cwd })
 
   const controller = new AbortController()
-  // Held until the summary is written: a first Ctrl-C ends the runs, never the writing. A second one
-  // (a hung server, a slow report) ends syncbench at once: its helpers first (they are in their own
-  // process groups, so the terminal's signal missed them), then itself by the default SIGINT action
-  // (exit status 130). Forked servers stop by themselves when the IPC channel closes.
-  const onSigint = () => {
+  /** @type {NodeJS.Signals|null} the first of SIGINT, SIGTERM, SIGHUP received */
+  let received = null
+  // Held until the summary is written: a first Ctrl-C (or SIGTERM, SIGHUP: a closed terminal, a
+  // supervisor) ends the runs, never the writing. A second one (a hung server, a slow report) ends
+  // syncbench at once: its helpers first (they are in their own process groups, so the terminal's
+  // signal missed them), then itself by the signal's default action. A child the runner could not
+  // end (the runner SIGKILLed) ends itself: lib/lab/parent-watch.js.
+  /** @param {NodeJS.Signals} name */
+  const onSignal = (name) => {
     if (!controller.signal.aborted) {
-      io.stderr.write('syncbench run: interrupted: ending the current run and writing the summary (Ctrl-C again to quit at once)\n')
+      received = name
+      io.stderr.write(`syncbench run: interrupted${name === 'SIGINT' ? '' : ` (${name})`}: ending the current run and writing the summary (Ctrl-C again to quit at once)\n`)
       return controller.abort()
     }
-    process.off('SIGINT', onSigint)
+    for (const s of STOP_SIGNALS) process.off(s, onSignal)
     killChildren()
-    process.kill(process.pid, 'SIGINT')
+    process.kill(process.pid, name)
   }
-  process.on('SIGINT', onSigint)
+  for (const s of STOP_SIGNALS) process.on(s, onSignal)
   try {
     const outcome = await measure({ options, experiments, engine, outDir, argv, io, signal: controller.signal })
-    return await report({ outcome, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report })
+    const code = await report({ outcome, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report })
+    // 128 + the signal's number, as a shell reports a process that signal ended: 130, 143, 129.
+    return code === INTERRUPTED_EXIT.SIGINT && received ? INTERRUPTED_EXIT[received] : code
   } finally {
-    process.off('SIGINT', onSigint)
+    for (const s of STOP_SIGNALS) process.off(s, onSignal)
   }
 }
+
+/** The signals that end a run as Ctrl-C does. */
+const STOP_SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])
+/** @type {Record<typeof STOP_SIGNALS[number], number>} the exit code after each */
+const INTERRUPTED_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 }
 
 /**
  * How a path inside the output folder is shown: under the --out the user gave, spelled as given

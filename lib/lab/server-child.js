@@ -5,12 +5,15 @@ import { realpathSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { ServerStartError, SyncbenchError } from '../errors.js'
 import { serveIpc, sendError, sendHandlers } from './ipc.js'
+import { watchParent } from './parent-watch.js'
 
 /**
  * @param {import('./ipc.js').ChildSpec} spec
  * @returns {Promise<void>}
  */
 async function main (spec) {
+  // Before the user's module loads: its top-level code may already block the main thread.
+  watchParent({ parent: process.argv[3] })
   const stopped = stopSignal()
   // A user's module may leave timers or sockets open: once the server is done (or failed), they must
   // not keep this process alive, so it ends itself with SIGTERM's default action.

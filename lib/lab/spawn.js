@@ -9,6 +9,8 @@ import { READY, HANDLERS, METRICS, ERROR } from './ipc.js'
 
 const childPath = fileURLToPath(new URL('./server-child.js', import.meta.url))
 const STDERR_KEEP = 8192
+/** How long a metrics request waits once its `signal` aborted (a Ctrl-C): the metrics are then missing. */
+export const METRICS_AFTER_ABORT_MS = 2000
 /** How many of the child's last stderr lines an error carries. */
 const STDERR_LINES = 20
 
@@ -112,16 +114,25 @@ async function startChild (spec, options) {
     servers: ready.servers,
     env: ready.env,
     ready,
-    metrics ({ reset = false, server } = {}) {
+    metrics ({ reset = false, server, signal } = {}) {
       if (!child.connected) return Promise.reject(new ServerExitedError(`${name} (pid ${child.pid}) is not running: ${last()}`, { stderr: lines() }))
       const id = nextId++
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
+        /** @param {string} message */
+        const fail = (message) => {
           waiting.delete(id)
-          reject(new ServerMetricsError(`${name} (pid ${child.pid}) did not answer a metrics request within ${metricsTimeoutMs} ms`))
-        }, metricsTimeoutMs)
+          reject(new ServerMetricsError(`${name} (pid ${child.pid}) did not answer a metrics request ${message}`))
+        }
+        let timer = setTimeout(() => fail(`within ${metricsTimeoutMs} ms`), metricsTimeoutMs)
+        // After an interrupt nobody waits long for a server whose handler may block its loop.
+        const onAbort = () => {
+          clearTimeout(timer)
+          timer = setTimeout(() => fail(`within ${METRICS_AFTER_ABORT_MS} ms of the interrupt`), METRICS_AFTER_ABORT_MS)
+        }
+        if (signal?.aborted) onAbort()
+        else signal?.addEventListener('abort', onAbort, { once: true })
         /** @type {<T>(fn: (value: T) => void) => (value: T) => void} */
-        const done = (fn) => (value) => { clearTimeout(timer); fn(value) }
+        const done = (fn) => (value) => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); fn(value) }
         waiting.set(id, { resolve: done(resolve), reject: done(reject) })
         /** @type {{ type: string, id: number, reset: boolean, server?: string }} */
         const message = { type: METRICS, id, reset }
@@ -133,7 +144,7 @@ async function startChild (spec, options) {
         })
       })
     },
-    stop: () => forked.stop()
+    stop: (graceMs) => forked.stop(graceMs)
   }
 }
 
@@ -144,7 +155,7 @@ async function startChild (spec, options) {
  * @param {ForkOptions} options
  */
 function forkChild (spec, { env, cwd, startTimeoutMs = 20_000, stopGraceMs = 5000, onChild }) {
-  const child = fork(childPath, [JSON.stringify(spec)], {
+  const child = fork(childPath, [JSON.stringify(spec), String(process.pid)], {
     cwd,
     env: { ...process.env, ...env },
     // The parent's flags (--test, --inspect, loaders) must not leak into the server under test.

@@ -2,8 +2,12 @@
 // { opMs, cpuMs, samples } as JSON. A child so the runner's own JIT state and heap do not colour the figure.
 import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
+import { watchParent } from '../lab/parent-watch.js'
 
-const [op, param] = process.argv.slice(2)
+const [op, param, parent] = process.argv.slice(2)
+// A runner that is killed must not leave this child behind (a large readfile or a high bcrypt cost can
+// run for a while): the watchdog thread ends it once the runner (argv's third value) is gone.
+watchParent({ parent })
 // Enough calls for one timing, bounded in time: at least 3 calls, then stop after ~150 ms or 200 calls. The
 // parent runs several such children (lib/run/calibrate.js): independent timings say more about the noise
 // than more calls in one process, whose JIT state and CPU frequency they all share.

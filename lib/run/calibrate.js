@@ -87,7 +87,7 @@ async function timeOnce (spec, options) {
       // through `signal`; a crash of the child is then never confused with the interrupt.
       detached: true
     }
-    track(execFile(process.execPath, [childPath, spec.op, param], execOptions, (err, out, errOut) => {
+    track(execFile(process.execPath, [childPath, spec.op, param, String(process.pid)], execOptions, (err, out, errOut) => {
       if (err?.name === 'AbortError') return reject(err)
       if (!err) return resolve(out)
       // `signal`: the runner tells a child ended by SIGINT (an interrupt) from a crash by it.

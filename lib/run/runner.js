@@ -15,6 +15,9 @@ import { mean } from './stats.js'
 import { loadInvalidity } from './validity.js'
 import { checkTarget } from './target.js'
 
+/** After an interrupt, how long a server child gets between SIGTERM and SIGKILL. */
+const STOP_GRACE_AFTER_ABORT_MS = 1000
+
 /**
  * @typedef {object} RunnerOptions
  * @property {import('./experiment-loader.js').Experiment[]} experiments
@@ -44,8 +47,8 @@ import { checkTarget } from './target.js'
  * What the runner needs of a server: a ChildHandle it started, or a server already running (--target).
  * @typedef {object} MeasuredServer
  * @property {import('../types.js').Environment | Promise<import('../types.js').Environment|null>} env
- * @property {(options?: { reset?: boolean }) => Promise<import('../types.js').ServerMetrics|null>} metrics
- * @property {() => Promise<void>} stop
+ * @property {(options?: { reset?: boolean, signal?: AbortSignal }) => Promise<import('../types.js').ServerMetrics|null>} metrics
+ * @property {(graceMs?: number) => Promise<void>} stop
  */
 
 /** @typedef {{ experiment: import('./experiment-loader.js').Experiment, configurations: import('./plan.js').Configuration[], order: ReturnType<typeof schedule> }} Plan */
@@ -218,7 +221,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     if (warmup.requests > 0 && !signal?.aborted) {
       await builtinEngine.run({ url, requests: warmup.requests, concurrency: Math.min(warmup.concurrency, warmup.requests), keepAlive: configuration.load.keepAlive, signal })
     }
-    await handle.metrics({ reset: true })
+    // `signal`: after a Ctrl-C a server blocked in its handler gets 2 s to answer, then its metrics are missing.
+    await handle.metrics({ reset: true, signal })
     try {
       record.load = await engine.run({ ...configuration.load, url, signal })
     } catch (err) {
@@ -226,13 +230,14 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       record.load = partialResult(err)
       throw err
     }
-    record.server = await handle.metrics()
+    record.server = await handle.metrics({ signal })
   } catch (err) {
     if (!(err instanceof SyncbenchError)) throw err
     // A server or tool gone after the interrupt is the interrupt, not a failure.
     if (!signal?.aborted) record.error = { code: err.code, message: err.message }
   } finally {
-    await handle?.stop()
+    // Interrupted: a server that ignores SIGTERM (blocked in a handler) is not given the full grace.
+    await handle?.stop(signal?.aborted ? STOP_GRACE_AFTER_ABORT_MS : undefined)
   }
   return record
 }
