@@ -38,7 +38,11 @@ test('an in-process window without samples reads as zeros, not NaN', () => {
   const metrics = createServerMetrics()
   try {
     const m = metrics.read()
-    assert.deepEqual(m.eventLoopDelay, { min: 0, mean: 0, p50: 0, p99: 0, max: 0, stddev: 0 })
+    // max also counts the time since the last tick beyond 10 ms, which a loaded machine can make
+    // nonzero even here; it is never NaN and never more than the window itself.
+    const { max, ...rest } = m.eventLoopDelay
+    assert.deepEqual(rest, { min: 0, mean: 0, p50: 0, p99: 0, stddev: 0 })
+    assert.ok(Number.isFinite(max) && max >= 0 && max <= m.windowMs, String(max))
     assert.equal(m.requests, 0)
   } finally {
     metrics.close()
