@@ -119,6 +119,9 @@ describe('parseAbArgs', () => {
     [['-c', '20001', '-n', '30000', URL_OK], 'SB_ERR_INVALID_OPTION', '-c must be at most 20000, got "20001"'],
     [['-n', 'abc', URL_OK], 'SB_ERR_INVALID_OPTION', '-n must be a positive integer, got "abc"'],
     [['-n', '-5', URL_OK], 'SB_ERR_INVALID_OPTION', '-n must be a positive integer, got "-5"'],
+    // ab's -n is a C int: ab -n 1000000000000 says "Invalid number of requests"
+    [['-n', '1000000000000', URL_OK], 'SB_ERR_INVALID_OPTION', '-n must be at most 2147483647, got "1000000000000"'],
+    [['-n', '2147483648', URL_OK], 'SB_ERR_INVALID_OPTION', '-n must be at most 2147483647, got "2147483648"'],
     [['-s', '0', URL_OK], 'SB_ERR_INVALID_OPTION', '-s must be a positive number of seconds, got "0"'],
     [['-t', 'soon', URL_OK], 'SB_ERR_INVALID_OPTION', '-t must be a non-negative number of seconds, got "soon"'],
     [['-c', '5', '-n', '2', URL_OK], 'SB_ERR_INVALID_OPTION', '-c must not exceed the number of requests (-n 2), got "5"'],
