@@ -87,11 +87,17 @@ for (const framework of ['express', 'http']) {
       assert.equal(keys.size, 1)
     })
 
-    test('a new size generates its file once, in the cache folder', async () => {
-      const results = await Promise.all(['sync', 'async', 'stream'].map((s) => httpGet(`${url}/readfile/${s}?size=3k`)))
-      for (const res of results) assert.equal(res.body, 'read 3072 bytes')
-      const files = (await readdir(cacheDir)).sort()
-      assert.deepEqual(files, ['data-3072.bin', 'data-32768.bin'])
+    test('a smaller size reads a prefix of the one data file; a larger one generates its file once', async () => {
+      // was: one file per size, never removed (three sizes near 1 GiB wrote 3.1 GB)
+      const smaller = await Promise.all(['sync', 'async', 'promises', 'stream', 'worker'].map((s) => httpGet(`${url}/readfile/${s}?size=3k`)))
+      for (const res of smaller) assert.equal(res.body, 'read 3072 bytes')
+      assert.deepEqual(await readdir(cacheDir), ['data-32768.bin'])
+      const larger = await Promise.all(['sync', 'async', 'stream', 'promises'].map((s) => httpGet(`${url}/readfile/${s}?size=48k`)))
+      for (const res of larger) assert.equal(res.body, 'read 49152 bytes')
+      const mixed = await Promise.all([httpGet(`${url}/readfile/sync?size=0`), httpGet(`${url}/readfile/stream?size=0`), httpGet(`${url}/readfile/async?size=40k`)])
+      assert.deepEqual(mixed.map((res) => res.body), ['read 0 bytes', 'read 0 bytes', 'read 40960 bytes'])
+      // the cache's bound (1 GiB) keeps the first file here; no temporary file is left
+      assert.deepEqual((await readdir(cacheDir)).sort(), ['data-32768.bin', 'data-49152.bin'])
     })
 
     const bad = [
@@ -135,3 +141,51 @@ for (const framework of ['express', 'http']) {
     })
   })
 }
+
+describe('lab --memory-budget: readfile requests hold at most the budget at once', () => {
+  let server
+  let url
+  let cacheDir
+  before(async () => {
+    cacheDir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-lab-budget-'))
+    server = await spawnServer({ app: 'lab', args: ['--framework', 'http', '--file-size', '40k', '--memory-budget', '64k', '--cache-dir', cacheDir] })
+    url = server.servers[0].url
+  })
+  after(async () => {
+    await server?.stop()
+    await rm(cacheDir, { recursive: true, force: true })
+  })
+
+  /** @param {{ status: number, body: string }} res */
+  function assertOverBudget (res) {
+    assert.equal(res.status, 503, res.body)
+    const { error } = JSON.parse(res.body)
+    assert.equal(error.code, 'SB_ERR_BAD_PARAMETER')
+    assert.equal(error.parameter, 'size')
+    assert.equal(error.budget, 64 * 1024)
+    assert.match(error.message, /over the memory budget of 64 ?KiB \(serve --memory-budget\)/)
+  }
+
+  test('a size over the budget alone is a 503 naming the budget', async () => {
+    // was: admitted (4 concurrent size=1g took the server to 4 GiB RSS)
+    assertOverBudget(await httpGet(`${url}/readfile/sync?size=65k`))
+    assert.equal((await httpGet(`${url}/readfile/sync?size=64k`)).body, 'read 65536 bytes')
+  })
+
+  test('while one request holds 40k, another 40k is refused; once it ends, admitted again', async () => {
+    // fake-async holds its 40k for 1.5 s before reading; the request after / is admitted within that
+    const slow = httpGet(`${url}/readfile/fake-async?size=40k&delay=1500`)
+    await httpGet(`${url}/`)
+    assertOverBudget(await httpGet(`${url}/readfile/sync?size=40k`))
+    assert.equal((await httpGet(`${url}/readfile/sync?size=24k`)).body, 'read 24576 bytes')
+    assert.equal((await slow).body, 'read 40960 bytes')
+    const again = await Promise.all([httpGet(`${url}/readfile/async?size=40k`)])
+    assert.equal(again[0].body, 'read 40960 bytes')
+  })
+
+  test('--memory-budget takes a size: one line naming the option otherwise', async () => {
+    const { parseServeArgs } = await import('../lib/lab/serve-args.js')
+    assert.equal(parseServeArgs(['lab', '--memory-budget', '2g']).memoryBudget, 2 * 1024 ** 3)
+    assert.throws(() => parseServeArgs(['lab', '--memory-budget', 'lots']), { code: 'SB_ERR_INVALID_OPTION', message: '--memory-budget must be a size from 0 to 1024GiB such as 1g or 512m, got "lots"' })
+  })
+})

@@ -3,7 +3,7 @@ import { test, describe, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
-import { mkdtemp, rm, stat, readdir } from 'node:fs/promises'
+import { mkdtemp, rm, stat, readdir, utimes } from 'node:fs/promises'
 import { spawnServer } from '../lib/lab/spawn.js'
 import { parseSize, ensureDataFile, cacheDir } from '../lib/lab/data-file.js'
 import { createServerMetrics, collectEnvironment } from '../lib/lab/metrics.js'
@@ -159,6 +159,30 @@ describe('the data file', () => {
     await writeFile(file, 'short')
     await ensureDataFile(10, { cacheDir: dir })
     assert.equal((await stat(file)).size, 10)
+  })
+
+  test('the folder holds at most maxCacheBytes of data files: the oldest written go first', async () => {
+    const small = await mkdtemp(path.join(os.tmpdir(), 'syncbench-cache-lru-'))
+    try {
+      const limit = { cacheDir: small, maxCacheBytes: 100_000 }
+      const a = await ensureDataFile(40_000, limit)
+      const b = await ensureDataFile(30_000, limit)
+      // b written before a (times set, not raced)
+      await utimes(b, new Date(1_000_000), new Date(1_000_000))
+      await utimes(a, new Date(2_000_000), new Date(2_000_000))
+      assert.equal(await ensureDataFile(40_000, limit), a) // reused, nothing evicted
+      assert.deepEqual((await readdir(small)).sort(), ['data-30000.bin', 'data-40000.bin'])
+      await ensureDataFile(50_000, limit) // 40k + 30k + 50k > 100k: b goes, a stays
+      assert.deepEqual((await readdir(small)).sort(), ['data-40000.bin', 'data-50000.bin'])
+      await ensureDataFile(90_000, limit) // both go
+      assert.deepEqual(await readdir(small), ['data-90000.bin'])
+      // concurrent calls for one new size write it once: one file, no temporary left
+      await Promise.all([1, 2, 3].map(() => ensureDataFile(20_000, limit)))
+      assert.deepEqual(await readdir(small), ['data-20000.bin'])
+      assert.equal((await stat(path.join(small, 'data-20000.bin'))).size, 20_000)
+    } finally {
+      await rm(small, { recursive: true, force: true })
+    }
   })
 
   test('bad sizes are refused with the option named', async () => {

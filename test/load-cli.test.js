@@ -119,6 +119,9 @@ describe('parseAbArgs', () => {
     [['-c', '20001', '-n', '30000', URL_OK], 'SB_ERR_INVALID_OPTION', '-c must be at most 20000, got "20001"'],
     [['-n', 'abc', URL_OK], 'SB_ERR_INVALID_OPTION', '-n must be a positive integer, got "abc"'],
     [['-n', '-5', URL_OK], 'SB_ERR_INVALID_OPTION', '-n must be a positive integer, got "-5"'],
+    // ab's -n is a C int: ab -n 1000000000000 says "Invalid number of requests"
+    [['-n', '1000000000000', URL_OK], 'SB_ERR_INVALID_OPTION', '-n must be at most 2147483647, got "1000000000000"'],
+    [['-n', '2147483648', URL_OK], 'SB_ERR_INVALID_OPTION', '-n must be at most 2147483647, got "2147483648"'],
     [['-s', '0', URL_OK], 'SB_ERR_INVALID_OPTION', '-s must be a positive number of seconds, got "0"'],
     [['-t', 'soon', URL_OK], 'SB_ERR_INVALID_OPTION', '-t must be a non-negative number of seconds, got "soon"'],
     [['-c', '5', '-n', '2', URL_OK], 'SB_ERR_INVALID_OPTION', '-c must not exceed the number of requests (-n 2), got "5"'],
@@ -143,6 +146,23 @@ describe('parseAbArgs', () => {
     })
   }
 })
+
+/**
+ * Run a shell command line (bash -c) with a time bound; the CLI's own streams and exit code.
+ * @param {string} line
+ * @returns {Promise<{ code: number|null, stdout: string, stderr: string }>}
+ */
+async function runCommandInShell (line) {
+  const child = spawn('bash', ['-c', line], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  const [code] = await once(child, 'close')
+  clearTimeout(timer)
+  return { code, stdout, stderr }
+}
 
 /** A LoadResult with figures chosen to exercise ab's rounding. */
 function fixedResult (overrides = {}) {
@@ -581,6 +601,22 @@ describe('syncbench ab, bad input and runs ab would give up: one line on stderr,
     } finally {
       await flaky.close()
     }
+  })
+
+  test('-c beyond the open-files limit: one line with the sockets opened and how to raise it (ulimit -n)', async (t) => {
+    // Answers each request's header and never its body, so every connection stays open (ab opens the
+    // others once the first header arrived); the CLI runs under ulimit -n 64 with -c 200.
+    const holding = await startRawServer((socket) => socket.once('data', () => socket.write('HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\n')))
+    t.after(() => holding.close())
+    const cli = `exec "${process.execPath}" "${binPath}" ab -n 200 -c 200 -s 10 ${holding.url}`
+    const { code, stdout, stderr } = await runCommandInShell(`ulimit -n 64 && ${cli}`)
+    assert.equal(code, 1, stderr)
+    assert.equal(stderr.split('\n').length, 2, stderr)
+    assert.match(stderr, /^syncbench ab: 127\.0\.0\.1:\d+: test aborted after 10 failures: too many open files \(EMFILE\): only \d+ sockets could be opened for -c 200; raise the limit of open files per process \(now 64\) with ulimit -n 300 in this shell, or lower -c\n$/)
+    const opened = Number(/only (\d+) sockets/.exec(stderr)?.[1])
+    assert.ok(opened > 0 && opened < 64, stderr)
+    assert.ok(!stderr.includes('undefined'), stderr)
+    assert.match(stdout, /^This is ApacheBench|^$/m)
   })
 
   test('an unreachable port', async () => {

@@ -120,7 +120,9 @@ describe('the bounds hold for a program', () => {
 
   test('requests beyond a safe integer, fractions, infinities, strings', () => {
     const refused = (options, message) => assert.throws(() => normalizeOptions({ url: URL_OK, ...options }), { code: 'SB_ERR_INVALID_OPTION', message })
-    refused({ requests: 2 ** 53 }, /^-n \(requests\) must be at most 9007199254740991, got "9007199254740992"$/)
+    // the bound is ab's (a C int, MAX_REQUESTS), below a safe integer
+    refused({ requests: 2 ** 53 }, /^-n \(requests\) must be at most 2147483647, got "9007199254740992"$/)
+    refused({ requests: 2 ** 31 }, /^-n \(requests\) must be at most 2147483647, got "2147483648"$/)
     refused({ requests: 1.5 }, /^-n \(requests\) must be a positive integer, got "1.5"$/)
     refused({ requests: '10' }, /^-n \(requests\) must be a positive integer, got "10"$/)
     refused({ timelimit: Infinity }, /^-t \(timelimit\) must be a non-negative number of seconds, got "Infinity"$/)

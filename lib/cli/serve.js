@@ -33,6 +33,8 @@ Options:
   --cache-dir <dir>   where that file is kept (default $SYNCBENCH_CACHE_DIR, else <tmpdir>/syncbench-cache)
   --framework <name>  lab: express or http (default express)
   --pool-size <n>     lab: worker threads of the worker strategy, piscina (default: CPU count)
+  --memory-budget <size>  lab: bytes the readfile requests in flight may read into memory together
+                      (default 1GiB); a request beyond it gets a 503 with a JSON error naming the budget
   -h, --help          show this help
 
 Options an app does not use (--framework for seed-bcrypt, ...) are accepted and ignored, so a runner

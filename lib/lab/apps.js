@@ -19,6 +19,7 @@ export const LAB_PORT = 3001
  * @property {string} [only]        seed-readfile: start only this server (readfile, readfilesync, fake-async)
  * @property {number} [delay]       seed-readfile: the fake-async server's setTimeout delay, ms (default 0, as published)
  * @property {number} [poolSize]    lab: worker threads of the worker strategy
+ * @property {number} [memoryBudget] lab: bytes readfile requests may hold at once (default 1 GiB); beyond, 503
  * @property {'express'|'http'} [framework='express']  lab
  */
 

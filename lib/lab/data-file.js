@@ -1,15 +1,21 @@
 // The file the readfile servers read: random bytes of a chosen size, generated once into a cache
 // folder and reused while its size matches. Never a path taken from a request.
+// The folder's data files total at most MAX_CACHE_BYTES: before a new file is written, the others
+// are removed, oldest written first (mtime; a reused file is not rewritten), until it fits. A server that
+// reads many sizes (the lab's `size` parameter) keeps one file, the largest, and reads a prefix of it.
 import os from 'node:os'
 import path from 'node:path'
 import { randomFill } from 'node:crypto'
 import { promisify } from 'node:util'
-import { mkdir, stat } from 'node:fs/promises'
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises'
 import { InvalidOptionError, ServerStartError, firstLine, systemCode } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
 
 export const DEFAULT_FILE_SIZE = 4 * 1024 * 1024
 export const MAX_FILE_SIZE = 1024 * 1024 * 1024
+/** The data files of one cache folder together: the largest file, so any one size still fits. */
+export const MAX_CACHE_BYTES = MAX_FILE_SIZE
+const DATA_FILE = /^data-\d+\.bin$/
 const CHUNK = 1024 * 1024
 const fill = promisify(randomFill)
 /** @type {Record<string, number>} */
@@ -18,13 +24,14 @@ const units = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 102
 /**
  * Bytes from "4194304", "4m", "4MiB", "512k", "1g" (binary units, as the file sizes in the seed are).
  * @param {string|number} raw
- * @returns {number|null} null when malformed or outside 0..1 GiB
+ * @param {number} [max] the largest accepted (default: a data file's, 1 GiB)
+ * @returns {number|null} null when malformed or outside 0..max
  */
-export function parseSize (raw) {
+export function parseSize (raw, max = MAX_FILE_SIZE) {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(String(raw))
   if (!match || !Object.hasOwn(units, match[2].toLowerCase())) return null
   const bytes = Math.round(Number(match[1]) * units[match[2].toLowerCase()])
-  return Number.isSafeInteger(bytes) && bytes <= MAX_FILE_SIZE ? bytes : null
+  return Number.isSafeInteger(bytes) && bytes <= max ? bytes : null
 }
 
 /**
@@ -45,7 +52,8 @@ const pending = new Map()
  * writes a temporary name and renames it, so concurrent processes never read a half-written file;
  * concurrent calls in one process share one creation.
  * @param {number} size bytes, 0..1 GiB
- * @param {{ cacheDir?: string, env?: NodeJS.ProcessEnv }} [options]
+ * @param {{ cacheDir?: string, env?: NodeJS.ProcessEnv, maxCacheBytes?: number }} [options]
+ *        maxCacheBytes: the folder's bound (default MAX_CACHE_BYTES; smaller in tests)
  * @returns {Promise<string>}
  */
 export async function ensureDataFile (size, options = {}) {
@@ -56,7 +64,7 @@ export async function ensureDataFile (size, options = {}) {
   const file = path.join(dir, `data-${size}.bin`)
   const existing = pending.get(file)
   if (existing) return existing
-  const creation = create(dir, file, size).finally(() => pending.delete(file))
+  const creation = create(dir, file, size, options.maxCacheBytes ?? MAX_CACHE_BYTES).finally(() => pending.delete(file))
   pending.set(file, creation)
   return creation
 }
@@ -65,9 +73,10 @@ export async function ensureDataFile (size, options = {}) {
  * @param {string} dir
  * @param {string} file
  * @param {number} size
+ * @param {number} limit the folder's bound
  * @returns {Promise<string>}
  */
-async function create (dir, file, size) {
+async function create (dir, file, size, limit) {
   try {
     const existing = await stat(file)
     if (existing.isFile() && existing.size === size) return file
@@ -76,12 +85,47 @@ async function create (dir, file, size) {
   }
   try {
     await mkdir(dir, { recursive: true })
+    await evict(dir, file, size, limit)
     // streamed chunk by chunk: a 1 GiB file never sits whole in memory
     await writeFileAtomic(file, randomChunks(size))
   } catch (err) {
     throw cacheError(dir, err)
   }
   return file
+}
+
+/**
+ * Remove the folder's other data files, oldest written first, until `size` more bytes keep the
+ * total within `limit`. A process still reading a removed file by path regenerates it on its
+ * next ensureDataFile; one holding it open reads on (POSIX keeps an unlinked open file).
+ * @param {string} dir
+ * @param {string} keep  the file about to be written
+ * @param {number} size  its bytes
+ * @param {number} limit
+ */
+async function evict (dir, keep, size, limit) {
+  const names = (await readdir(dir)).filter((name) => DATA_FILE.test(name) && path.join(dir, name) !== keep)
+  /** @type {{ file: string, size: number, written: number }[]} */
+  const files = []
+  for (const name of names) {
+    try {
+      const s = await stat(path.join(dir, name))
+      if (s.isFile()) files.push({ file: path.join(dir, name), size: s.size, written: s.mtimeMs })
+    } catch (err) {
+      if (systemCode(err) !== 'ENOENT') throw err
+    }
+  }
+  files.sort((a, b) => a.written - b.written)
+  let total = files.reduce((sum, f) => sum + f.size, 0)
+  for (const f of files) {
+    if (total + size <= limit) break
+    try {
+      await unlink(f.file)
+    } catch (err) {
+      if (systemCode(err) !== 'ENOENT') throw err
+    }
+    total -= f.size
+  }
 }
 
 /** `size` random bytes in chunks of at most CHUNK, each a fresh buffer (the writer may still hold the last). */

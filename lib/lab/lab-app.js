@@ -105,8 +105,11 @@ function badParam (parameter, message) {
   return { error: { status: 400, code: errorCodes.BAD_PARAMETER, parameter, message } }
 }
 
+/** The default of `serve --memory-budget`: the bytes readfile requests may hold at once. */
+export const DEFAULT_MEMORY_BUDGET = 1024 * 1024 * 1024
+
 /**
- * @param {{ framework?: 'express'|'http', fileSize?: number, poolSize?: number, cacheDir?: string }} [options]
+ * @param {{ framework?: 'express'|'http', fileSize?: number, poolSize?: number, cacheDir?: string, memoryBudget?: number }} [options]
  * @returns {Promise<{ handler: import('node:http').RequestListener, routes: ReturnType<typeof labRoutes>, close: () => Promise<void> }>}
  */
 export async function createLab (options = {}) {
@@ -114,10 +117,42 @@ export async function createLab (options = {}) {
   const poolSize = options.poolSize ?? os.availableParallelism()
   const routes = labRoutes(options)
   const byPath = new Map(routes.map((r) => [r.path, r]))
-  /** @type {Map<number, string|Promise<string>>} size -> the data file, or its creation under way */
-  const files = new Map()
+  // One data file, the largest size asked so far; a readfile request reads a prefix of it (`size`
+  // bytes), so the cache holds one file whatever the sizes asked (lib/lab/data-file.js).
   // The default file exists before the first request, so no measured request pays for its creation.
-  files.set(options.fileSize ?? DEFAULT_FILE_SIZE, await ensureDataFile(options.fileSize ?? DEFAULT_FILE_SIZE, options))
+  const firstSize = options.fileSize ?? DEFAULT_FILE_SIZE
+  let largest = { size: firstSize, path: await ensureDataFile(firstSize, options) }
+  /** @type {Promise<string>|null} a larger file's creation, which every readfile request waits for */
+  let growing = null
+  // Requests reading the file now: a larger file is created only once they are done, as creating it
+  // evicts the current one from the cache.
+  let reading = 0
+  /** @type {(() => void)[]} */
+  let idle = []
+  // The bytes the admitted readfile requests hold or will hold (each reads `size` bytes into memory).
+  const budget = options.memoryBudget ?? DEFAULT_MEMORY_BUDGET
+  let inFlight = 0
+
+  /**
+   * The data file to read `size` bytes from: at once when it is long enough and nothing grows it;
+   * else after the creations under way, one at a time, so a size is never written twice.
+   * @param {number} size
+   * @returns {string|Promise<string>}
+   */
+  function fileFor (size) {
+    if (growing === null && size <= largest.size) return largest.path
+    const next = (growing ?? Promise.resolve('')).catch(() => '').then(async () => {
+      if (size <= largest.size) return largest.path
+      if (reading > 0) await new Promise((resolve) => idle.push(() => resolve(undefined)))
+      const path = await ensureDataFile(size, options)
+      largest = { size, path }
+      return path
+    })
+    growing = next
+    const settle = () => { if (growing === next) growing = null }
+    next.then(settle, settle)
+    return next
+  }
 
   // Created on the first worker request so the other strategies run without idle worker threads.
   /** @type {Piscina|undefined} */
@@ -149,15 +184,40 @@ export async function createLab (options = {}) {
       ? send(500, { error: { code: errorCodes.WORKLOAD, message: `${route.path}: ${err.message}` } }, true)
       : send(200, body, false)
     if (route.workload !== 'readfile') return execute(route.workload, route.strategy, params, context, done)
-    const file = files.get(params.size)
-    if (typeof file === 'string') return execute(route.workload, route.strategy, { ...params, file }, context, done)
-    // A new size: generate it (asynchronously, shared by concurrent requests) before the strategy runs.
-    const creating = file ?? ensureDataFile(params.size, options).then((path) => { files.set(params.size, path); return path })
-    files.set(params.size, creating)
-    creating.then((path) => execute(route.workload, route.strategy, { ...params, file: path }, context, done), (err) => {
-      files.delete(params.size)
-      done(err)
-    })
+    if (inFlight + params.size > budget) {
+      return send(503, {
+        error: {
+          code: errorCodes.BAD_PARAMETER,
+          parameter: 'size',
+          budget,
+          message: `readfile size=${params.size} would take the bytes read at once to ${formatBytes(inFlight + params.size)}, over the memory budget of ${formatBytes(budget)} (serve --memory-budget); retry later or with a smaller size`
+        }
+      }, true)
+    }
+    inFlight += params.size
+    let released = false
+    /** @type {import('./workloads.js').Done} */
+    const release = (err, body) => {
+      // once, whatever ends the request: the workload's answer or its error (a client that went away
+      // does not stop the read, so its bytes are held until the read ends)
+      if (!released) {
+        released = true
+        inFlight -= params.size
+      }
+      done(err, body)
+    }
+    /** @param {string} file */
+    const read = (file) => {
+      reading++
+      execute(route.workload, route.strategy, { ...params, file }, context, (err, body) => {
+        if (--reading === 0 && idle.length > 0) { const waiting = idle; idle = []; for (const wake of waiting) wake() }
+        release(err, body)
+      })
+    }
+    const file = fileFor(params.size)
+    if (typeof file === 'string') return read(file)
+    // A larger size: generated (asynchronously, shared by concurrent requests) before the strategy runs.
+    file.then(read, (err) => release(err))
   }
 
   const handler = framework === 'express' ? expressHandler(serve, listing) : httpHandler(serve, listing)

@@ -7,6 +7,9 @@ import { appNames } from './apps.js'
 import { seedReadfileServers } from './seed-readfile.js'
 import { parseSize } from './data-file.js'
 
+/** The largest `--memory-budget`: a bound, not a target (a machine with more has no need of one). */
+const MAX_MEMORY_BUDGET = 1024 ** 4
+
 /** The seed-readfile servers, by the names `--only` takes. */
 export const readfileServerNames = Object.keys(seedReadfileServers)
 
@@ -27,6 +30,7 @@ export function parseServeArgs (argv) {
     'cache-dir': { type: 'string' },
     framework: { type: 'string' },
     'pool-size': { type: 'string' },
+    'memory-budget': { type: 'string' },
     delay: { type: 'string' },
     help: { type: 'boolean', short: 'h' }
   })
@@ -71,6 +75,11 @@ export function parseServeArgs (argv) {
   }
   if (values['pool-size'] !== undefined) {
     options.poolSize = integerOption('--pool-size', values['pool-size'], 1, 256)
+  }
+  if (values['memory-budget'] !== undefined) {
+    const budget = parseSize(values['memory-budget'], MAX_MEMORY_BUDGET)
+    if (budget === null) throw invalidOption('--memory-budget', values['memory-budget'], 'must be a size from 0 to 1024GiB such as 1g or 512m')
+    options.memoryBudget = budget
   }
   return options
 }

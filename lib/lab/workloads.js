@@ -35,6 +35,68 @@ const waitBody = (/** @type {number} */ ms) => `waited ${ms} ms`
 /** @param {{ iterations: number }} p @returns {[string, string, number, number, string]} */
 const pbkdf2Args = (p) => ['secret', 'syncbench-salt', p.iterations, 32, 'sha256']
 
+// readfile reads a prefix of the lab's one data file, as readFile reads a whole file: open, read into
+// one buffer of `size` bytes until full, close (lib/lab/data-file.js keeps the cache to one file).
+
+/** @param {string} file @param {number} got @param {number} size */
+const shortRead = (file, got, size) => new Error(`${file} ended after ${got} of ${size} bytes`)
+
+/**
+ * @param {string} file
+ * @param {number} size
+ * @returns {number} the bytes read: `size`
+ */
+function readPrefixSync (file, size) {
+  const fd = fs.openSync(file, 'r')
+  try {
+    const buffer = Buffer.allocUnsafe(size)
+    let got = 0
+    for (let n = 1; got < size && n > 0; got += n) n = fs.readSync(fd, buffer, got, size - got, got)
+    if (got < size) throw shortRead(file, got, size)
+    return got
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * @param {string} file
+ * @param {number} size
+ * @param {Done} done
+ */
+function readPrefix (file, size, done) {
+  fs.open(file, 'r', (err, fd) => {
+    if (err) return done(err)
+    const buffer = Buffer.allocUnsafe(size)
+    /** @param {Error|null} err @param {number} got */
+    const finish = (err, got) => fs.close(fd, () => done(err ?? (got < size ? shortRead(file, got, size) : null), readBody(got)))
+    /** @param {number} got */
+    const step = (got) => {
+      if (got >= size) return finish(null, got)
+      fs.read(fd, buffer, got, size - got, got, (err, n) => err || n === 0 ? finish(err, got) : step(got + n))
+    }
+    step(0)
+  })
+}
+
+/**
+ * @param {string} file
+ * @param {number} size
+ * @returns {Promise<number>}
+ */
+async function readPrefixPromise (file, size) {
+  const handle = await fs.promises.open(file, 'r')
+  try {
+    const buffer = Buffer.allocUnsafe(size)
+    let got = 0
+    for (let n = 1; got < size && n > 0; got += n) n = (await handle.read(buffer, got, size - got, got)).bytesRead
+    if (got < size) throw shortRead(file, got, size)
+    return got
+  } finally {
+    await handle.close()
+  }
+}
+
 /**
  * Each workload: what it models, its parameters, `sync` (returns the body), and the asynchronous
  * strategies it has beyond the generic ones. `async`/`promises`/`stream` take (params, done).
@@ -54,18 +116,19 @@ export const workloads = {
     async: (p, done) => bcryptjs.hash('secret', p.cost).then((hash) => done(null, hash), done)
   },
   readfile: {
-    description: 'read the generated data file whole (the French seed); async and promises use the thread pool',
-    params: { size: { type: 'size', min: 0, max: MAX_FILE_SIZE, unit: 'bytes', description: 'size of the file read (generated once per size, cached)' } },
-    sync: (p) => readBody(fs.readFileSync(p.file).length),
-    async: (p, done) => fs.readFile(p.file, (err, content) => err ? done(err) : done(null, readBody(content.length))),
-    promises: (p, done) => fs.promises.readFile(p.file).then((content) => done(null, readBody(content.length)), done),
+    description: 'read `size` bytes of the generated data file into memory (the French seed reads it whole); async and promises use the thread pool',
+    params: { size: { type: 'size', min: 0, max: MAX_FILE_SIZE, unit: 'bytes', description: 'bytes read: a prefix of one cached file, the largest size asked so far' } },
+    sync: (p) => readBody(readPrefixSync(p.file, p.size)),
+    async: (p, done) => readPrefix(p.file, p.size, done),
+    promises: (p, done) => readPrefixPromise(p.file, p.size).then((bytes) => done(null, readBody(bytes)), done),
     // Streams into a counting sink rather than to the client, so every readfile strategy sends the same small body.
     stream: (p, done) => {
+      if (p.size === 0) return readPrefix(p.file, 0, done) // createReadStream cannot end before byte 0
       let bytes = 0
-      fs.createReadStream(p.file)
+      fs.createReadStream(p.file, { start: 0, end: p.size - 1 })
         .on('data', (chunk) => { bytes += chunk.length })
         .on('error', done)
-        .on('end', () => done(null, readBody(bytes)))
+        .on('end', () => bytes === p.size ? done(null, readBody(bytes)) : done(shortRead(p.file, bytes, p.size)))
     }
   },
   pbkdf2: {

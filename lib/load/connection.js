@@ -2,6 +2,7 @@
 // listeners, shared by every socket (`this` is the socket, which points at its connection), so that
 // no closure is created per socket or per request. Each listener calls one Engine method:
 // 'connect' -> connected(), a read -> data(), 'end' -> eof(), 'error' -> error().
+import fs from 'node:fs'
 import net from 'node:net'
 import { performance } from 'node:perf_hooks'
 
@@ -109,6 +110,37 @@ const ERROR_TEXT = {
   ENETUNREACH: 'network is unreachable',
   EADDRNOTAVAIL: 'cannot assign requested address',
   EPIPE: 'broken pipe'
+}
+
+/**
+ * The soft limit of open files of this process (Linux /proc/self/limits), or -1 when unknown. Read
+ * when a run starts: once descriptors have run out, reading it needs one more.
+ * @returns {number}
+ */
+export function openFilesLimit () {
+  try {
+    const line = /^Max open files\s+(\d+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'))
+    return line ? Number(line[1]) : -1
+  } catch {
+    return -1
+  }
+}
+
+/**
+ * Why connect() ran out of file descriptors, in one line the user can act on: how many sockets were
+ * open, the limit and how to raise it. Node's own message ("connect EMFILE 127.0.0.1:80 - Local
+ * (undefined:undefined)") says neither.
+ * @param {NodeJS.ErrnoException} err  an EMFILE or ENFILE from connect
+ * @param {number} concurrency  -c
+ * @param {number} opened  the run's sockets that were connected at that moment
+ * @param {number} limit  openFilesLimit() at the start of the run
+ * @returns {string}
+ */
+export function describeFdExhaustion (err, concurrency, opened, limit) {
+  const open = `only ${opened} sockets could be opened for -c ${concurrency}`
+  if (err.code === 'ENFILE') return `too many open files in the system (ENFILE): ${open}; close other programs or raise fs.file-max, or lower -c`
+  const now = limit >= 0 ? ` (now ${limit})` : ''
+  return `too many open files (EMFILE): ${open}; raise the limit of open files per process${now} with ulimit -n ${concurrency + 100} in this shell, or lower -c`
 }
 
 /** A socket error in a few words, with its code. @param {NodeJS.ErrnoException} err */

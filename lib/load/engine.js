@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks'
 import { ConnectError, TimeoutError } from '../errors.js'
 import {
-  Connection, connectOptions, describeError, SYNC_CONNECT_ERRORS, CONNECTING, CONNECTED, READING
+  Connection, connectOptions, describeError, describeFdExhaustion, openFilesLimit, SYNC_CONNECT_ERRORS, CONNECTING, CONNECTED, READING
 } from './connection.js'
 import { HEADER_LIMIT, findHeaderEnd, statusCode } from './response-parser.js'
 import { COMPLETE, INVALID, INTERIM } from './framing.js'
@@ -107,6 +107,8 @@ export class Engine {
     this.onAbort = this.abort.bind(this)
     /** @type {Connection[]} */
     this.conns = Array.from({ length: o.concurrency }, () => new Connection(this))
+    /** for the message when connect runs out of descriptors (-1: unknown, or one connection) */
+    this.openFilesLimit = o.concurrency > 1 ? openFilesLimit() : -1
   }
 
   /**
@@ -440,7 +442,10 @@ export class Engine {
     } else if (c.state === CONNECTING && SYNC_CONNECT_ERRORS.has(code)) {
       c.drop()
       if (counts.bad++ > 10) {
-        this.fail(ConnectError, `${this.target()}: test aborted after 10 failures: connect ${describeError(err)}`)
+        const why = code === 'EMFILE' || code === 'ENFILE'
+          ? describeFdExhaustion(err, this.conns.length, this.conns.filter((o) => o.socket !== null && o.state !== CONNECTING).length, this.openFilesLimit)
+          : `connect ${describeError(err)}`
+        this.fail(ConnectError, `${this.target()}: test aborted after 10 failures: ${why}`)
         return
       }
       counts.errConn++

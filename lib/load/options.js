@@ -10,6 +10,12 @@ import { InvalidOptionError, invalidOption } from '../errors.js'
 export const MAX_CONCURRENCY = 20000
 /** ab's MAX_REQUESTS: what -t sets -n to. */
 export const TIMELIMIT_REQUESTS = 50000
+/**
+ * The largest -n: ab keeps -n in a C int and refuses it once atoi's value is not positive
+ * (ab -n 1000000000000 says "Invalid number of requests"), so INT_MAX is the most it can run.
+ * syncbench refuses anything above, rather than wrapping as atoi does.
+ */
+export const MAX_REQUESTS = 2 ** 31 - 1
 
 /** RFC 9110 token: what a method, or a header's name, may be made of. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -90,7 +96,7 @@ const callback = { check: (v) => typeof v === 'function' ? null : 'must be a fun
 /** @type {OptionRule[]} */
 const rules = [
   // requests' default is 1, or TIMELIMIT_REQUESTS with a time limit (ab's -t implies -n 50000)
-  { name: 'requests', flag: '-n', ...integer(1), default: 1 },
+  { name: 'requests', flag: '-n', ...integer(1, MAX_REQUESTS), default: 1 },
   { name: 'concurrency', flag: '-c', ...integer(1, MAX_CONCURRENCY), default: 1 },
   { name: 'timelimit', flag: '-t', ...seconds(true), default: 0 },
   { name: 'timeout', flag: '-s', ...seconds(false), default: 30 },
