@@ -36,6 +36,13 @@ test('--list shows every built-in experiment with a description', async () => {
   }
 })
 
+test('--list with an experiment name beside it: one line, exit 2, nothing listed (issue 12)', async () => {
+  const { code, stdout, stderr } = await runCli(['run', '--list', 'extra'])
+  assert.equal(code, 2)
+  assert.equal(stdout, '')
+  assert.equal(stderr, 'syncbench run: --list takes no experiment names, got "extra"\n')
+})
+
 test('--help prints the options on stdout', async () => {
   const { code, stdout } = await runCli(['run', '--help'])
   assert.equal(code, 0)

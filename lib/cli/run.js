@@ -335,5 +335,7 @@ export function parseRunArgs (argv) {
     if (!url || url.protocol !== 'http:') throw new InvalidUrlError(`--target must be an http:// URL, got "${options.target}"`)
   }
   if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
+  // --list lists and exits: a name beside it would be silently ignored
+  if (options.list && positionals.length > 0) throw invalidOption('--list', positionals.join(' '), 'takes no experiment names')
   return options
 }
