@@ -31,6 +31,17 @@ test('--out, --no-png and --quiet', async (t) => {
   assert.deepEqual((await readdir(dir)).sort(), ['report.html', 'summary.md'])
 })
 
+test('a results file saved with a UTF-8 BOM is read as JSON (issue 12)', async (t) => {
+  const dir = await tempDir(t)
+  const file = path.join(dir, 'results.json')
+  await writeFile(file, '\uFEFF' + await readFile(fixturePath, 'utf8'))
+  const { code, stdout, stderr } = await runCli(['report', file, '--out', path.join(dir, 'out'), '--no-png', '-q'])
+  assert.equal(stderr, '')
+  assert.equal(code, 0)
+  assert.match(stdout, /^report {3}.*report\.html\nsummary {2}.*summary\.md\n$/)
+  assert.match(await readFile(path.join(dir, 'out', 'summary.md'), 'utf8'), /^# syncbench results/)
+})
+
 test('--help prints the usage on stdout and exits 0', async () => {
   const { code, stdout, stderr } = await runCli(['report', '--help'])
   assert.equal(code, 0)

@@ -72,7 +72,8 @@ export async function readResultsFile (file) {
   }
   let data
   try {
-    data = JSON.parse(text)
+    // a UTF-8 BOM, as editors on Windows save a file, is no part of the JSON: JSON.parse refuses it
+    data = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text)
   } catch {
     // JSON.parse of a string throws nothing but a SyntaxError
     throw new ResultsError(`${file}: not JSON`)
