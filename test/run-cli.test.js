@@ -284,6 +284,17 @@ test('errors: one line each, non-zero exit', async (t) => {
     assert.match(stderr, /^syncbench run: --workload empty\.mjs exports no handler functions \(export e\.g\. sync\(req\) and async\(req\)\)$/m)
     oneLine(stderr)
   })
+  await t.test('an --experiment file that is neither .json nor a module is not executed (issue 12)', async () => {
+    const marker = path.join(dir, 'executed')
+    // extensionless, as /etc/hostname: import() would run it as CommonJS
+    await writeFile(path.join(dir, 'hostname'), `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran')\n`)
+    const { code, stdout, stderr } = await runCli(['run', '--experiment', 'hostname', '--no-report', '--out', path.join(dir, 'e7')], { cwd: dir })
+    assert.equal(code, 1)
+    assert.equal(stdout, '')
+    assert.equal(stderr, 'syncbench run: --experiment hostname: must be a .json file or a module (.js, .mjs, .cjs)\n')
+    await assert.rejects(access(marker), 'the file was not run')
+    await assert.rejects(access(path.join(dir, 'e7')), 'nothing written')
+  })
   await t.test('bad option value', async () => {
     const { code, stderr } = await runCli(['run', '--runs', 'zero'])
     assert.equal(code, 2, 'a bad command line is a usage error')
