@@ -42,6 +42,25 @@ test('a results file saved with a UTF-8 BOM is read as JSON (issue 12)', async (
   assert.match(await readFile(path.join(dir, 'out', 'summary.md'), 'utf8'), /^# syncbench results/)
 })
 
+test('experiments named "a.b" and "a-b": their PNGs and HTML ids stay apart (issue 12)', async (t) => {
+  const dir = await tempDir(t)
+  const r = loadFixture()
+  const rename = new Map([['seed-bcrypt', 'a.b'], ['seed-readfile', 'a-b']])
+  for (const e of r.experiments) e.name = rename.get(e.name) ?? e.name
+  for (const run of r.runs) run.experiment = rename.get(run.experiment) ?? run.experiment
+  if (Array.isArray(r.options?.experiments)) r.options.experiments = r.options.experiments.map((n) => rename.get(n) ?? n)
+  const file = path.join(dir, 'results.json')
+  await writeFile(file, JSON.stringify(r))
+  const { code, stderr } = await runCli(['report', file, '-q'], { cwd: dir })
+  assert.equal(code, 0, stderr)
+  const pngs = await readdir(path.join(dir, 'charts'))
+  assert.ok(pngs.includes('a_2e_b-throughput.png') && pngs.includes('a-b-throughput.png'), pngs.join(' '))
+  const html = await readFile(path.join(dir, 'report.html'), 'utf8')
+  const ids = [...html.matchAll(/<(?:section|figure) id="([^"]+)"/g)].map((m) => m[1])
+  assert.equal(new Set(ids).size, ids.length, `duplicate ids: ${ids.filter((id, i) => ids.indexOf(id) !== i)}`)
+  assert.equal(ids.filter((id) => id.startsWith('chart-')).length, pngs.length, 'one PNG per chart')
+})
+
 test('--help prints the usage on stdout and exits 0', async () => {
   const { code, stdout, stderr } = await runCli(['report', '--help'])
   assert.equal(code, 0)

@@ -295,6 +295,15 @@ test('errors: one line each, non-zero exit', async (t) => {
     await assert.rejects(access(marker), 'the file was not run')
     await assert.rejects(access(path.join(dir, 'e7')), 'nothing written')
   })
+  await t.test('an experiment name longer than 64 characters: refused before anything runs (issue 12)', async () => {
+    const name = 'x'.repeat(65)
+    await writeFile(path.join(dir, 'long.json'), JSON.stringify({ name, server: { app: 'lab' }, variants: [{ label: 'a', path: '/' }] }))
+    const { code, stdout, stderr } = await runCli(['run', '--experiment', 'long.json', '--no-report', '--out', path.join(dir, 'e8')], { cwd: dir })
+    assert.equal(code, 1)
+    assert.equal(stdout, '')
+    assert.equal(stderr, `syncbench run: --experiment long.json: name must be 1 to 64 letters, digits, "-", "_" or ".", got "${name}"\n`)
+    await assert.rejects(access(path.join(dir, 'e8')), 'nothing written')
+  })
   await t.test('bad option value', async () => {
     const { code, stderr } = await runCli(['run', '--runs', 'zero'])
     assert.equal(code, 2, 'a bad command line is a usage error')

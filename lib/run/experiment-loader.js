@@ -155,7 +155,8 @@ export function validateExperiment (e, where) {
     }
   }
   if (!e || typeof e !== 'object') throw bad('an experiment must be an object')
-  if (typeof e.name !== 'string' || !/^[\w.-]+$/.test(e.name)) throw bad(`name must be letters, digits, "-", "_" or ".", got "${e.name}"`)
+  // the name becomes file names (charts/<name>-throughput.png) and HTML ids: short, and of safe characters
+  if (typeof e.name !== 'string' || !/^[\w.-]{1,64}$/.test(e.name)) throw bad(`name must be 1 to 64 letters, digits, "-", "_" or ".", got "${e.name}"`)
   if (e.table !== undefined && !TABLES.includes(e.table)) throw bad(`table must be one of ${TABLES.join(', ')}, got "${e.table}"`)
   if (!e.server || (typeof e.server.app !== 'string' && typeof e.server.workload !== 'string')) throw bad('server.app must name a syncbench serve app (seed-bcrypt, seed-readfile, lab)')
   if (!Array.isArray(e.variants) || e.variants.length === 0) throw bad('variants must be a non-empty array')
