@@ -61,6 +61,24 @@ test('experiments named "a.b" and "a-b": their PNGs and HTML ids stay apart (iss
   assert.equal(ids.filter((id) => id.startsWith('chart-')).length, pngs.length, 'one PNG per chart')
 })
 
+test('summary.md shows HTML from the results\' strings as text, as report.html does (issue 12)', async (t) => {
+  const dir = await tempDir(t)
+  const r = loadFixture()
+  const bcrypt = r.experiments.find((e) => e.name === 'seed-bcrypt')
+  bcrypt.title = '<img src=x onerror=alert(1)> title'
+  bcrypt.description = 'a <script>alert(2)</script> &amp; p < 0.05'
+  r.environment.cpuModel = '<b>cpu</b>'
+  const file = path.join(dir, 'results.json')
+  await writeFile(file, JSON.stringify(r))
+  const { code, stderr } = await runCli(['report', file, '--no-png', '-q'], { cwd: dir })
+  assert.equal(code, 0, stderr)
+  const md = await readFile(path.join(dir, 'summary.md'), 'utf8')
+  assert.doesNotMatch(md, /<(img|script|b)\b/)
+  assert.ok(md.includes('## &lt;img src=x onerror=alert(1)> title\n'), md.slice(0, 400))
+  assert.ok(md.includes(': a &lt;script>alert(2)&lt;/script> &amp;amp; p < 0.05\n'))
+  assert.ok(md.includes(' on &lt;b>cpu&lt;/b>, '))
+})
+
 test('--help prints the usage on stdout and exits 0', async () => {
   const { code, stdout, stderr } = await runCli(['report', '--help'])
   assert.equal(code, 0)
