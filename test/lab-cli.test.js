@@ -120,6 +120,13 @@ test('lab --host [::1] binds IPv6 loopback, written as a URL writes it (issue 12
   }
 })
 
+test('serve --cache-dir under /proc: refused in one line, not a hang (issue 12)', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+  const { code, stdout, stderr } = await runCli(['serve', 'seed-readfile', '--port', '0', '--cache-dir', '/proc/nope'], { timeoutMs: 30_000 })
+  assert.equal(code, 2, stderr)
+  assert.equal(stdout, '')
+  assert.equal(stderr, 'syncbench serve: --cache-dir /proc/nope cannot be created: /proc is on proc, a kernel file system\n')
+})
+
 test('a port already in use: one clear line, exit 1; spawnServer rejects with SB_ERR_SERVER_START', async () => {
   const busy = await startHttpServer((req, res) => res.end())
   try {

@@ -79,6 +79,13 @@ test('summary.md shows HTML from the results\' strings as text, as report.html d
   assert.ok(md.includes(' on &lt;b>cpu&lt;/b>, '))
 })
 
+test('report --out under /proc: refused in one line instead of a mkdir that never returns (issue 12)', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+  const { code, stdout, stderr } = await runCli(['report', fixturePath, '--out', '/proc/x/y', '--no-png', '-q'], { timeoutMs: 30_000 })
+  assert.equal(code, 2, stderr)
+  assert.equal(stdout, '')
+  assert.equal(stderr, 'syncbench report: --out /proc/x/y cannot be created: /proc is on proc, a kernel file system\n')
+})
+
 test('--help prints the usage on stdout and exits 0', async () => {
   const { code, stdout, stderr } = await runCli(['report', '--help'])
   assert.equal(code, 0)

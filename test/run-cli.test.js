@@ -43,6 +43,13 @@ test('--list with an experiment name beside it: one line, exit 2, nothing listed
   assert.equal(stderr, 'syncbench run: --list takes no experiment names, got "extra"\n')
 })
 
+test('run --out under /proc: refused in one line before any run, not a hang (issue 12)', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+  const { code, stdout, stderr } = await runCli(['run', 'seed-bcrypt', '--out', '/proc/x', '-n', '2', '--runs', '1', '--no-calibrate'], { timeoutMs: 30_000 })
+  assert.equal(code, 2, stderr)
+  assert.equal(stdout, '')
+  assert.equal(stderr, 'syncbench run: --out /proc/x cannot be created: /proc is on proc, a kernel file system\n')
+})
+
 test('--help prints the options on stdout', async () => {
   const { code, stdout } = await runCli(['run', '--help'])
   assert.equal(code, 0)

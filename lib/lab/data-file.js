@@ -4,7 +4,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { randomFill } from 'node:crypto'
 import { promisify } from 'node:util'
-import { mkdir, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
+import { makeDirectory } from '../fs-dir.js'
 import { InvalidOptionError, ServerStartError, firstLine, systemCode } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
 
@@ -75,11 +76,12 @@ async function create (dir, file, size) {
     if (systemCode(err) !== 'ENOENT') throw cacheError(dir, err)
   }
   try {
-    await mkdir(dir, { recursive: true })
+    await makeDirectory(dir, `--cache-dir ${dir}`)
     // streamed chunk by chunk: a 1 GiB file never sits whole in memory
     await writeFileAtomic(file, randomChunks(size))
   } catch (err) {
-    throw cacheError(dir, err)
+    // a kernel file system (makeDirectory) is already one line naming --cache-dir
+    throw err instanceof InvalidOptionError ? err : cacheError(dir, err)
   }
   return file
 }
