@@ -15,7 +15,7 @@ import { InvalidOptionError, UnknownOptionError, invalidOption } from './errors.
  */
 export function parseCommandArgs (command, argv, options) {
   try {
-    return parseArgs({ args: argv, allowPositionals: true, strict: true, options })
+    return parseArgs({ args: joinNegativeValues(argv, options), allowPositionals: true, strict: true, options })
   } catch (err) {
     // Only the user's argv is turned into a usage error; a bad `options` table is a bug and surfaces.
     if (!isParseArgsError(err)) throw err
@@ -23,9 +23,38 @@ export function parseCommandArgs (command, argv, options) {
     if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       throw new UnknownOptionError(`unknown option "${option}" (see syncbench ${command} --help)`)
     }
-    const problem = /argument missing/.test(err.message) ? 'needs a value' : 'takes no value'
+    // "ambiguous": the next word is an option (--port --host), so this one was given no value
+    const problem = /argument missing|ambiguous/.test(err.message) ? 'needs a value' : 'takes no value'
     throw new InvalidOptionError(`option "${option}" ${problem} (see syncbench ${command} --help)`)
   }
+}
+
+/**
+ * `--port -1` as `--port=-1`: parseArgs takes a value starting with "-" for an option and refuses it,
+ * so a negative number would be reported as the wrong problem instead of reaching the option's own
+ * bounds check ("--port must be an integer from 0 to 65535, got "-1"").
+ * @param {string[]} argv
+ * @param {import('node:util').ParseArgsConfig['options']} options
+ * @returns {string[]}
+ */
+function joinNegativeValues (argv, options = {}) {
+  /** @type {string[]} */
+  const out = []
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]
+    if (token === '--') return out.concat(argv.slice(i))
+    const next = argv[i + 1]
+    const name = token.startsWith('--')
+      ? token.slice(2)
+      : /^-[^-]$/.test(token) ? Object.keys(options).find((key) => options[key].short === token[1]) : undefined
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`--${name}=${next}`)
+      i++
+    } else {
+      out.push(token)
+    }
+  }
+  return out
 }
 
 /**

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
+import net from 'node:net'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { runCli, startHttpServer, httpGet, serveInTerminal } from './helper.js'
 import { spawnServer } from '../lib/lab/spawn.js'
@@ -41,7 +42,11 @@ const badInvocations = [
   [['serve', 'seed-readfile', '--only', 'fibers'], /--only must be one of readfile, readfilesync, fake-async, got "fibers"/],
   [['serve', 'seed-bcrypt', '--only', 'readfile'], /--only applies to seed-readfile only/],
   [['serve', 'lab', '--frobnicate'], /unknown option "--frobnicate"/],
-  [['serve', 'lab', '--port'], /option "--port" needs a value/]
+  [['serve', 'lab', '--port'], /option "--port" needs a value/],
+  // a negative number reaches the option's bounds, not parseArgs' "takes no value" (issue 12)
+  [['serve', 'lab', '--port', '-1'], /^syncbench serve: --port must be an integer from 0 to 65535, got "-1"\n$/],
+  [['serve', 'lab', '--port', '--host', '::1'], /^syncbench serve: option "--port" needs a value/],
+  [['serve', 'lab', '--host', '[nope]'], /^syncbench serve: --host must be an address such as 127\.0\.0\.1 or \[::1\], got "\[nope\]"\n$/]
 ]
 for (const [args, message] of badInvocations) {
   test(`syncbench ${args.join(' ')}: one line on stderr, exit 2 (usage)`, async () => {
@@ -99,6 +104,27 @@ test('lab --host binds the address given', { skip: process.platform !== 'linux' 
     server.child.kill('SIGTERM')
     await server.closed
   }
+})
+
+test('lab --host [::1] binds IPv6 loopback, written as a URL writes it (issue 12)', async (t) => {
+  const probe = net.createServer()
+  const v6 = await new Promise((resolve) => probe.once('error', () => resolve(false)).listen(0, '::1', () => probe.close(() => resolve(true))))
+  if (!v6) { t.skip('no IPv6 loopback'); return }
+  const server = await serveInTerminal(['lab', '--port', '0', '--host', '[::1]', '--framework', 'http'], 1)
+  try {
+    assert.match(server.urls[0], /^http:\/\/\[::1\]:\d+$/)
+    assert.equal((await httpGet(server.urls[0] + '/wait/async?ms=0')).body, 'waited 0 ms')
+  } finally {
+    server.child.kill('SIGTERM')
+    await server.closed
+  }
+})
+
+test('serve --cache-dir under /proc: refused in one line, not a hang (issue 12)', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+  const { code, stdout, stderr } = await runCli(['serve', 'seed-readfile', '--port', '0', '--cache-dir', '/proc/nope'], { timeoutMs: 30_000 })
+  assert.equal(code, 2, stderr)
+  assert.equal(stdout, '')
+  assert.equal(stderr, 'syncbench serve: --cache-dir /proc/nope cannot be created: /proc is on proc, a kernel file system\n')
 })
 
 test('a port already in use: one clear line, exit 1; spawnServer rejects with SB_ERR_SERVER_START', async () => {

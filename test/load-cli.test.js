@@ -629,3 +629,37 @@ describe('syncbench ab, bad input and runs ab would give up: one line on stderr,
     assert.ok(!stderr.includes('    at '))
   })
 })
+
+describe('syncbench ab refuses bad input before any load (issue 12, bad input)', () => {
+  /** @type {Awaited<ReturnType<typeof startRawServer>>} */
+  let srv
+  let connections = 0
+  before(async () => {
+    srv = await startRawServer((socket) => {
+      connections++
+      socket.once('data', () => socket.end('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok'))
+    })
+  })
+  after(() => srv.close())
+
+  const cases = [
+    [['-p', '/etc/hostname', '-T', 'text/plain\r\nX-Injected: 1'], /^syncbench ab: -T must be a content type on one line, got "text\/plain\\r\\nX-Injected: 1"\n$/],
+    [['-T', 'a\nb'], /^syncbench ab: -T must be a content type on one line, got "a\\nb"\n$/],
+    [[(url) => `${url}x\r\nX-Injected: 1`], /^syncbench ab: the URL must be on one line, got "http:\/\/127\.0\.0\.1:\d+\/x\\r\\nX-Injected: 1"\n$/],
+    [['-g', ''], /^syncbench ab: -g needs a file name, got ""\n$/],
+    [['-e', ''], /^syncbench ab: -e needs a file name, got ""\n$/]
+  ]
+  for (const [args, message] of cases) {
+    test(`refuses ${JSON.stringify(args.map(String))}`, async () => {
+      const before = connections
+      const hasUrl = typeof args[args.length - 1] === 'function'
+      const argv = args.map((a) => typeof a === 'function' ? a(srv.url) : a)
+      const { code, stdout, stderr } = await runCli(['ab', '-n', '1', ...argv, ...(hasUrl ? [] : [srv.url])])
+      assert.equal(code, 2)
+      assert.equal(stdout, '')
+      assert.equal(stderr.split('\n').length, 2, stderr)
+      assert.match(stderr, message)
+      assert.equal(connections, before, 'no request was sent')
+    })
+  }
+})

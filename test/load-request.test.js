@@ -100,6 +100,9 @@ test('bad options and URLs are refused with a code and the value', async () => {
   await assert.rejects(loadtest({ url: 'http://127.0.0.1:1/', requests: 2, concurrency: 3 }), { code: 'SB_ERR_INVALID_OPTION', message: /^-c / })
   await assert.rejects(loadtest({ url: 'http://127.0.0.1:1/', timeout: 0 }), { code: 'SB_ERR_INVALID_OPTION', message: /^-s / })
   await assert.rejects(loadtest({ url: 'http://127.0.0.1:1/', headers: ['X: a\r\nY: b'] }), { code: 'SB_ERR_INVALID_OPTION', message: /^-H / })
+  // a CR or LF in the content type or the URL would put header lines of its own into every request
+  await assert.rejects(loadtest({ url: 'http://127.0.0.1:1/', body: Buffer.from('x'), contentType: 'a\r\nY: b' }), { code: 'SB_ERR_INVALID_OPTION', message: /^-T \(contentType\) must be a content type on one line/ })
+  await assert.rejects(loadtest({ url: 'http://127.0.0.1:1/x\r\nY: b' }), { code: 'SB_ERR_INVALID_URL', message: /^url must be on one line, got "http:\/\/127\.0\.0\.1:1\/x\\r\\nY: b"$/ })
 })
 
 test('the LoadResult records the options without functions and with bodyBytes', async () => {

@@ -31,6 +31,61 @@ test('--out, --no-png and --quiet', async (t) => {
   assert.deepEqual((await readdir(dir)).sort(), ['report.html', 'summary.md'])
 })
 
+test('a results file saved with a UTF-8 BOM is read as JSON (issue 12)', async (t) => {
+  const dir = await tempDir(t)
+  const file = path.join(dir, 'results.json')
+  await writeFile(file, '\uFEFF' + await readFile(fixturePath, 'utf8'))
+  const { code, stdout, stderr } = await runCli(['report', file, '--out', path.join(dir, 'out'), '--no-png', '-q'])
+  assert.equal(stderr, '')
+  assert.equal(code, 0)
+  assert.match(stdout, /^report {3}.*report\.html\nsummary {2}.*summary\.md\n$/)
+  assert.match(await readFile(path.join(dir, 'out', 'summary.md'), 'utf8'), /^# syncbench results/)
+})
+
+test('experiments named "a.b" and "a-b": their PNGs and HTML ids stay apart (issue 12)', async (t) => {
+  const dir = await tempDir(t)
+  const r = loadFixture()
+  const rename = new Map([['seed-bcrypt', 'a.b'], ['seed-readfile', 'a-b']])
+  for (const e of r.experiments) e.name = rename.get(e.name) ?? e.name
+  for (const run of r.runs) run.experiment = rename.get(run.experiment) ?? run.experiment
+  if (Array.isArray(r.options?.experiments)) r.options.experiments = r.options.experiments.map((n) => rename.get(n) ?? n)
+  const file = path.join(dir, 'results.json')
+  await writeFile(file, JSON.stringify(r))
+  const { code, stderr } = await runCli(['report', file, '-q'], { cwd: dir })
+  assert.equal(code, 0, stderr)
+  const pngs = await readdir(path.join(dir, 'charts'))
+  assert.ok(pngs.includes('a_2e_b-throughput.png') && pngs.includes('a-b-throughput.png'), pngs.join(' '))
+  const html = await readFile(path.join(dir, 'report.html'), 'utf8')
+  const ids = [...html.matchAll(/<(?:section|figure) id="([^"]+)"/g)].map((m) => m[1])
+  assert.equal(new Set(ids).size, ids.length, `duplicate ids: ${ids.filter((id, i) => ids.indexOf(id) !== i)}`)
+  assert.equal(ids.filter((id) => id.startsWith('chart-')).length, pngs.length, 'one PNG per chart')
+})
+
+test('summary.md shows HTML from the results\' strings as text, as report.html does (issue 12)', async (t) => {
+  const dir = await tempDir(t)
+  const r = loadFixture()
+  const bcrypt = r.experiments.find((e) => e.name === 'seed-bcrypt')
+  bcrypt.title = '<img src=x onerror=alert(1)> title'
+  bcrypt.description = 'a <script>alert(2)</script> &amp; p < 0.05'
+  r.environment.cpuModel = '<b>cpu</b>'
+  const file = path.join(dir, 'results.json')
+  await writeFile(file, JSON.stringify(r))
+  const { code, stderr } = await runCli(['report', file, '--no-png', '-q'], { cwd: dir })
+  assert.equal(code, 0, stderr)
+  const md = await readFile(path.join(dir, 'summary.md'), 'utf8')
+  assert.doesNotMatch(md, /<(img|script|b)\b/)
+  assert.ok(md.includes('## &lt;img src=x onerror=alert(1)> title\n'), md.slice(0, 400))
+  assert.ok(md.includes(': a &lt;script>alert(2)&lt;/script> &amp;amp; p < 0.05\n'))
+  assert.ok(md.includes(' on &lt;b>cpu&lt;/b>, '))
+})
+
+test('report --out under /proc: refused in one line instead of a mkdir that never returns (issue 12)', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+  const { code, stdout, stderr } = await runCli(['report', fixturePath, '--out', '/proc/x/y', '--no-png', '-q'], { timeoutMs: 30_000 })
+  assert.equal(code, 2, stderr)
+  assert.equal(stdout, '')
+  assert.equal(stderr, 'syncbench report: --out /proc/x/y cannot be created: /proc is on proc, a kernel file system\n')
+})
+
 test('--help prints the usage on stdout and exits 0', async () => {
   const { code, stdout, stderr } = await runCli(['report', '--help'])
   assert.equal(code, 0)

@@ -36,6 +36,20 @@ test('--list shows every built-in experiment with a description', async () => {
   }
 })
 
+test('--list with an experiment name beside it: one line, exit 2, nothing listed (issue 12)', async () => {
+  const { code, stdout, stderr } = await runCli(['run', '--list', 'extra'])
+  assert.equal(code, 2)
+  assert.equal(stdout, '')
+  assert.equal(stderr, 'syncbench run: --list takes no experiment names, got "extra"\n')
+})
+
+test('run --out under /proc: refused in one line before any run, not a hang (issue 12)', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+  const { code, stdout, stderr } = await runCli(['run', 'seed-bcrypt', '--out', '/proc/x', '-n', '2', '--runs', '1', '--no-calibrate'], { timeoutMs: 30_000 })
+  assert.equal(code, 2, stderr)
+  assert.equal(stdout, '')
+  assert.equal(stderr, 'syncbench run: --out /proc/x cannot be created: /proc is on proc, a kernel file system\n')
+})
+
 test('--help prints the options on stdout', async () => {
   const { code, stdout } = await runCli(['run', '--help'])
   assert.equal(code, 0)
@@ -276,6 +290,26 @@ test('errors: one line each, non-zero exit', async (t) => {
     assert.equal(code, 1)
     assert.match(stderr, /^syncbench run: --workload empty\.mjs exports no handler functions \(export e\.g\. sync\(req\) and async\(req\)\)$/m)
     oneLine(stderr)
+  })
+  await t.test('an --experiment file that is neither .json nor a module is not executed (issue 12)', async () => {
+    const marker = path.join(dir, 'executed')
+    // extensionless, as /etc/hostname: import() would run it as CommonJS
+    await writeFile(path.join(dir, 'hostname'), `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran')\n`)
+    const { code, stdout, stderr } = await runCli(['run', '--experiment', 'hostname', '--no-report', '--out', path.join(dir, 'e7')], { cwd: dir })
+    assert.equal(code, 1)
+    assert.equal(stdout, '')
+    assert.equal(stderr, 'syncbench run: --experiment hostname: must be a .json file or a module (.js, .mjs, .cjs)\n')
+    await assert.rejects(access(marker), 'the file was not run')
+    await assert.rejects(access(path.join(dir, 'e7')), 'nothing written')
+  })
+  await t.test('an experiment name longer than 64 characters: refused before anything runs (issue 12)', async () => {
+    const name = 'x'.repeat(65)
+    await writeFile(path.join(dir, 'long.json'), JSON.stringify({ name, server: { app: 'lab' }, variants: [{ label: 'a', path: '/' }] }))
+    const { code, stdout, stderr } = await runCli(['run', '--experiment', 'long.json', '--no-report', '--out', path.join(dir, 'e8')], { cwd: dir })
+    assert.equal(code, 1)
+    assert.equal(stdout, '')
+    assert.equal(stderr, `syncbench run: --experiment long.json: name must be 1 to 64 letters, digits, "-", "_" or ".", got "${name}"\n`)
+    await assert.rejects(access(path.join(dir, 'e8')), 'nothing written')
   })
   await t.test('bad option value', async () => {
     const { code, stderr } = await runCli(['run', '--runs', 'zero'])

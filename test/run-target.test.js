@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { runCli, startHttpServer } from './helper.js'
 import { checkTarget } from '../lib/run/target.js'
 import { builtinExperiment } from '../lib/run/experiment-loader.js'
@@ -66,4 +66,34 @@ test('seed-bcrypt against a --target: labelled with the target, no empty server-
   const html = await readFile(path.join(out, 'report.html'), 'utf8')
   assert.ok(html.includes(`at --target ${server.url}`), 'report.html labels it too')
   assert.doesNotMatch(html, /server metrics \(measured window\)/)
+})
+
+test('a --target with credentials: refused in one line, nothing run or written (issue 12)', async () => {
+  const cwd = await mkdtemp(path.join(dir, 'creds-'))
+  const target = `http://user:pw@127.0.0.1:${server.port}/`
+  const { code, stdout, stderr } = await runCli(['run', 'seed-bcrypt', '--target', target, '-n', '5'], { cwd })
+  assert.equal(code, 2, stderr)
+  assert.equal(stdout, '')
+  assert.equal(stderr, `syncbench run: --target cannot carry credentials (set an Authorization header in the experiment's load.headers), got "${target}"\n`)
+  assert.deepEqual(await readdir(cwd), [], 'no results folder')
+})
+
+test('a variant path starting with "//" stays on the --target\'s host (issue 12)', async () => {
+  /** @type {string[]} */
+  const onTarget = []
+  let elsewhere = 0
+  const target = await startHttpServer((req, res) => { onTarget.push(/** @type {string} */ (req.url)); res.end('ok') })
+  const other = await startHttpServer((req, res) => { elsewhere++; res.end('other') })
+  try {
+    const cwd = await mkdtemp(path.join(dir, 'slashes-'))
+    const experiment = { name: 'slashes', server: { app: 'lab' }, variants: [{ label: 'a', path: `//127.0.0.1:${other.port}/x` }], load: { requests: 3, concurrency: 1 }, warmup: { requests: 1, concurrency: 1 } }
+    await writeFile(path.join(cwd, 'slashes.json'), JSON.stringify(experiment))
+    const { code, stderr } = await runCli(['run', '--experiment', 'slashes.json', '--target', target.url, '--runs', '1', '-q', '--no-report', '--out', path.join(cwd, 'out')], { cwd, timeoutMs: 60_000 })
+    assert.equal(code, 0, stderr)
+    assert.equal(elsewhere, 0, 'no request reached the other server')
+    assert.ok(onTarget.filter((u) => u === `//127.0.0.1:${other.port}/x`).length >= 4, onTarget.join(' '))
+  } finally {
+    await target.close()
+    await other.close()
+  }
 })

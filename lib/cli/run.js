@@ -346,7 +346,11 @@ export function parseRunArgs (argv) {
     let url
     try { url = new URL(options.target) } catch { url = null }
     if (!url || url.protocol !== 'http:') throw new InvalidUrlError(`--target must be an http:// URL, got "${options.target}"`)
+    // the load engine sends no credentials from a URL (ab refuses them too): say so rather than run unauthenticated
+    if (url.username || url.password) throw new InvalidUrlError(`--target cannot carry credentials (set an Authorization header in the experiment's load.headers), got "${options.target}"`)
   }
   if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
+  // --list lists and exits: a name beside it would be silently ignored
+  if (options.list && positionals.length > 0) throw invalidOption('--list', positionals.join(' '), 'takes no experiment names')
   return options
 }

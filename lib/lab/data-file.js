@@ -7,7 +7,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { randomFill } from 'node:crypto'
 import { promisify } from 'node:util'
-import { mkdir, readdir, stat, unlink } from 'node:fs/promises'
+import { readdir, stat, unlink } from 'node:fs/promises'
+import { makeDirectory } from '../fs-dir.js'
 import { InvalidOptionError, ServerStartError, firstLine, systemCode } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
 
@@ -84,12 +85,13 @@ async function create (dir, file, size, limit) {
     if (systemCode(err) !== 'ENOENT') throw cacheError(dir, err)
   }
   try {
-    await mkdir(dir, { recursive: true })
+    await makeDirectory(dir, `--cache-dir ${dir}`)
     await evict(dir, file, size, limit)
     // streamed chunk by chunk: a 1 GiB file never sits whole in memory
     await writeFileAtomic(file, randomChunks(size))
   } catch (err) {
-    throw cacheError(dir, err)
+    // a kernel file system (makeDirectory) is already one line naming --cache-dir
+    throw err instanceof InvalidOptionError ? err : cacheError(dir, err)
   }
   return file
 }

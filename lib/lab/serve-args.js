@@ -1,6 +1,7 @@
 // The options of `syncbench serve <app> ...`, parsed once for both places that start an app: the
 // terminal front end (lib/cli/serve.js) and the server child (lib/lab/server-child.js), which gets
 // the same words from spawnServer({ app, args }) and from experiments' `server.args`.
+import { isIPv6 } from 'node:net'
 import { parseCommandArgs, integerOption } from '../args.js'
 import { InvalidOptionError, MissingArgumentError, invalidOption } from '../errors.js'
 import { appNames } from './apps.js'
@@ -49,7 +50,10 @@ export function parseServeArgs (argv) {
   }
   if (values.host !== undefined) {
     if (values.host.trim() === '') throw invalidOption('--host', values.host, 'must be an address such as 127.0.0.1')
-    options.host = values.host
+    // [::1] as a URL writes it: the address inside the brackets is what listen() takes
+    const bracketed = /^\[(.*)\]$/.exec(values.host)
+    if (bracketed !== null && !isIPv6(bracketed[1])) throw invalidOption('--host', values.host, 'must be an address such as 127.0.0.1 or [::1]')
+    options.host = bracketed === null ? values.host : bracketed[1]
   }
   if (values.only !== undefined) {
     if (app !== 'seed-readfile') throw invalidOption('--only', values.only, 'applies to seed-readfile only')

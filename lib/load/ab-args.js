@@ -1,7 +1,7 @@
 // ab's command line, parsed the way ab 2.3 reads it (getopt clustering, order-dependent -t/-n) into
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync } from 'node:fs'
-import { InvalidOptionError, InvalidUrlError, MissingArgumentError, UnknownOptionError, systemCode } from '../errors.js'
+import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode } from '../errors.js'
 import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, argvSpelling } from './options.js'
 
 // Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
@@ -103,6 +103,8 @@ function parseUrl (raw) {
   if (scheme && scheme[1].toLowerCase() !== 'http') {
     throw new InvalidUrlError(`only http:// URLs are supported (no ${scheme[1]}), got "${raw}"`)
   }
+  // new URL() drops a CR or LF silently, the request line would not: it would add header lines
+  if (/[\r\n]/.test(raw)) throw new InvalidUrlError(`the URL must be on one line, got "${JSON.stringify(raw).slice(1, -1)}"`)
   const url = scheme ? raw : `http://${raw}`
   const rest = url.slice('http://'.length)
   const slash = rest.indexOf('/')
@@ -116,6 +118,16 @@ function parseUrl (raw) {
   }
   if (parsed.username || parsed.password) throw new InvalidUrlError(`the URL cannot carry credentials (use -A), got "${raw}"`)
   return url
+}
+
+/**
+ * An output file's name as -g / -e give it: ab cannot open "" and exits 1; so do we, before any load.
+ * @param {string} flag
+ * @param {string} file
+ */
+function fileName (flag, file) {
+  if (file === '') throw invalidOption(flag, file, 'needs a file name')
+  return file
 }
 
 /** @param {string} flag @param {string} file */
@@ -225,15 +237,15 @@ export function parseAbArgs (argv) {
         method = parseLoadArg('method', flag, token.value)
         methodFlag = flag
         break
-      case 'T': contentType = token.value; break
+      case 'T': contentType = parseLoadArg('contentType', flag, token.value); break
       case 'v': verbosity = parseLoadArg('verbosity', flag, token.value); break
       case 'H': headers.push(parseLoadArg('headers', flag, token.value)); break
       case 'C': cookies.push(parseLoadArg('cookies', flag, token.value)); break
       // ab skips leading blanks of the credentials
       case 'A': auth = token.value.trimStart(); break
       case 'P': proxyAuth = token.value.trimStart(); break
-      case 'g': output.gnuplot = token.value; break
-      case 'e': output.csv = token.value; break
+      case 'g': output.gnuplot = fileName(flag, token.value); break
+      case 'e': output.csv = fileName(flag, token.value); break
     }
   }
 

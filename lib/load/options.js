@@ -120,7 +120,8 @@ const rules = [
   { name: 'auth', flag: '-A', ...text },
   { name: 'proxyAuth', flag: '-P', ...text },
   { name: 'body', flag: '-p', check: (v) => Buffer.isBuffer(v) ? null : 'must be a Buffer' },
-  { name: 'contentType', flag: '-T', ...text },
+  // on one line, as -H: a CR or LF would put header lines of its own into every request
+  { name: 'contentType', flag: '-T', check: (v) => typeof v === 'string' && !CR_LF.test(v) ? null : 'must be a content type on one line' },
   { name: 'variableLength', flag: '-l', ...boolean, default: false },
   { name: 'continueOnReceiveError', flag: '-r', ...boolean, default: false },
   { name: 'http11', flag: '--http1.1', ...boolean, default: false },
@@ -197,8 +198,8 @@ export function parseLoadArg (name, flag, raw) {
   const rule = loadOptionRule(name)
   const value = rule.fromArg ? rule.fromArg(raw) : raw
   const expected = rule.check(value)
-  // the value as typed: the user recognises it (a CLI message shows it unescaped, as it always has)
-  if (expected !== null) throw invalidOption(flag, raw, expected)
+  // the value as typed: the user recognises it; only a CR or LF is shown escaped, so the message stays one line
+  if (expected !== null) throw invalidOption(flag, raw.replace(/\r/g, '\\r').replace(/\n/g, '\\n'), expected)
   // the rule's check accepted it: a value of the option's type
   return /** @type {ArgValue<K>} */ (value)
 }

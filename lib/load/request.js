@@ -22,6 +22,8 @@ export function parseTarget (url) {
   if (typeof url !== 'string' || !/^http:\/\//i.test(url)) {
     throw new InvalidUrlError(`url must be an http:// URL, got "${url}"`)
   }
+  // new URL() below drops a CR or LF silently; the path is sent byte for byte and would carry them
+  if (/[\r\n]/.test(url)) throw new InvalidUrlError(`url must be on one line, got "${JSON.stringify(url).slice(1, -1)}"`)
   const rest = url.slice(7)
   const slash = rest.indexOf('/')
   const authority = slash === -1 ? rest : rest.slice(0, slash)

@@ -224,3 +224,14 @@ export function formatAxisValue (axis, v) {
   if (axis === 'fileSize') return formatBytes(v)
   return String(v)
 }
+
+/**
+ * A name as a file-name prefix and HTML id: lower-case letters, digits and "-" as they are, any other
+ * character as "_<hex code point>_". One-to-one, so "a.b" and "a-b" (or "A" and "a", on a
+ * case-insensitive file system) never share a PNG or an id.
+ * @param {unknown} s
+ * @returns {string}
+ */
+export function slug (s) {
+  return String(s).replace(/[^a-z0-9-]/gu, (c) => `_${/** @type {number} */ (c.codePointAt(0)).toString(16)}_`) || 'experiment'
+}

@@ -1,7 +1,7 @@
 // Which charts a results file deserves, decided from its data: a sweep gets metric-vs-axis lines, an
 // experiment without a numeric axis gets one bar per configuration; both get the latency percentile
 // curve. Repeated runs draw 95% confidence intervals; a calibrated experiment draws its physical ceiling.
-import { experimentsOf, sweptAxis, summarizeBy, seriesNames, axisTitle, shortTitle, joinTitle, withoutInterval } from './chart-data.js'
+import { experimentsOf, slug, sweptAxis, summarizeBy, seriesNames, axisTitle, shortTitle, joinTitle, withoutInterval } from './chart-data.js'
 import { environmentNote } from './chart-style.js'
 import { sweepChart, barChart } from './chart-kinds.js'
 import { latencyChart, eventLoopChart } from './chart-latency.js'
@@ -46,11 +46,16 @@ const onEventLoop = (strategy) => strategyStyles.get(strategy)?.onEventLoop === 
 export function chartsFor (results, options = {}) {
   /** @type {(ChartSpec|null)[]} */
   const specs = []
+  // a workload part's id ("x-bcrypt") could still meet an experiment named so: the second gets "-2"
+  const used = new Set()
   for (const { experiment, runs } of experimentsOf(results)) {
     const ok = runs.filter(isMeasured)
     if (ok.length === 0) continue
     for (const part of partsOf(experiment, ok, results)) {
-      const ctx = { ...part, width: options.width }
+      let id = part.id
+      for (let n = 2; used.has(id); n++) id = `${part.id}-${n}`
+      used.add(id)
+      const ctx = { ...part, id, width: options.width }
       specs.push(throughput(ctx), latencyChart(ctx))
       if (ctx.runs.some((r) => r.server)) specs.push(eventLoopChart(ctx), cpu(ctx), memory(ctx), timeSeriesChart({ ...ctx, runs: [...ctx.runs, ...ctx.references ?? []] }))
       if (experiment.table === 'thread-cost') specs.push(threadCostChart(ctx))
@@ -259,8 +264,3 @@ function subtitleFor (points, what) {
 }
 
 const cap = (/** @type {string} */ s) => s[0].toUpperCase() + s.slice(1)
-
-/** @param {string} s */
-function slug (s) {
-  return String(s).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'experiment'
-}

@@ -4,7 +4,7 @@
 // to: headers and text cells wrap, numbers never do). It opens with the answer in a few sentences.
 import { summarizeResults, describeRuns } from './verdicts.js'
 import { experimentTables } from './tables.js'
-import { experimentsOf } from './chart-data.js'
+import { experimentsOf, slug } from './chart-data.js'
 import { formatBytes, MIB } from '../format.js'
 import { formatAbReport } from '../load/ab-report.js'
 import { escapeXml as esc } from './svg.js'
@@ -167,7 +167,7 @@ function experimentSection (experiment, runs, summary, charts, seeds) {
     out.push(tableHtml(articleTable(seed), 'article'), `<p class="reproduce">${esc(seed.line)}</p>`, `<p class="rule">${esc(REPRODUCE_RULE)}</p>`)
   }
   for (const { spec, svg, narrowSvg, png } of charts) {
-    out.push(`<figure id="chart-${anchor(spec.id)}">${svg}${narrowSvg ?? ''}` +
+    out.push(`<figure id="chart-${spec.id}">${svg}${narrowSvg ?? ''}` +
       (png ? `<figcaption><a href="${esc(png)}">${esc(png)}</a></figcaption>` : '') + '</figure>')
   }
   out.push(`<h3>Runs</h3>${runsTable(runs)}`)
@@ -285,5 +285,6 @@ function abReportOrJson (load) {
 
 /** @param {string} s */
 function anchor (s) {
-  return String(s).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
+  // the charts' one-to-one ids: two experiments never share a section id
+  return slug(s)
 }

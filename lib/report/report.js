@@ -5,6 +5,7 @@
 // older report that this one no longer draws are deleted once the new ones are in place.
 import path from 'node:path'
 import { mkdir, readdir, rm } from 'node:fs/promises'
+import { makeDirectory } from '../fs-dir.js'
 import { SyncbenchError, ResultsError, systemCode } from '../errors.js'
 import { writeFileAtomic, removeStaleTemps } from '../fs-atomic.js'
 import { chartsFor } from './charts.js'
@@ -47,7 +48,7 @@ const NARROW = 420
  */
 export async function writeReport (results, outDir, options = {}) {
   const { summaries = summarizeResults(results), html = true, png, signal } = options
-  await mkdir(outDir, { recursive: true }).catch(rethrowAsWriteError(outDir))
+  await makeDirectory(outDir, `--out ${outDir}`).catch(rethrowAsWriteError(outDir))
   const summary = path.join(outDir, 'summary.md')
   await writeFileAtomic(summary, renderSummaryMarkdown(results, summaries)).catch(rethrowAsWriteError(summary))
   if (!html) return { summary, html: null, charts: [], warnings: [], error: null }

@@ -69,6 +69,9 @@ export function builtinExperiment (name) {
   return found
 }
 
+/** The files an --experiment may import; anything else but .json is refused before it could run. */
+const MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs']
+
 /**
  * Load a user's experiment file: a .json file, or a module whose default export is one experiment
  * or an array of them.
@@ -78,9 +81,14 @@ export function builtinExperiment (name) {
  */
 export async function loadExperimentFile (file, cwd) {
   const abs = await existingFile('--experiment', file, cwd)
+  const ext = path.extname(abs).toLowerCase()
+  // import() runs any file it is given (an extensionless one as CommonJS): only modules are imported
+  if (ext !== '.json' && !MODULE_EXTENSIONS.includes(ext)) {
+    throw new ExperimentError(`--experiment ${file}: must be a .json file or a module (${MODULE_EXTENSIONS.join(', ')})`)
+  }
   let data
   try {
-    if (abs.endsWith('.json')) data = JSON.parse(await readFile(abs, 'utf8'))
+    if (ext === '.json') data = JSON.parse(await readFile(abs, 'utf8'))
     else data = (await import(pathToFileURL(abs).href)).default
   } catch (err) {
     throw new ExperimentError(`--experiment ${file} cannot be loaded: ${firstLine(err)}`, { cause: err })
@@ -147,7 +155,8 @@ export function validateExperiment (e, where) {
     }
   }
   if (!e || typeof e !== 'object') throw bad('an experiment must be an object')
-  if (typeof e.name !== 'string' || !/^[\w.-]+$/.test(e.name)) throw bad(`name must be letters, digits, "-", "_" or ".", got "${e.name}"`)
+  // the name becomes file names (charts/<name>-throughput.png) and HTML ids: short, and of safe characters
+  if (typeof e.name !== 'string' || !/^[\w.-]{1,64}$/.test(e.name)) throw bad(`name must be 1 to 64 letters, digits, "-", "_" or ".", got "${e.name}"`)
   if (e.table !== undefined && !TABLES.includes(e.table)) throw bad(`table must be one of ${TABLES.join(', ')}, got "${e.table}"`)
   if (!e.server || (typeof e.server.app !== 'string' && typeof e.server.workload !== 'string')) throw bad('server.app must name a syncbench serve app (seed-bcrypt, seed-readfile, lab)')
   if (!Array.isArray(e.variants) || e.variants.length === 0) throw bad('variants must be a non-empty array')

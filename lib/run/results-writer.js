@@ -5,6 +5,7 @@ import path from 'node:path'
 import { mkdir, readFile } from 'node:fs/promises'
 import { InvalidOptionError, ResultsError, systemCode } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
+import { makeDirectory } from '../fs-dir.js'
 import { validateResults } from './results-schema.js'
 
 export const RESULTS_SCHEMA = 'syncbench/results@1'
@@ -25,11 +26,11 @@ export function timestampName (date = new Date()) {
 export async function createOutDir ({ out, cwd, now }) {
   if (out) {
     const dir = path.resolve(cwd, out)
-    await mkdir(dir, { recursive: true }).catch((err) => { throw outError(out, err) })
+    await makeDirectory(dir, `--out ${out}`).catch((err) => { throw err instanceof InvalidOptionError ? err : outError(out, err) })
     return dir
   }
   const parent = path.join(cwd, 'results')
-  await mkdir(parent, { recursive: true }).catch((err) => { throw outError('results', err) })
+  await makeDirectory(parent, parent).catch((err) => { throw err instanceof InvalidOptionError ? err : outError('results', err) })
   const base = path.join(parent, timestampName(now))
   // Two runs started within the same second get -2, -3... rather than sharing a folder: the leaf is
   // made without `recursive`, so exactly one process creates it and every other one gets EEXIST.
@@ -72,7 +73,8 @@ export async function readResultsFile (file) {
   }
   let data
   try {
-    data = JSON.parse(text)
+    // a UTF-8 BOM, as editors on Windows save a file, is no part of the JSON: JSON.parse refuses it
+    data = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text)
   } catch {
     // JSON.parse of a string throws nothing but a SyntaxError
     throw new ResultsError(`${file}: not JSON`)

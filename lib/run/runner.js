@@ -207,7 +207,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     let url
     if (target) {
       handle = remoteHandle(target)
-      url = new URL(configuration.path, target).href
+      // the target's origin and the path as it is: resolved as a URL, "//host:port/x" would name another host
+      url = new URL(target).origin + configuration.path
     } else {
       // A validated experiment's server names a workload or an app (lib/run/experiment-loader.js).
       const child = configuration.server.workload
