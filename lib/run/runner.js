@@ -14,6 +14,7 @@ import { track } from './children.js'
 import { mean } from './stats.js'
 import { loadInvalidity } from './validity.js'
 import { checkTarget } from './target.js'
+import { runDeadlineMs } from './run-deadline.js'
 
 /**
  * @typedef {object} RunnerOptions
@@ -29,6 +30,8 @@ import { checkTarget } from './target.js'
  * @property {string} outDir                    results.json goes there
  * @property {string[]} [argv]
  * @property {object} [options]                 recorded as ResultsFile.options
+ * @property {number} [runTimeout]             seconds each run may take (--run-timeout); default derived from
+ *                                              its load options (run-deadline.js)
  * @property {AbortSignal} [signal]             Ctrl-C: ends the current run early, keeps what was measured, stops
  * @property {(event: RunnerEvent) => void} [onEvent] progress
  */
@@ -128,9 +131,9 @@ export async function runExperiments (options) {
       index++
       onEvent({ type: 'run-start', index, total, experiment: experiment.name, label: configuration.label, repeat, etaMs: eta(plans, index, durations) })
       const started = Date.now()
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal })
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
-      const reason = record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load)
+      const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load))
       record.invalid = reason === null ? null : { reason }
       durations.set(configuration.label + '\0' + experiment.name, Date.now() - started)
       if (record.error) {
@@ -180,9 +183,10 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} run.engine
  * @param {string} [run.target]
  * @param {AbortSignal} [run.signal]
+ * @param {number} [run.runTimeout] seconds (run-deadline.js)
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${configuration.label}#${repeat}`,
@@ -200,6 +204,11 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
   }
   /** @type {MeasuredServer|null} */
   let handle = null
+  // The run's deadline ends the load (as Ctrl-C does) and stops the server, which fails a pending metrics request.
+  const deadlineMs = runDeadlineMs(configuration.load, runTimeout)
+  const deadline = new AbortController()
+  const timer = setTimeout(() => { deadline.abort(); handle?.stop() }, deadlineMs)
+  const runSignal = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal
   try {
     let url
     if (target) {
@@ -215,12 +224,12 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     }
     record.serverEnv = await handle.env
     const warmup = experiment.warmup ?? { requests: 4, concurrency: 2 }
-    if (warmup.requests > 0 && !signal?.aborted) {
-      await builtinEngine.run({ url, requests: warmup.requests, concurrency: Math.min(warmup.concurrency, warmup.requests), keepAlive: configuration.load.keepAlive, signal })
+    if (warmup.requests > 0 && !runSignal.aborted) {
+      await builtinEngine.run({ url, requests: warmup.requests, concurrency: Math.min(warmup.concurrency, warmup.requests), keepAlive: configuration.load.keepAlive, signal: runSignal })
     }
     await handle.metrics({ reset: true })
     try {
-      record.load = await engine.run({ ...configuration.load, url, signal })
+      record.load = await engine.run({ ...configuration.load, url, signal: runSignal })
     } catch (err) {
       // What was measured before the failure (loadtest's partial LoadResult) is kept either way.
       record.load = partialResult(err)
@@ -232,7 +241,12 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     // A server or tool gone after the interrupt is the interrupt, not a failure.
     if (!signal?.aborted) record.error = { code: err.code, message: err.message }
   } finally {
+    clearTimeout(timer)
     await handle?.stop()
+  }
+  if (deadline.signal.aborted && !signal?.aborted) {
+    record.error = null
+    record.invalid = { reason: `did not end within its deadline of ${deadlineMs / 1000} s (--run-timeout): server stopped` }
   }
   return record
 }
