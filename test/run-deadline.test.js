@@ -5,7 +5,8 @@ import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { runCli } from './helper.js'
+import { spawnSync } from 'node:child_process'
+import { runCli, startRawServer } from './helper.js'
 import { runDeadlineMs } from '../lib/run/run-deadline.js'
 
 /** @type {string} */
@@ -59,4 +60,33 @@ test('the derived deadline: -t or the requests of one connection, capped, plus t
   assert.equal(runDeadlineMs({ requests: 1e9, concurrency: 1 }), 30_000 + 3600_000)
   assert.equal(runDeadlineMs({ timelimit: 5, responseTimeout: 2 }), 30_000 + 5000 + 2000)
   assert.equal(runDeadlineMs({ requests: 100 }, 7), 7000)
+})
+
+test('run --engine wrk: a run whose connections all fail ends at the run deadline, not a 600 s safety timeout', async (t) => {
+  if (spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error) return t.skip('wrk is not installed')
+  // Each run's warm-up (4 requests, after the run's env request) is answered, the metrics routes refused,
+  // and every other connection reset.
+  let answered = 0
+  const server = await startRawServer((socket) => {
+    socket.once('data', (head) => {
+      if (head.toString('latin1').startsWith('GET /__syncbench/env')) answered = 0
+      if (head.toString('latin1').startsWith('GET /__syncbench')) return socket.end('HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n')
+      if (answered++ < 4) return socket.end('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok')
+      socket.resetAndDestroy()
+    })
+  })
+  after(() => server.close())
+  const out = path.join(dir, 'wrk')
+  const t0 = Date.now()
+  const { code, stderr } = await runCli(['run', 'seed-bcrypt', '--no-calibrate', '--target', server.url, '--engine', 'wrk', '--run-timeout', '3',
+    '-n', '10', '-c', '1', '--runs', '1', '-q', '--no-report', '--out', out], { timeoutMs: 90_000 })
+  const seconds = (Date.now() - t0) / 1000
+  assert.equal(code, 1, stderr)
+  assert.ok(seconds < 2 * 3 + 20, `ended after ${seconds} s`)
+  const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8'))
+  assert.equal(results.runs.length, 2, 'the second configuration ran after the first one\'s deadline')
+  for (const run of results.runs) {
+    assert.equal(run.error, null)
+    assert.match(run.invalid.reason, /deadline of 3 s/)
+  }
 })

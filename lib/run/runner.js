@@ -209,6 +209,11 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
   const deadline = new AbortController()
   const timer = setTimeout(() => { deadline.abort(); handle?.stop() }, deadlineMs)
   const runSignal = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal
+  // What no signal ends (a --target's metrics routes, a child's IPC reply) is raced against the deadline.
+  const expired = new Promise((resolve, reject) => deadline.signal.addEventListener('abort', () => reject(new TimeoutError('run deadline')), { once: true }))
+  expired.catch(() => {})
+  /** @type {<T>(pending: Promise<T>) => Promise<T>} */
+  const within = (pending) => Promise.race([pending, /** @type {Promise<never>} */ (expired)])
   try {
     let url
     if (target) {
@@ -222,12 +227,12 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       handle = child
       url = child.servers[0].url + configuration.path
     }
-    record.serverEnv = await handle.env
+    record.serverEnv = await within(Promise.resolve(handle.env))
     const warmup = experiment.warmup ?? { requests: 4, concurrency: 2 }
     if (warmup.requests > 0 && !runSignal.aborted) {
       await builtinEngine.run({ url, requests: warmup.requests, concurrency: Math.min(warmup.concurrency, warmup.requests), keepAlive: configuration.load.keepAlive, signal: runSignal })
     }
-    await handle.metrics({ reset: true })
+    await within(handle.metrics({ reset: true }))
     try {
       record.load = await engine.run({ ...configuration.load, url, signal: runSignal })
     } catch (err) {
@@ -235,7 +240,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       record.load = partialResult(err)
       throw err
     }
-    record.server = await handle.metrics()
+    record.server = await within(handle.metrics())
   } catch (err) {
     if (!(err instanceof SyncbenchError)) throw err
     // A server or tool gone after the interrupt is the interrupt, not a failure.
