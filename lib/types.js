@@ -14,6 +14,9 @@
  * @property {number} [timelimit=0]       -t: seconds at most (0 = no limit); -t implies requests=50000 unless -n follows it
  * @property {number} [timeout=30]        -s: seconds the whole run may go without receiving a byte before it is
  *                                        aborted (ab's inactivity timeout: one stalled socket among busy ones does not trip it)
+ * @property {number} [responseTimeout=0] --response-timeout: seconds one response may take in total, from its request's
+ *                                        start (0 = no limit); a response past it fails its request (counted under
+ *                                        failures.exceptions, RESPONSE_TIMEOUT in errors). ab has no such bound
  * @property {boolean} [keepAlive=false]  -k: send `Connection: Keep-Alive` and reuse connections the server keeps open
  * @property {string} [method]            GET by default; HEAD with -i, POST with -p, PUT with -u, any with -m
  * @property {string[]} [headers=[]]      -H: extra header lines "Name: value" (replacing a default of the same name, as ab does)

@@ -14,8 +14,11 @@ Usage: syncbench ab [options] http://host[:port]/path
 Options (ab's names, defaults and meaning):
   -n requests     requests to perform (default 1)
   -c concurrency  requests in flight at once, at most -n (default 1)
-  -t timelimit    seconds at most; implies -n 50000 unless a -n follows it
-  -s timeout      seconds a connection may stay silent (default 30)
+  -t timelimit    seconds at most; implies -n 50000 unless a -n follows it. Unlike ab, the run
+                  ends at the limit whatever the server does (ab keeps reading a response that
+                  trickles in, one byte a second or an endless chunked body, past -t)
+  -s timeout      seconds the whole run may go without receiving a byte (ab's inactivity
+                  timeout; default 30)
   -k              use HTTP keep-alive
   -p postfile     POST this file's bytes (set its type with -T)
   -u putfile      PUT this file's bytes (set its type with -T)
@@ -41,6 +44,10 @@ Options (ab's names, defaults and meaning):
 syncbench's own:
   --http1.1       send HTTP/1.1 requests instead of ab's HTTP/1.0 and read the responses as RFC 9112
                   says: a malformed one is a failed request (Exceptions)
+  --response-timeout seconds
+                  the longest one response may take in total, from its request's start (default 0:
+                  none; at most 86400); a response past it is a failed request (Exceptions,
+                  RESPONSE_TIMEOUT in --json's errors) and the run goes on
   --json          print the LoadResult (schema syncbench/load-result@1) as JSON on stdout, nothing else
 
 Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the report of what was measured.

@@ -4,6 +4,7 @@
 // summary.md,report.html,charts/,runs/} (runs/: the ab report of every run, on stdout with --verbose).
 import path from 'node:path'
 import { parseCommandArgs, integerOption } from '../args.js'
+import { MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT } from '../run/run-deadline.js'
 import { InvalidUrlError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
 import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload } from '../run/experiment-loader.js'
@@ -53,6 +54,9 @@ Options:
   --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
                          404 on purpose); without it such a run is marked invalid, left out of every
                          figure and ratio, and syncbench run exits 1 naming it
+  --run-timeout seconds  the longest one run may take, server start to stop (default: 30 s plus -t, or
+                         1 s per request per connection up to an hour, plus the response timeout);
+                         past it the server is killed, the run is marked invalid and the next one runs
   -v, --verbose          also print the ab report of every run on stdout as it ends
   -q, --quiet            print only the tables, their text charts and the verdicts: no progress
   -h, --help             show this help
@@ -168,6 +172,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       engine: /** @type {NonNullable<import('../run/runner.js').RunnerOptions['engine']>} */ (engine),
       target: options.target,
       allowErrors: options.allowErrors,
+      runTimeout: options.runTimeout,
       overrides: { requests: options.requests, concurrency: options.concurrency },
       calibrate: options.calibrate,
       outDir,
@@ -315,6 +320,7 @@ export function parseRunArgs (argv) {
     'no-calibrate': { type: 'boolean' },
     'no-report': { type: 'boolean' },
     'allow-errors': { type: 'boolean' },
+    'run-timeout': { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
     verbose: { type: 'boolean', short: 'v' },
     help: { type: 'boolean', short: 'h' }
@@ -336,6 +342,7 @@ export function parseRunArgs (argv) {
     calibrate: !values['no-calibrate'],
     report: !values['no-report'],
     allowErrors: Boolean(values['allow-errors']),
+    runTimeout: integerOption('--run-timeout', values['run-timeout'], MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT),
     quiet: Boolean(values.quiet),
     // -q is the shortest output there is: it wins over --verbose
     verbose: Boolean(values.verbose) && !values.quiet

@@ -25,7 +25,7 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
  * @property {number} heartbeat      ab's progress interval (0: ab prints no progress and "...done")
  */
 
-/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'} ValueFlag ab's flags that take a value */
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'responseTimeout'} ValueFlag ab's flags that take a value, with our long ones */
 /** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'} BooleanFlag the others, with our long ones */
 /**
  * One flag of the command line, by its short name: a value flag always has its value.
@@ -52,6 +52,8 @@ const UNSUPPORTED = {
 }
 /** @type {Record<string, BooleanFlag>} */
 const LONG = { help: 'h', version: 'V', json: 'json', 'http1.1': 'http11' }
+/** @type {Record<string, ValueFlag>} our long flags that take a value (`--name value` or `--name=value`) */
+const LONG_WITH_VALUE = { 'response-timeout': 'responseTimeout' }
 
 /**
  * Split argv into [flag, value] pairs and positionals, as getopt does for ab: `-kc 20`, `-n100`,
@@ -66,7 +68,14 @@ function tokenize (argv) {
     const arg = argv[i]
     if (arg === '--') { positionals.push(...argv.slice(i + 1)); break }
     if (arg.startsWith('--')) {
-      const name = arg.slice(2)
+      const eq = arg.indexOf('=')
+      const name = arg.slice(2, eq === -1 ? undefined : eq)
+      if (Object.hasOwn(LONG_WITH_VALUE, name)) {
+        const flag = `--${name}`
+        if (eq === -1 && i + 1 >= argv.length) throw new MissingArgumentError(`${flag} needs a value`)
+        flags.push({ flag, name: LONG_WITH_VALUE[name], value: eq === -1 ? argv[++i] : arg.slice(eq + 1) })
+        continue
+      }
       if (!Object.hasOwn(LONG, name)) throw new UnknownOptionError(`unknown option "${arg}" (see syncbench ab --help)`)
       flags.push({ flag: arg, name: LONG[name] })
       continue
@@ -183,6 +192,7 @@ export function parseAbArgs (argv) {
   let rawConcurrency = String(concurrency)
   let timelimit = defaultOptions.timelimit
   let timeout = defaultOptions.timeout
+  let responseTimeout = defaultOptions.responseTimeout
   /** @type {string|null} */
   let method = null
   /** @type {string|null} */
@@ -223,6 +233,7 @@ export function parseAbArgs (argv) {
       case 't': timelimit = parseLoadArg('timelimit', flag, token.value); requests = TIMELIMIT_REQUESTS; requestsFlag = `-t (which implies -n ${TIMELIMIT_REQUESTS})`; break
       case 'c': concurrency = parseLoadArg('concurrency', flag, token.value); rawConcurrency = token.value; break
       case 's': timeout = parseLoadArg('timeout', flag, token.value); break
+      case 'responseTimeout': responseTimeout = parseLoadArg('responseTimeout', flag, token.value); break
       case 'k': output.keepAlive = true; break
       case 'q': output.quiet = true; break
       case 'd': output.percentiles = false; break
@@ -265,6 +276,7 @@ export function parseAbArgs (argv) {
     concurrency,
     timelimit,
     timeout,
+    responseTimeout,
     keepAlive: output.keepAlive,
     method: method ?? 'GET',
     headers,

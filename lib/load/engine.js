@@ -32,6 +32,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1
  * @property {boolean} continueOnReceiveError -r
  * @property {number} timeoutMs    -s
  * @property {number} timelimitMs  -t (0: none)
+ * @property {number} responseTimeoutMs --response-timeout (0: none): the longest one response may take
  * @property {number} heartbeat    completed requests between onProgress calls (0: none)
  * @property {((done: number) => void)|null} onProgress
  * @property {((record: import('../types.js').RequestRecord) => void)|null} onRequest
@@ -71,6 +72,8 @@ export class Engine {
     this.timeoutMs = o.timeoutMs
     /** @type {number} */
     this.timelimitMs = o.timelimitMs
+    /** @type {number} */
+    this.responseTimeoutMs = o.responseTimeoutMs
     /** @type {number} */
     this.heartbeat = o.onProgress ? o.heartbeat : 0
     /** @type {(done: number) => void} only called when heartbeat > 0 */
@@ -126,7 +129,7 @@ export class Engine {
         if (signal.aborted) return this.abort()
         signal.addEventListener('abort', this.onAbort, { once: true })
       }
-      this.timer = setTimeout(this.onWatchdog, Math.min(this.timeoutMs, MAX_TIMER_MS))
+      this.timer = setTimeout(this.onWatchdog, Math.min(this.timeoutMs, this.stopAt - this.startTime, this.responseTimeoutMs || Infinity, MAX_TIMER_MS))
       // ab connects one socket first and opens the others once a response header has arrived.
       this.startConnect(this.conns[0])
     })
@@ -494,18 +497,67 @@ export class Engine {
     }
   }
 
-  /** -s: ab's inactivity timeout, for the whole run (one stalled socket among busy ones does not trip it). */
+  /**
+   * The run's one timer, for every time bound; it checks them when it fires, so the hot path sets no
+   * timer per request:
+   *   -t: the run ends at its limit whatever the server does. ab checks -t only between socket events,
+   *       so a response dripped a byte at a time, or an endless chunked body, keeps ab running; we end
+   *       it here on purpose (a documented deviation: see syncbench ab --help).
+   *   -s: ab's inactivity timeout, for the whole run (one stalled socket among busy ones does not trip it).
+   *   --response-timeout: each response's own deadline from its request's start (connect included);
+   *       one past it fails its request (responseTimedOut()).
+   */
   watchdog () {
     this.timer = null
     if (this.finished) return
-    const idle = performance.now() - this.lastActivity
+    const now = performance.now()
+    if (now >= this.stopAt) {
+      this.lastTime = now
+      this.finish()
+      return
+    }
+    const idle = now - this.lastActivity
     const timeoutMs = this.timeoutMs
     if (idle >= timeoutMs - 1) {
       this.counts.error('ETIMEDOUT')
       this.fail(TimeoutError, `${this.target()}: no response within ${timeoutMs / 1000} s (-s ${timeoutMs / 1000}): the timeout specified has expired`)
       return
     }
-    this.timer = setTimeout(this.onWatchdog, Math.min(timeoutMs - idle, MAX_TIMER_MS))
+    let next = Math.min(timeoutMs - idle, this.stopAt - now)
+    const limit = this.responseTimeoutMs
+    if (limit > 0) {
+      for (const c of this.conns) {
+        if (c.state !== CONNECTING && c.state !== READING) continue
+        const left = c.start + limit - now
+        if (left <= 1) {
+          this.responseTimedOut(c, now)
+          if (this.finished) return
+        } else if (left < next) {
+          next = left
+        }
+      }
+      if (limit < next) next = limit
+    }
+    // at least 1 ms: a timer may fire a fraction of a millisecond before performance.now() says it is due
+    this.timer = setTimeout(this.onWatchdog, Math.max(1, Math.min(next, MAX_TIMER_MS)))
+  }
+
+  /**
+   * --response-timeout: a response not complete within its deadline. Its request is complete and
+   * failed, counted under ab's Exceptions (as a malformed response is: ab has no such bound, and its
+   * other counters mean something else), with RESPONSE_TIMEOUT in `errors`; its connection is closed
+   * and the next request starts on a fresh one.
+   * @param {Connection} c @param {number} now
+   */
+  responseTimedOut (c, now) {
+    const counts = this.counts
+    counts.malformed('RESPONSE_TIMEOUT')
+    if (counts.done < this.requests) this.record(c, now, false)
+    if (this.finished) return
+    this.lastTime = now
+    c.drop()
+    this.startConnect(c)
+    this.checkEnd()
   }
 
   /** The signal's 'abort': end now, keeping what was measured. */

@@ -71,6 +71,7 @@ export async function runEngine (o, target, addresses) {
     continueOnReceiveError: o.continueOnReceiveError === true,
     timeoutMs: o.timeout * 1000,
     timelimitMs: o.timelimit * 1000,
+    responseTimeoutMs: (o.responseTimeout ?? 0) * 1000,
     heartbeat: o.heartbeat ?? abHeartbeat(o.requests, false),
     onProgress: typeof o.onProgress === 'function' ? o.onProgress : null,
     onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,

@@ -17,6 +17,9 @@ export const TIMELIMIT_REQUESTS = 50000
  */
 export const MAX_REQUESTS = 2 ** 31 - 1
 
+/** --response-timeout's bound, in seconds: a day. */
+export const MAX_RESPONSE_TIMEOUT = 86400
+
 /** RFC 9110 token: what a method, or a header's name, may be made of. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const HEADER_NAME_COLON = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/
@@ -100,6 +103,9 @@ const rules = [
   { name: 'concurrency', flag: '-c', ...integer(1, MAX_CONCURRENCY), default: 1 },
   { name: 'timelimit', flag: '-t', ...seconds(true), default: 0 },
   { name: 'timeout', flag: '-s', ...seconds(false), default: 30 },
+  // our own bound (ab has none): the longest one response may take, in total; 0: none. A day at most,
+  // so the engine's one timer never needs more than a few turns.
+  { name: 'responseTimeout', flag: '--response-timeout', ...seconds(true), max: MAX_RESPONSE_TIMEOUT, check: (v) => seconds(true).check(v) ?? (/** @type {number} */ (v) > MAX_RESPONSE_TIMEOUT ? `must be at most ${MAX_RESPONSE_TIMEOUT} seconds` : null), default: 0 },
   { name: 'keepAlive', flag: '-k', ...boolean, default: false },
   // method's default is POST with a body, else GET (ab's -p; -i and -u set it in parseAbArgs)
   { name: 'method', flag: '-m', check: (v) => typeof v === 'string' && TOKEN.test(v) ? null : 'must be an HTTP method token' },
@@ -162,7 +168,7 @@ export function loadOptionRule (name) {
  * ab's defaults, in LoadOptions terms (requests and method have computed defaults too: see
  * normalizeLoadOptions).
  */
-export const defaultOptions = /** @type {Readonly<{ requests: number, concurrency: number, timelimit: number, timeout: number, keepAlive: boolean, headers: readonly string[], cookies: readonly string[], variableLength: boolean, continueOnReceiveError: boolean, http11: boolean, verbosity: number }>} */ (Object.freeze(Object.fromEntries(
+export const defaultOptions = /** @type {Readonly<{ requests: number, concurrency: number, timelimit: number, timeout: number, responseTimeout: number, keepAlive: boolean, headers: readonly string[], cookies: readonly string[], variableLength: boolean, continueOnReceiveError: boolean, http11: boolean, verbosity: number }>} */ (Object.freeze(Object.fromEntries(
   loadOptionRules.filter((rule) => rule.default !== undefined).map((rule) => [rule.name, rule.default])
 )))
 

@@ -14,6 +14,7 @@ import { track } from './children.js'
 import { mean } from './stats.js'
 import { loadInvalidity } from './validity.js'
 import { checkTarget } from './target.js'
+import { runDeadlineMs } from './run-deadline.js'
 
 /** After an interrupt, how long a server child gets between SIGTERM and SIGKILL. */
 const STOP_GRACE_AFTER_ABORT_MS = 1000
@@ -32,6 +33,8 @@ const STOP_GRACE_AFTER_ABORT_MS = 1000
  * @property {string} outDir                    results.json goes there
  * @property {string[]} [argv]
  * @property {object} [options]                 recorded as ResultsFile.options
+ * @property {number} [runTimeout]             seconds each run may take (--run-timeout); default derived from
+ *                                              its load options (run-deadline.js)
  * @property {AbortSignal} [signal]             Ctrl-C: ends the current run early, keeps what was measured, stops
  * @property {(event: RunnerEvent) => void} [onEvent] progress
  */
@@ -131,9 +134,9 @@ export async function runExperiments (options) {
       index++
       onEvent({ type: 'run-start', index, total, experiment: experiment.name, label: configuration.label, repeat, etaMs: eta(plans, index, durations) })
       const started = Date.now()
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal })
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
-      const reason = record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load)
+      const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load))
       record.invalid = reason === null ? null : { reason }
       durations.set(configuration.label + '\0' + experiment.name, Date.now() - started)
       if (record.error) {
@@ -183,9 +186,10 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} run.engine
  * @param {string} [run.target]
  * @param {AbortSignal} [run.signal]
+ * @param {number} [run.runTimeout] seconds (run-deadline.js)
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${configuration.label}#${repeat}`,
@@ -203,6 +207,16 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
   }
   /** @type {MeasuredServer|null} */
   let handle = null
+  // The run's deadline ends the load (as Ctrl-C does) and stops the server, which fails a pending metrics request.
+  const deadlineMs = runDeadlineMs(configuration.load, runTimeout)
+  const deadline = new AbortController()
+  const timer = setTimeout(() => { deadline.abort(); handle?.stop() }, deadlineMs)
+  const runSignal = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal
+  // What no signal ends (a --target's metrics routes, a child's IPC reply) is raced against the deadline.
+  const expired = new Promise((resolve, reject) => deadline.signal.addEventListener('abort', () => reject(new TimeoutError('run deadline')), { once: true }))
+  expired.catch(() => {})
+  /** @type {<T>(pending: Promise<T>) => Promise<T>} */
+  const within = (pending) => Promise.race([pending, /** @type {Promise<never>} */ (expired)])
   try {
     let url
     if (target) {
@@ -217,28 +231,33 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       handle = child
       url = child.servers[0].url + configuration.path
     }
-    record.serverEnv = await handle.env
+    record.serverEnv = await within(Promise.resolve(handle.env))
     const warmup = experiment.warmup ?? { requests: 4, concurrency: 2 }
-    if (warmup.requests > 0 && !signal?.aborted) {
-      await builtinEngine.run({ url, requests: warmup.requests, concurrency: Math.min(warmup.concurrency, warmup.requests), keepAlive: configuration.load.keepAlive, signal })
+    if (warmup.requests > 0 && !runSignal.aborted) {
+      await builtinEngine.run({ url, requests: warmup.requests, concurrency: Math.min(warmup.concurrency, warmup.requests), keepAlive: configuration.load.keepAlive, signal: runSignal })
     }
     // `signal`: after a Ctrl-C a server blocked in its handler gets 2 s to answer, then its metrics are missing.
-    await handle.metrics({ reset: true, signal })
+    await within(handle.metrics({ reset: true, signal }))
     try {
-      record.load = await engine.run({ ...configuration.load, url, signal })
+      record.load = await engine.run({ ...configuration.load, url, signal: runSignal })
     } catch (err) {
       // What was measured before the failure (loadtest's partial LoadResult) is kept either way.
       record.load = partialResult(err)
       throw err
     }
-    record.server = await handle.metrics({ signal })
+    record.server = await within(handle.metrics({ signal }))
   } catch (err) {
     if (!(err instanceof SyncbenchError)) throw err
     // A server or tool gone after the interrupt is the interrupt, not a failure.
     if (!signal?.aborted) record.error = { code: err.code, message: err.message }
   } finally {
+    clearTimeout(timer)
     // Interrupted: a server that ignores SIGTERM (blocked in a handler) is not given the full grace.
     await handle?.stop(signal?.aborted ? STOP_GRACE_AFTER_ABORT_MS : undefined)
+  }
+  if (deadline.signal.aborted && !signal?.aborted) {
+    record.error = null
+    record.invalid = { reason: `did not end within its deadline of ${deadlineMs / 1000} s (--run-timeout): server stopped` }
   }
   return record
 }

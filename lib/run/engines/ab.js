@@ -7,6 +7,7 @@
 // - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with a TimeoutError.
 import { ConnectError, SyncbenchError, errorCodes, errorFromCode, systemCode } from '../../errors.js'
 import { emptyResult, runTool, probe } from './shape.js'
+import { runDeadlineMs } from '../run-deadline.js'
 
 /** @type {import('./index.js').Engine} */
 export const abEngine = {
@@ -23,7 +24,7 @@ export const abEngine = {
     const startedAt = new Date().toISOString()
     let out
     try {
-      out = await runTool('ab', args, { signal: options.signal, timeoutMs: options.timelimit ? (options.timelimit + 30) * 1000 : undefined })
+      out = await runTool('ab', args, { signal: options.signal, timeoutMs: runDeadlineMs(options) })
     } catch (err) {
       // runTool's TimeoutError, named after the engine; a spawn failure (ENOENT: not installed) is a ConnectError.
       if (err instanceof SyncbenchError) throw errorFromCode(err.code, `--engine ab: ${err.message}`, errorCodes.CONNECT, { cause: err })

@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module'
 import { ConnectError, SyncbenchError, errorCodes, errorFromCode, systemCode } from '../../errors.js'
 import { emptyResult, deriveRates, runTool, probe } from './shape.js'
+import { runDeadlineMs } from '../run-deadline.js'
 
 /**
  * The CLI script: the project's own autocannon (a dev dependency) if present, else one on PATH.
@@ -43,7 +44,7 @@ export const autocannonEngine = {
       '-t', String(options.timeout ?? 30), '-L', '10', '--json', options.url]
     let out
     try {
-      out = await runTool(cmd, args, { signal: options.signal, timeoutMs: options.timelimit ? (options.timelimit + 30) * 1000 : undefined })
+      out = await runTool(cmd, args, { signal: options.signal, timeoutMs: runDeadlineMs(options) })
     } catch (err) {
       // runTool's TimeoutError, named after the engine; a spawn failure (ENOENT: not installed) is a ConnectError.
       if (err instanceof SyncbenchError) throw errorFromCode(err.code, `--engine autocannon: ${err.message}`, errorCodes.CONNECT, { cause: err })

@@ -2,7 +2,8 @@
 // wrk has no other mode). wrk runs for a duration, so lib/run/engines/wrk-stop.lua counts responses
 // and the adapter stops wrk with SIGINT at -n; in-flight requests may add up to c - 1 more.
 // Connect/read/timeout errors are not responses: a run with errors may never reach -n, so it ends at
-// runTool's safety timeout (600 s, or -t + 30 s) with a TimeoutError instead of wrk's -d of an hour.
+// the run's deadline (lib/run/run-deadline.js: the runner's signal, else runTool's timeout set to it)
+// instead of wrk's -d of an hour.
 // How this LoadResult differs from the builtin engine's:
 // - options: the LoadOptions as given (no bodyBytes, no defaults filled in: see shape.js emptyResult).
 // - not measured by wrk, left 0: connect/processing/waiting rows (total only), HTML transferred,
@@ -14,6 +15,7 @@
 import { fileURLToPath } from 'node:url'
 import { ConnectError, SyncbenchError, errorCodes, errorFromCode, systemCode } from '../../errors.js'
 import { emptyResult, deriveRates, runTool, probe } from './shape.js'
+import { runDeadlineMs } from '../run-deadline.js'
 
 const script = fileURLToPath(new URL('./wrk-stop.lua', import.meta.url))
 
@@ -36,7 +38,8 @@ export const wrkEngine = {
       out = await runTool('wrk', args, {
         signal: options.signal,
         env: { ...process.env, SB_REQUESTS: String(requests) },
-        timeoutMs: options.timelimit ? (options.timelimit + 30) * 1000 : undefined,
+        // the deadline syncbench run gives every run (run-deadline.js), not a fixed safety timeout
+        timeoutMs: runDeadlineMs(options),
         onStderr: (stderr, stop) => { if (stderr.includes('syncbench:done')) stop() }
       })
     } catch (err) {

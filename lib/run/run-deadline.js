@@ -1,0 +1,29 @@
+// Every run's deadline: a handler that never returns, a server that trickles, or an external tool
+// that never reaches its request count must not stall an experiment. Past the deadline the runner
+// kills the server child (and ends the load tool), records the run invalid with the reason, and goes on.
+
+/** Time to start the server child, warm up and read its metrics, on top of the measured load. */
+const SETUP_MS = 30_000
+/** A generous bound per request on one connection: a lab handler takes milliseconds. */
+const PER_REQUEST_MS = 1000
+/** The load part of a derived deadline at most (a longer run sets --run-timeout). */
+const MAX_LOAD_MS = 3600_000
+/** --run-timeout's bounds, in seconds. */
+export const MIN_RUN_TIMEOUT = 1
+export const MAX_RUN_TIMEOUT = 86400
+
+/**
+ * The deadline of one run, in ms: `runTimeout` seconds when given (--run-timeout), else derived from
+ * its load options: -t (or the requests one connection makes, at PER_REQUEST_MS each, capped at an
+ * hour), plus the response timeout, plus SETUP_MS.
+ * @param {Pick<import('../types.js').LoadOptions, 'requests'|'concurrency'|'timelimit'|'responseTimeout'>} load
+ * @param {number} [runTimeout] seconds
+ * @returns {number}
+ */
+export function runDeadlineMs (load, runTimeout) {
+  if (runTimeout !== undefined) return runTimeout * 1000
+  const timelimit = load.timelimit ?? 0
+  const perConnection = Math.ceil((load.requests ?? 1) / (load.concurrency ?? 1))
+  const loadMs = timelimit > 0 ? timelimit * 1000 : Math.min(perConnection * PER_REQUEST_MS, MAX_LOAD_MS)
+  return SETUP_MS + loadMs + (load.responseTimeout ?? 0) * 1000
+}

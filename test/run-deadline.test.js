@@ -1,0 +1,92 @@
+// Every run has a deadline: a handler that never returns does not stall syncbench run; the server
+// child is killed, the run recorded invalid with the reason, and the next configuration runs.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import os from 'node:os'
+import path from 'node:path'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { spawnSync } from 'node:child_process'
+import { runCli, startRawServer } from './helper.js'
+import { runDeadlineMs } from '../lib/run/run-deadline.js'
+
+/** @type {string} */
+let dir
+const savedCacheDir = process.env.SYNCBENCH_CACHE_DIR
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-deadline-'))
+  process.env.SYNCBENCH_CACHE_DIR = path.join(dir, 'cache')
+})
+after(async () => {
+  if (savedCacheDir === undefined) delete process.env.SYNCBENCH_CACHE_DIR
+  else process.env.SYNCBENCH_CACHE_DIR = savedCacheDir
+  await rm(dir, { recursive: true, force: true })
+})
+
+test('run --run-timeout: a handler that never returns ends its run, recorded invalid, and the next configuration runs', async () => {
+  const file = path.join(dir, 'stuck.mjs')
+  await writeFile(file, `
+    export async function stuck () { await new Promise(() => {}) }
+    export function fast () { return 'ok' }
+  `)
+  const out = path.join(dir, 'out')
+  const t0 = Date.now()
+  const { code, stderr } = await runCli(['run', '--workload', file, '-n', '10', '-c', '2', '--run-timeout', '3', '--quiet', '--no-report', '--out', out], { timeoutMs: 60_000 })
+  const seconds = (Date.now() - t0) / 1000
+  assert.equal(code, 1, stderr)
+  assert.ok(seconds < 3 + 20, `ended after ${seconds} s`)
+  assert.doesNotMatch(stderr, /\n\s+at /)
+  const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8'))
+  const stuck = results.runs.find((/** @type {{ label: string }} */ r) => r.label === 'stuck')
+  const fast = results.runs.find((/** @type {{ label: string }} */ r) => r.label === 'fast')
+  assert.ok(stuck && fast, JSON.stringify(results.runs.map((/** @type {{ label: string }} */ r) => r.label)))
+  assert.equal(stuck.error, null)
+  assert.match(stuck.invalid.reason, /deadline of 3 s \(--run-timeout\)/)
+  assert.equal(fast.invalid, null)
+  assert.equal(fast.load.completeRequests, 10)
+  assert.equal(fast.load.failedRequests, 0)
+})
+
+test('run --run-timeout: bounds, one line naming the option and the value', async () => {
+  for (const bad of ['0', 'abc', '86401']) {
+    const r = await runCli(['run', '--run-timeout', bad, '--list'])
+    assert.notEqual(r.code, 0)
+    assert.match(r.stderr, new RegExp(`--run-timeout .*"${bad}"`))
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+  }
+})
+
+test('the derived deadline: -t or the requests of one connection, capped, plus the response timeout', () => {
+  assert.equal(runDeadlineMs({ requests: 100, concurrency: 10 }), 30_000 + 10_000)
+  assert.equal(runDeadlineMs({ requests: 1e9, concurrency: 1 }), 30_000 + 3600_000)
+  assert.equal(runDeadlineMs({ timelimit: 5, responseTimeout: 2 }), 30_000 + 5000 + 2000)
+  assert.equal(runDeadlineMs({ requests: 100 }, 7), 7000)
+})
+
+test('run --engine wrk: a run whose connections all fail ends at the run deadline, not a 600 s safety timeout', async (t) => {
+  if (spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error) return t.skip('wrk is not installed')
+  // Each run's warm-up (4 requests, after the run's env request) is answered, the metrics routes refused,
+  // and every other connection reset.
+  let answered = 0
+  const server = await startRawServer((socket) => {
+    socket.once('data', (head) => {
+      if (head.toString('latin1').startsWith('GET /__syncbench/env')) answered = 0
+      if (head.toString('latin1').startsWith('GET /__syncbench')) return socket.end('HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n')
+      if (answered++ < 4) return socket.end('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok')
+      socket.resetAndDestroy()
+    })
+  })
+  after(() => server.close())
+  const out = path.join(dir, 'wrk')
+  const t0 = Date.now()
+  const { code, stderr } = await runCli(['run', 'seed-bcrypt', '--no-calibrate', '--target', server.url, '--engine', 'wrk', '--run-timeout', '3',
+    '-n', '10', '-c', '1', '--runs', '1', '-q', '--no-report', '--out', out], { timeoutMs: 90_000 })
+  const seconds = (Date.now() - t0) / 1000
+  assert.equal(code, 1, stderr)
+  assert.ok(seconds < 2 * 3 + 20, `ended after ${seconds} s`)
+  const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8'))
+  assert.equal(results.runs.length, 2, 'the second configuration ran after the first one\'s deadline')
+  for (const run of results.runs) {
+    assert.equal(run.error, null)
+    assert.match(run.invalid.reason, /deadline of 3 s/)
+  }
+})
