@@ -4,6 +4,10 @@ import net from 'node:net'
 import { once } from 'node:events'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { before, after } from 'node:test'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 
 export const binPath = fileURLToPath(new URL('../bin/syncbench.js', import.meta.url))
 
@@ -310,4 +314,26 @@ export const oddResponses = {
 /** @param {boolean} keepAlive */
 function conn (keepAlive) {
   return keepAlive ? 'Connection: keep-alive\r\n' : 'Connection: close\r\n'
+}
+
+/**
+ * A temp folder for the file's tests, made before them and removed after, whose cache/ every CLI and
+ * server they start inherits (SYNCBENCH_CACHE_DIR): data files and the readfile calibration's go there,
+ * never into /tmp/syncbench-cache. `onReady` gets the folder.
+ * @param {string} prefix
+ * @param {(dir: string) => void} onReady
+ */
+export function tempCacheDir (prefix, onReady) {
+  const saved = process.env.SYNCBENCH_CACHE_DIR
+  let dir = ''
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), prefix))
+    process.env.SYNCBENCH_CACHE_DIR = path.join(dir, 'cache')
+    onReady(dir)
+  })
+  after(async () => {
+    if (saved === undefined) delete process.env.SYNCBENCH_CACHE_DIR
+    else process.env.SYNCBENCH_CACHE_DIR = saved
+    await rm(dir, { recursive: true, force: true })
+  })
 }

@@ -1,29 +1,18 @@
 // syncbench run end to end through the real CLI: real server children, tiny request counts.
-import { test, before, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
-import { mkdtemp, readFile, readdir, rm, writeFile, access } from 'node:fs/promises'
+import { readFile, readdir, writeFile, access } from 'node:fs/promises'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { runCli, startHttpServer, startRawServer, binPath } from './helper.js'
+import { runCli, startHttpServer, startRawServer, binPath, tempCacheDir } from './helper.js'
 import { spawnServer } from '../lib/lab/spawn.js'
 import { welchTTest } from '../lib/run/stats.js'
 import { formatP } from '../lib/report/verdicts.js'
 
 let dir
-const savedCacheDir = process.env.SYNCBENCH_CACHE_DIR
-before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-run-'))
-  // Every CLI and server this file starts inherits it: the lab's and seed-readfile's data files and the
-  // readfile calibration's go into this temp dir, removed after, never into /tmp/syncbench-cache.
-  process.env.SYNCBENCH_CACHE_DIR = path.join(dir, 'cache')
-})
-after(async () => {
-  if (savedCacheDir === undefined) delete process.env.SYNCBENCH_CACHE_DIR
-  else process.env.SYNCBENCH_CACHE_DIR = savedCacheDir
-  await rm(dir, { recursive: true, force: true })
-})
+tempCacheDir('syncbench-run-', (d) => { dir = d })
 
 const readJson = async (file) => JSON.parse(await readFile(file, 'utf8'))
 

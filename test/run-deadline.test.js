@@ -1,26 +1,16 @@
 // Every run has a deadline: a handler that never returns does not stall syncbench run; the server
 // child is killed, the run recorded invalid with the reason, and the next configuration runs.
-import { test, before, after } from 'node:test'
+import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import os from 'node:os'
 import path from 'node:path'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { spawnSync } from 'node:child_process'
-import { runCli, startRawServer } from './helper.js'
+import { runCli, startRawServer, tempCacheDir } from './helper.js'
 import { runDeadlineMs } from '../lib/run/run-deadline.js'
 
 /** @type {string} */
 let dir
-const savedCacheDir = process.env.SYNCBENCH_CACHE_DIR
-before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-deadline-'))
-  process.env.SYNCBENCH_CACHE_DIR = path.join(dir, 'cache')
-})
-after(async () => {
-  if (savedCacheDir === undefined) delete process.env.SYNCBENCH_CACHE_DIR
-  else process.env.SYNCBENCH_CACHE_DIR = savedCacheDir
-  await rm(dir, { recursive: true, force: true })
-})
+tempCacheDir('syncbench-deadline-', (d) => { dir = d })
 
 test('run --run-timeout: a handler that never returns ends its run, recorded invalid, and the next configuration runs', async () => {
   const file = path.join(dir, 'stuck.mjs')

@@ -1,26 +1,16 @@
 // Issue 11, "the answer first": what `syncbench run` prints by default (short: the tables, the
 // verdicts, the articles beside this machine), runs/<run>.txt, progress off a terminal, --out as
 // given, `all` in --list, --baseline for --workload, and the help texts' wrapping. Real CLI, real servers.
-import { test, before, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import os from 'node:os'
 import path from 'node:path'
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
-import { runCli } from './helper.js'
+import { readFile, readdir, writeFile } from 'node:fs/promises'
+import { runCli, tempCacheDir } from './helper.js'
 import { runFileName, runReportText } from '../lib/run/run-reports.js'
 import { createProgress } from '../lib/cli/progress.js'
 
 let dir
-const savedCacheDir = process.env.SYNCBENCH_CACHE_DIR
-before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-run-output-'))
-  process.env.SYNCBENCH_CACHE_DIR = path.join(dir, 'cache')
-})
-after(async () => {
-  if (savedCacheDir === undefined) delete process.env.SYNCBENCH_CACHE_DIR
-  else process.env.SYNCBENCH_CACHE_DIR = savedCacheDir
-  await rm(dir, { recursive: true, force: true })
-})
+tempCacheDir('syncbench-run-output-', (d) => { dir = d })
 
 test('by default: no per-run report on stdout, a short answer with the article beside it, runs/*.txt hold the reports', async () => {
   const out = path.join(dir, 'default')

@@ -1,17 +1,16 @@
 // Signals to the real `syncbench run` while the server child's handler blocks its event loop forever:
 // nothing of the run outlives the runner by more than 5 s (issue 12), whatever ended it, and the
 // results.json it leaves parses.
-import { test, before, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import os from 'node:os'
 import path from 'node:path'
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { readFileSync, readdirSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { binPath } from './helper.js'
+import { binPath, tempCacheDir } from './helper.js'
 
 /** The issue's bound: every child is gone within 5 s of the runner's end. */
 const CHILDREN_GONE_MS = 5000
@@ -19,16 +18,7 @@ const CHILDREN_GONE_MS = 5000
 const RUNNER_ENDS_MS = 20_000
 
 let dir
-const savedCacheDir = process.env.SYNCBENCH_CACHE_DIR
-before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-signals-'))
-  process.env.SYNCBENCH_CACHE_DIR = path.join(dir, 'cache')
-})
-after(async () => {
-  if (savedCacheDir === undefined) delete process.env.SYNCBENCH_CACHE_DIR
-  else process.env.SYNCBENCH_CACHE_DIR = savedCacheDir
-  await rm(dir, { recursive: true, force: true })
-})
+tempCacheDir('syncbench-signals-', (d) => { dir = d })
 
 /**
  * A live (not zombie) process whose command line names `marker`, by pid.

@@ -379,8 +379,17 @@ export class Engine {
    * @param {Connection} c @param {number} now
    */
   malformed (c, now) {
+    this.failResponse(c, now, this.framing.invalid)
+  }
+
+  /**
+   * A response that cannot count (malformed, or past --response-timeout): a failed request under
+   * Exceptions with `code` in `errors`, its connection dropped and the next request on a fresh one.
+   * @param {Connection} c @param {number} now @param {string} code
+   */
+  failResponse (c, now, code) {
     const counts = this.counts
-    counts.malformed(this.framing.invalid)
+    counts.malformed(code)
     if (counts.done < this.requests) this.record(c, now, false)
     if (this.finished) return
     this.lastTime = now
@@ -550,14 +559,7 @@ export class Engine {
    * @param {Connection} c @param {number} now
    */
   responseTimedOut (c, now) {
-    const counts = this.counts
-    counts.malformed('RESPONSE_TIMEOUT')
-    if (counts.done < this.requests) this.record(c, now, false)
-    if (this.finished) return
-    this.lastTime = now
-    c.drop()
-    this.startConnect(c)
-    this.checkEnd()
+    this.failResponse(c, now, 'RESPONSE_TIMEOUT')
   }
 
   /** The signal's 'abort': end now, keeping what was measured. */
