@@ -1,6 +1,6 @@
 // ab's command line, parsed the way ab 2.3 reads it (getopt clustering, order-dependent -t/-n) into
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode } from '../errors.js'
 import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, argvSpelling } from './options.js'
 
@@ -139,9 +139,17 @@ function fileName (flag, file) {
   return file
 }
 
-/** @param {string} flag @param {string} file */
+/**
+ * The -p / -u body as ab reads it: as many bytes as stat gives the file (ab's apr_file_info_get,
+ * then apr_file_read_full of that size). A device or a FIFO has size 0, so /dev/null posts nothing
+ * and /dev/zero, /dev/urandom or a FIFO are not read forever.
+ * @param {string} flag
+ * @param {string} file
+ */
 function readBody (flag, file) {
   try {
+    const info = statSync(file)
+    if (!info.isFile() && !info.isDirectory()) return Buffer.alloc(0)
     return readFileSync(file)
   } catch (err) {
     // the file system's refusal (ENOENT, EACCES, EISDIR...) is the user's; anything else is a bug
