@@ -8,7 +8,7 @@
  * Names follow ab's meaning; defaults are ab's. Each option's default, bounds and message are
  * written once, in lib/load/options.js.
  * @typedef {object} LoadOptions
- * @property {string} url                 target, http:// only (ab refuses anything else unless built with SSL)
+ * @property {string} url                 target, http:// or https:// (TLS as ab's: the certificate is NOT verified)
  * @property {number} [requests=1]        -n: requests to perform
  * @property {number} [concurrency=1]     -c: requests in flight at once (connections)
  * @property {number} [timelimit=0]       -t: seconds at most (0 = no limit); -t implies requests=50000 unless -n follows it
@@ -35,12 +35,31 @@
  * @property {boolean} [variableLength=false] -l: do not count responses of another length as failures
  * @property {boolean} [continueOnReceiveError=false] -r: do not stop on socket receive errors
  * @property {boolean} [http11=false]     --http1.1: send HTTP/1.1 requests and read responses as RFC 9112 does (a malformed one fails its request)
+ * @property {string} [ciphers]           -Z, https only: an OpenSSL cipher list (TLS 1.3 suites with tlsProtocol 'TLS1.3', as ab)
+ * @property {TlsProtocol} [tlsProtocol]  -f, https only: the TLS version(s) to offer (ab's names; default 'ALL')
+ * @property {string} [socketPath]        --unix: connect to this unix socket; the url still gives the Host header and path
  * @property {number} [verbosity=1]       -v: ab's verbosity level (2 prints warnings, 4 headers)
  * @property {number} [heartbeat]         completed-requests interval for progress (ab: max(n/10, 100) when n > 150)
  * @property {(done: number) => void} [onProgress] called every `heartbeat` completed requests
  * @property {(record: RequestRecord) => void} [onRequest] called per completed request (only -g needs it;
  *                                        leave unset on the hot path)
  * @property {AbortSignal} [signal]       ends the run early, keeping what was measured (Ctrl-C)
+ */
+
+/**
+ * ab's -f: ALL (TLS 1.0 to 1.3, ab's default), or exactly one version.
+ * @typedef {'ALL'|'TLS1'|'TLS1.1'|'TLS1.2'|'TLS1.3'} TlsProtocol
+ */
+
+/**
+ * An https run's TLS, as ab's report states it (from the first handshake that completed).
+ * @typedef {object} TlsInfo
+ * @property {string} protocol        'TLSv1.3' ('' when no handshake completed)
+ * @property {string} cipher          OpenSSL's name of the cipher, 'TLS_AES_256_GCM_SHA384'
+ * @property {number} certificateBits the server certificate's public key bits (0: none)
+ * @property {number} cipherBits      the cipher's secret bits
+ * @property {string} serverTempKey   the key exchange's ephemeral key, 'X25519 253 bits' ('' when none)
+ * @property {string|null} serverName the SNI sent (null: none, as for an IP address)
  */
 
 /**
@@ -69,6 +88,7 @@
  *                                              replaced by its byte length (bodyBytes; absent from an external engine's result)
  * @property {string} startedAt                  ISO time
  * @property {{ software: string, hostname: string, port: number }} server  software from the first response's Server header ('' if none)
+ * @property {TlsInfo} [tls]                     https only: the TLS of the run (ab's SSL/TLS Protocol, Server Temp Key, TLS Server Name)
  * @property {{ path: string, length: number, variable: boolean }} document  length of the first good response body
  * @property {number} concurrency
  * @property {number} timeTakenSeconds           from the first connect to the last response (ab's "Time taken for tests")

@@ -2,7 +2,8 @@
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync, statSync } from 'node:fs'
 import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode } from '../errors.js'
-import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, argvSpelling, requestsDue } from './options.js'
+import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, checkTlsOptions, argvSpelling, requestsDue } from './options.js'
+import { checkUnixSocket } from './connection.js'
 
 // Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
 export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
@@ -25,7 +26,7 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
  * @property {number} heartbeat      ab's progress interval (0: ab prints no progress and "...done")
  */
 
-/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'responseTimeout'} ValueFlag ab's flags that take a value, with our own */
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'responseTimeout'|'unix'} ValueFlag ab's flags that take a value, with our own */
 /** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'} BooleanFlag the others, with our long ones */
 /**
  * One flag of the command line, by its short name: a value flag always has its value.
@@ -35,7 +36,7 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
 // Flags that take a value, and flags that do not: ab's getopt string (plus our -R, wrk2's rate flag),
 // and the SSL/proxy ones we refuse.
 /** @type {ReadonlySet<string>} */
-const WITH_VALUE = new Set(['n', 'c', 't', 's', 'T', 'p', 'u', 'v', 'C', 'H', 'P', 'A', 'g', 'e', 'm', 'R'])
+const WITH_VALUE = new Set(['n', 'c', 't', 's', 'T', 'p', 'u', 'v', 'C', 'H', 'P', 'A', 'g', 'e', 'm', 'R', 'Z', 'f'])
 /** @type {ReadonlySet<string>} */
 const BOOLEAN = new Set(['l', 'r', 'k', 'V', 'h', 'w', 'i', 'd', 'S', 'q'])
 /** @type {Record<string, string>} */
@@ -46,15 +47,13 @@ const UNSUPPORTED = {
   x: 'sets HTML table attributes',
   y: 'sets HTML row attributes',
   z: 'sets HTML cell attributes',
-  Z: 'sets a TLS cipher suite',
-  f: 'sets a TLS protocol',
   E: 'sets a TLS client certificate',
   I: 'disables TLS SNI'
 }
 /** @type {Record<string, BooleanFlag>} */
 const LONG = { help: 'h', version: 'V', json: 'json', 'http1.1': 'http11' }
 /** @type {Record<string, ValueFlag>} our long flags that take a value (`--name value` or `--name=value`) */
-const LONG_WITH_VALUE = { 'response-timeout': 'responseTimeout' }
+const LONG_WITH_VALUE = { 'response-timeout': 'responseTimeout', unix: 'unix' }
 
 /**
  * Split argv into [flag, value] pairs and positionals, as getopt does for ab: `-kc 20`, `-n100`,
@@ -110,13 +109,14 @@ function tokenize (argv) {
  */
 function parseUrl (raw) {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)
-  if (scheme && scheme[1].toLowerCase() !== 'http') {
-    throw new InvalidUrlError(`only http:// URLs are supported (no ${scheme[1]}), got "${raw}"`)
+  const https = scheme !== null && scheme[1].toLowerCase() === 'https'
+  if (scheme && scheme[1].toLowerCase() !== 'http' && !https) {
+    throw new InvalidUrlError(`only http:// and https:// URLs are supported (no ${scheme[1]}), got "${raw}"`)
   }
   // new URL() drops a CR or LF silently, the request line would not: it would add header lines
   if (/[\r\n]/.test(raw)) throw new InvalidUrlError(`the URL must be on one line, got "${JSON.stringify(raw).slice(1, -1)}"`)
   const url = scheme ? raw : `http://${raw}`
-  const rest = url.slice('http://'.length)
+  const rest = url.slice(https ? 8 : 7)
   const slash = rest.indexOf('/')
   // ab's rule: without a "/" after the host there is no path and the URL is invalid
   if (slash <= 0) throw new InvalidUrlError(`the URL needs a host and a path, as in http://127.0.0.1:8080/, got "${raw}"`)
@@ -219,6 +219,12 @@ export function parseAbArgs (argv) {
   let verbosity = defaultOptions.verbosity
   let http11 = defaultOptions.http11
   let continueOnReceiveError = defaultOptions.continueOnReceiveError
+  /** @type {string|undefined} */
+  let ciphers
+  /** @type {import('../types.js').TlsProtocol|undefined} */
+  let tlsProtocol
+  /** @type {string|undefined} */
+  let socketPath
   /** @type {string[]} */
   const headers = []
   /** @type {string[]} */
@@ -269,6 +275,9 @@ export function parseAbArgs (argv) {
       case 'P': proxyAuth = token.value.trimStart(); break
       case 'g': output.gnuplot = fileName(flag, token.value); break
       case 'e': output.csv = fileName(flag, token.value); break
+      case 'Z': ciphers = parseLoadArg('ciphers', flag, token.value); break
+      case 'f': tlsProtocol = /** @type {import('../types.js').TlsProtocol} */ (parseLoadArg('tlsProtocol', flag, token.value)); break
+      case 'unix': socketPath = parseLoadArg('socketPath', flag, token.value); break
     }
   }
 
@@ -277,6 +286,8 @@ export function parseAbArgs (argv) {
   if (positionals.length === 0) throw new MissingArgumentError('missing the URL to test, as in syncbench ab -n 100 http://127.0.0.1:8080/')
   if (positionals.length > 1) throw new InvalidOptionError(`expected one URL, got ${positionals.length} arguments: "${positionals.join('" "')}"`)
   const url = parseUrl(positionals[0])
+  checkTlsOptions({ ciphers, tlsProtocol }, /^https:/i.test(url), argvSpelling)
+  if (socketPath !== undefined) checkUnixSocket(socketPath, '--unix')
 
   // open loop: -t implies the requests due within it rather than ab's 50000 (a -n after -t still wins)
   if (rate !== undefined && timelimit > 0 && requestsFlag !== '-n') {
@@ -306,6 +317,9 @@ export function parseAbArgs (argv) {
   if (auth !== undefined) options.auth = auth
   if (proxyAuth !== undefined) options.proxyAuth = proxyAuth
   if (rate !== undefined) options.rate = rate
+  if (ciphers !== undefined) options.ciphers = ciphers
+  if (tlsProtocol !== undefined) options.tlsProtocol = tlsProtocol
+  if (socketPath !== undefined) options.socketPath = socketPath
   if (body !== undefined) options.body = body
   if (output.sendBody) options.contentType = contentType
   output.heartbeat = abHeartbeat(requests, output.quiet)

@@ -127,6 +127,21 @@ function recordedOptions (result) {
   return /** @type {{ keepAlive?: unknown, variableLength?: unknown, bodyBytes?: number }} */ (result.options ?? {})
 }
 
+/**
+ * An https run's lines under "Server Port", as ab prints them: the first handshake's protocol, cipher,
+ * certificate key bits and cipher bits; its ephemeral key; the SNI (each only when there is one).
+ * @param {import('../types.js').TlsInfo|undefined} tls
+ * @returns {string[]}
+ */
+function tlsLines (tls) {
+  if (tls === undefined) return []
+  const lines = []
+  if (tls.protocol !== '') lines.push(`SSL/TLS Protocol:       ${tls.protocol},${tls.cipher},${tls.certificateBits},${tls.cipherBits}`)
+  if (tls.serverTempKey !== '') lines.push(`Server Temp Key:        ${tls.serverTempKey}`)
+  if (tls.serverName !== null) lines.push(`TLS Server Name:        ${tls.serverName}`)
+  return lines
+}
+
 const PERCENTS = ['50', '66', '75', '80', '90', '95', '98', '99']
 
 /**
@@ -154,6 +169,7 @@ export function formatAbReport (result, output = {}) {
     `Server Software:        ${result.server.software}`,
     `Server Hostname:        ${result.server.hostname}`,
     `Server Port:            ${result.server.port}`,
+    ...tlsLines(result.tls),
     '',
     `Document Path:          ${result.document.path}`,
     show.variableLength ? 'Document Length:        Variable' : `Document Length:        ${result.document.length} bytes`,

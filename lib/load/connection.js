@@ -5,6 +5,7 @@
 import fs from 'node:fs'
 import net from 'node:net'
 import { performance } from 'node:perf_hooks'
+import { ConnectError, InvalidOptionError, systemCode } from '../errors.js'
 
 export const kConn = Symbol('syncbench.connection')
 
@@ -20,6 +21,16 @@ export const READING = 3
 
 /** @this {ConnSocket} */
 function onSocketConnect () { const c = this[kConn]; if (c) c.engine.connected(c) }
+// https: the handshake is part of ab's connect (its c->connect is stamped at the first write, after it)
+/** @this {ConnSocket} */
+function onSocketSecureConnect () {
+  const c = this[kConn]
+  if (c) {
+    const tls = /** @type {import('./tls.js').TlsTransport} */ (c.engine.tls)
+    tls.secured(/** @type {import('node:tls').TLSSocket} */ (/** @type {unknown} */ (this)))
+    c.engine.connected(c)
+  }
+}
 /** @this {ConnSocket} @param {number} nread @param {Buffer} buf the shared read buffer */
 function onSocketRead (nread, buf) { const c = this[kConn]; if (c) c.engine.data(c, buf, nread) }
 /** @this {ConnSocket} */
@@ -31,14 +42,20 @@ function onSocketError (err) { const c = this[kConn]; if (c) c.engine.error(c, e
 function onSocketDrain () { const c = this[kConn]; if (c) c.endwrite = performance.now() }
 
 /**
- * net.connect options for every socket of a run. `onread` (public net API) reads every socket into
- * one shared buffer: no Buffer and no stream machinery per read; each read is consumed synchronously.
+ * net.connect (or tls.connect) options for every socket of a run. `onread` (public net API, honoured
+ * by TLS sockets too) reads every socket into one shared buffer: no Buffer and no stream machinery
+ * per read; each read is consumed synchronously.
  * @param {string} address @param {number} port
+ * @param {{ tls?: import('./tls.js').TlsTransport|null, socketPath?: string|null }} [transport]
+ *        https: the run's TLS options; --unix: the socket to connect to instead of address:port
+ * @returns {net.NetConnectOpts & import('node:tls').ConnectionOptions}
  */
-export function connectOptions (address, port) {
+export function connectOptions (address, port, transport = {}) {
   // The callback returns nothing: only `false` would pause the socket.
   const callback = /** @type {(nread: number, buf: Uint8Array) => boolean} */ (/** @type {unknown} */ (onSocketRead))
-  return { host: address, port, noDelay: true, onread: { buffer: Buffer.allocUnsafe(65536), callback } }
+  const onread = { buffer: Buffer.allocUnsafe(65536), callback }
+  const where = transport.socketPath ? { path: transport.socketPath } : { host: address, port, noDelay: true }
+  return transport.tls ? { ...where, ...transport.tls.options, onread } : { ...where, onread }
 }
 
 export class Connection {
@@ -76,11 +93,13 @@ export class Connection {
     this.parked = false
   }
 
-  /** Open a new socket for the next request. @param {net.NetConnectOpts} options */
+  /** Open a new socket for the next request. @param {net.NetConnectOpts & import('node:tls').ConnectionOptions} options */
   open (options) {
-    const socket = /** @type {ConnSocket} */ (net.connect(options))
+    const tls = this.engine.tls
+    const socket = /** @type {ConnSocket} */ (tls === null ? net.connect(options) : tls.connect(options))
     socket[kConn] = this
-    socket.on('connect', onSocketConnect)
+    if (tls === null) socket.on('connect', onSocketConnect)
+    else socket.on('secureConnect', onSocketSecureConnect)
     socket.on('end', onSocketEnd)
     socket.on('error', onSocketError)
     this.socket = socket
@@ -150,8 +169,30 @@ export function describeFdExhaustion (err, concurrency, opened, limit) {
   return `too many open files (EMFILE): ${open}; raise the limit of open files per process${now} with ulimit -n ${concurrency + 100} in this shell, or lower -c`
 }
 
-/** A socket error in a few words, with its code. @param {NodeJS.ErrnoException} err */
+/** A socket error in a few words, with its code. @param {NodeJS.ErrnoException & { reason?: string }} err */
 export function describeError (err) {
+  // OpenSSL's message is a multi-line dump; its reason is the few words ("wrong version number")
+  if (err.code !== undefined && err.code.startsWith('ERR_SSL_')) return `TLS handshake failed: ${err.reason ?? err.message.split('\n')[0]} (${err.code})`
   const text = err.code === undefined ? undefined : ERROR_TEXT[err.code]
   return text ? `${text} (${err.code})` : (err.code ? `${err.message} (${err.code})` : err.message)
+}
+
+/**
+ * --unix: the path must name a socket. None there is the server's absence, as a refused connection
+ * is (ConnectError, exit 1); a file of another kind is a mistyped option (InvalidOptionError).
+ * @param {string} path
+ * @param {string} spelled the option as the caller names it ("--unix")
+ */
+export function checkUnixSocket (path, spelled) {
+  let info
+  try {
+    info = fs.statSync(path)
+  } catch (err) {
+    const code = systemCode(err)
+    if (code === undefined) throw err
+    throw new ConnectError(`unix:${path}: ${code === 'ENOENT' ? 'no such socket' : 'cannot reach the socket'} (${code})`, { cause: err })
+  }
+  if (info.isSocket()) return
+  const kind = info.isDirectory() ? 'a folder' : info.isFile() ? 'a regular file' : 'a device or a pipe'
+  throw new InvalidOptionError(`${spelled} must be the path of a unix socket, got "${path}" (${kind})`)
 }

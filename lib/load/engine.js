@@ -60,6 +60,8 @@ export const LATE_THRESHOLD_MS = 5
  * @property {AbortSignal|null} signal
  * @property {import('./ab-counts.js').AbCounts} counts where the run counts
  * @property {import('./framing.js').Framing} framing  ab's (AbFraming) or HTTP/1.1's (Http11Framing)
+ * @property {import('./tls.js').TlsTransport|null} [tls] https: the run's TLS (lib/load/tls.js)
+ * @property {string|null} [socketPath] --unix: connect to this unix socket instead of address:port
  */
 
 /**
@@ -104,8 +106,12 @@ export class Engine {
     this.counts = o.counts
     this.framing = o.framing
 
+    /** @type {import('./tls.js').TlsTransport|null} */
+    this.tls = o.tls ?? null
+    /** @type {string|null} */
+    this.socketPath = o.socketPath ?? null
     this.addressIndex = 0
-    this.connectOptions = connectOptions(o.addresses[0], o.port)
+    this.connectOptions = connectOptions(o.addresses[0], o.port, this)
     /** ab's requests_initialized: the other connections are open */
     this.requestsInitialized = false
     this.startTime = 0
@@ -310,7 +316,7 @@ export class Engine {
     }
     c.drop()
     this.addressIndex++
-    this.connectOptions = connectOptions(this.addresses[this.addressIndex], this.port)
+    this.connectOptions = connectOptions(this.addresses[this.addressIndex], this.port, this)
     this.startConnect(c)
   }
 
@@ -741,8 +747,9 @@ export class Engine {
     this.resolve({ timeTakenSeconds, aborted: this.aborted, failure: this.failure, callbackError: this.callbackError })
   }
 
-  /** host:port for messages. */
+  /** host:port (or the unix socket) for messages. */
   target () {
+    if (this.socketPath !== null) return `unix:${this.socketPath}`
     const h = this.hostname
     return `${h.includes(':') ? `[${h}]` : h}:${this.port}`
   }

@@ -2,11 +2,12 @@
 // and hand back the LoadResult (lib/types.js) that ab's counts (AbCounts) make of it.
 import { ConnectError, systemCode } from '../errors.js'
 import { parseTarget, buildRequest, isIpAddress } from './request.js'
+import { checkUnixSocket } from './connection.js'
 import { Engine } from './engine.js'
 import { AbCounts } from './ab-counts.js'
 import { AbFraming } from './ab-framing.js'
 import { abHeartbeat } from './ab-args.js'
-import { normalizeLoadOptions as normalizeOptions } from './options.js'
+import { normalizeLoadOptions as normalizeOptions, checkTlsOptions, apiSpelling, loadOptionRule } from './options.js'
 
 // Each option's default, bounds and message: options.js, shared with parseAbArgs, syncbench run and
 // experiment files, so loadtest() refuses what the CLI refuses, in the same words.
@@ -34,8 +35,12 @@ function publicOptions (o) {
 export async function loadtest (options) {
   const o = normalizeOptions(options)
   const target = parseTarget(o.url)
+  checkTlsOptions(o, target.tls, apiSpelling)
   let addresses = [target.hostname]
-  if (!isIpAddress(target.hostname)) {
+  if (o.socketPath !== undefined) {
+    // the URL gives the Host header and the path only: nothing to resolve
+    checkUnixSocket(o.socketPath, apiSpelling(loadOptionRule('socketPath')))
+  } else if (!isIpAddress(target.hostname)) {
     try {
       // Loaded here only: a run on an IP address never needs the resolver (~0.5 ms of startup CPU).
       const { lookup } = await import('node:dns/promises')
@@ -61,6 +66,8 @@ export async function runEngine (o, target, addresses) {
   const startedAt = new Date().toISOString()
   const counts = new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
   const framingOptions = { keepAlive: o.keepAlive === true, head: o.method === 'HEAD' }
+  // https only: node:tls and the run's TLS context (-Z, -f checked against OpenSSL here)
+  const tls = target.tls ? await tlsTransport(o, target) : null
   const engine = new Engine({
     addresses,
     hostname: target.hostname,
@@ -78,6 +85,8 @@ export async function runEngine (o, target, addresses) {
     onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,
     signal: o.signal ?? null,
     counts,
+    tls,
+    socketPath: o.socketPath ?? null,
     // The HTTP/1.1 framing is loaded only under --http1.1: a plain ab run skips two modules.
     framing: o.http11 === true ? new (await import('./http11.js')).Http11Framing(framingOptions) : new AbFraming(framingOptions)
   })
@@ -86,6 +95,7 @@ export async function runEngine (o, target, addresses) {
   const result = counts.toResult({
     options: publicOptions(o), target, startedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end
   })
+  if (tls !== null) result.tls = tls.result()
   if (end.failure !== null) {
     end.failure.result = result
     throw end.failure
@@ -98,4 +108,15 @@ export async function runEngine (o, target, addresses) {
     throw thrown
   }
   return result
+}
+
+/**
+ * The TLS of an https run: its context from -Z and -f, and the SNI.
+ * @param {ReturnType<typeof normalizeOptions>} o
+ * @param {import('./request.js').Target} target
+ */
+async function tlsTransport (o, target) {
+  const { TlsTransport, secureContext, serverName } = await import('./tls.js')
+  const context = secureContext(o, { ciphers: apiSpelling(loadOptionRule('ciphers')), tlsProtocol: apiSpelling(loadOptionRule('tlsProtocol')) })
+  return new TlsTransport(context, serverName(target.hostname, o.headers))
 }

@@ -6,6 +6,10 @@
 // "-c (concurrency)" from the API, "load.concurrency" in an experiment file.
 import { InvalidOptionError, invalidOption } from '../errors.js'
 
+/** ab's -f values (lib/load/tls.js maps them to Node's protocol bounds; kept here so that a plain run never loads node:tls). */
+const TLS_PROTOCOLS = { ALL: true, TLS1: true, 'TLS1.1': true, 'TLS1.2': true, 'TLS1.3': true }
+export const TLS_PROTOCOL_NAMES = Object.keys(TLS_PROTOCOLS).join(', ')
+
 /** ab's MAX_CONCURRENCY. Also a guard for the API: every connection is allocated before the run. */
 export const MAX_CONCURRENCY = 20000
 /** ab's MAX_REQUESTS: what -t sets -n to. */
@@ -147,6 +151,17 @@ const rules = [
   { name: 'variableLength', flag: '-l', ...boolean, default: false },
   { name: 'continueOnReceiveError', flag: '-r', ...boolean, default: false },
   { name: 'http11', flag: '--http1.1', ...boolean, default: false },
+  // https:// only (ab's -Z and -f; lib/load/tls.js): an OpenSSL cipher list, checked against OpenSSL
+  // when the run's TLS context is made; the protocol as ab names it (SSL2 and SSL3 are not in Node)
+  { name: 'ciphers', flag: '-Z', check: (v) => typeof v === 'string' && v !== '' && !CR_LF.test(v) ? null : 'must be an OpenSSL cipher list' },
+  {
+    name: 'tlsProtocol',
+    flag: '-f',
+    fromArg: (raw) => raw.toUpperCase(),
+    check: (v) => typeof v === 'string' && Object.hasOwn(TLS_PROTOCOLS, v) ? null : `must be one of ${TLS_PROTOCOL_NAMES} (SSL2 and SSL3 are not supported: Node's OpenSSL has neither)`
+  },
+  // --unix: the server's unix socket; the URL still gives the Host header and the path
+  { name: 'socketPath', flag: '--unix', check: (v) => typeof v === 'string' && v !== '' ? null : 'must be the path of a unix socket' },
   { name: 'verbosity', flag: '-v', ...integer(0), default: 1 },
   { name: 'heartbeat', flag: null, ...integer(0) },
   { name: 'onProgress', flag: null, ...callback },
@@ -271,6 +286,20 @@ export function checkConcurrencyWithinRequests (concurrency, requests, spell, sa
   if (concurrency <= requests) return
   const requestsSaid = said.requests ?? `${spell(loadOptionRule('requests'))} ${requests}`
   throw invalidOption(spell(loadOptionRule('concurrency')), said.got ?? shown(concurrency), `must not exceed the number of requests (${requestsSaid})`)
+}
+
+/**
+ * -Z and -f speak to a TLS server: refused for an http:// URL rather than ignored.
+ * @param {{ ciphers?: string, tlsProtocol?: string }} values
+ * @param {boolean} tls the URL is https://
+ * @param {Spelling} spell
+ */
+export function checkTlsOptions (values, tls, spell) {
+  if (tls) return
+  for (const name of ['ciphers', 'tlsProtocol']) {
+    const value = /** @type {Record<string, unknown>} */ (values)[name]
+    if (value !== undefined) throw invalidOption(spell(loadOptionRule(name)), shown(value), 'applies to https:// URLs only')
+  }
 }
 
 /**

@@ -10,21 +10,24 @@ import { InvalidUrlError } from '../errors.js'
  * @property {string} hostField  as the Host header writes it, IPv6 in brackets
  * @property {number} port
  * @property {string} path       everything after the authority, byte for byte (ab does not normalise it)
+ * @property {boolean} tls       an https:// URL
  */
 
 /**
- * Split an http:// URL the way ab's parse_url does: the authority up to the first "/", the raw rest as
- * the path. A URL without a path gets "/" (ab refuses it; the CLI decides what to accept).
+ * Split an http:// or https:// URL the way ab's parse_url does: the authority up to the first "/",
+ * the raw rest as the path. A URL without a path gets "/" (ab refuses it; the CLI decides what to accept).
  * @param {string} url
  * @returns {Target}
  */
 export function parseTarget (url) {
-  if (typeof url !== 'string' || !/^http:\/\//i.test(url)) {
-    throw new InvalidUrlError(`url must be an http:// URL, got "${url}"`)
+  const scheme = typeof url === 'string' ? /^https?:\/\//i.exec(url) : null
+  if (scheme === null) {
+    throw new InvalidUrlError(`url must be an http:// or https:// URL, got "${url}"`)
   }
   // new URL() below drops a CR or LF silently; the path is sent byte for byte and would carry them
   if (/[\r\n]/.test(url)) throw new InvalidUrlError(`url must be on one line, got "${JSON.stringify(url).slice(1, -1)}"`)
-  const rest = url.slice(7)
+  const tls = scheme[0].length === 8
+  const rest = url.slice(scheme[0].length)
   const slash = rest.indexOf('/')
   const authority = slash === -1 ? rest : rest.slice(0, slash)
   const path = slash === -1 ? '/' : rest.slice(slash)
@@ -39,8 +42,8 @@ export function parseTarget (url) {
   }
   const hostField = parsed.hostname
   const hostname = hostField.startsWith('[') ? hostField.slice(1, -1) : hostField
-  const port = parsed.port === '' ? 80 : Number(parsed.port)
-  return { hostname, hostField, port, path }
+  const port = parsed.port === '' ? (tls ? 443 : 80) : Number(parsed.port)
+  return { hostname, hostField, port, path, tls }
 }
 
 /** @param {string} line @param {string} name lower case, with the colon */
@@ -86,7 +89,8 @@ export function requestHead (options, target) {
     else if (startsWithName(line, 'accept:')) hasAccept = true
     else if (startsWithName(line, 'user-agent:')) hasAgent = true
   }
-  if (!hasHost) head += `Host: ${target.hostField}${target.port === 80 ? '' : `:${target.port}`}\r\n`
+  // ab's colonhost: the port unless it is the scheme's default
+  if (!hasHost) head += `Host: ${target.hostField}${target.port === (target.tls ? 443 : 80) ? '' : `:${target.port}`}\r\n`
   if (!hasAgent) head += 'User-Agent: ApacheBench/2.3\r\n'
   if (!hasAccept) head += 'Accept: */*\r\n'
   return head + '\r\n'
