@@ -162,7 +162,7 @@ test('AbCounts: status, Server and Length as ab counts them, and the LoadResult 
 
   const result = counts.toResult({
     options: {},
-    target: { hostname: '127.0.0.1', port: 80, path: '/', hostField: '127.0.0.1' },
+    target: { hostname: '127.0.0.1', port: 80, path: '/', hostField: '127.0.0.1', tls: false },
     startedAt: '2024-01-01T00:00:00.000Z',
     concurrency: 1,
     bodySent: false,

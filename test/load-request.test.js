@@ -77,7 +77,7 @@ test('request head without ab: order, spelling, port 80 omitted from Host', () =
   assert.equal(requestHead(o, parseTarget(o.url)),
     'GET /x HTTP/1.0\r\nConnection: Keep-Alive\r\nCookie: a=1\r\nX: y\r\nHost: example.test\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n')
   const six = parseTarget('http://[::1]:8080/p?q')
-  assert.deepEqual(six, { hostname: '::1', hostField: '[::1]', port: 8080, path: '/p?q' })
+  assert.deepEqual(six, { hostname: '::1', hostField: '[::1]', port: 8080, path: '/p?q', tls: false })
 })
 
 test('http11: HTTP/1.1 request line, Connection: close only without keep-alive', () => {
@@ -95,7 +95,7 @@ test('several cookies are joined into one Cookie header (the LoadOptions contrac
 })
 
 test('bad options and URLs are refused with a code and the value', async () => {
-  await assert.rejects(loadtest({ url: 'https://127.0.0.1/' }), { code: 'SB_ERR_INVALID_URL', message: /https:\/\/127\.0\.0\.1\// })
+  await assert.rejects(loadtest({ url: 'ftp://127.0.0.1/' }), { code: 'SB_ERR_INVALID_URL', message: /ftp:\/\/127\.0\.0\.1\// })
   await assert.rejects(loadtest({ url: 'http://127.0.0.1:1/', requests: 0 }), { code: 'SB_ERR_INVALID_OPTION', message: /^-n .*"0"/ })
   await assert.rejects(loadtest({ url: 'http://127.0.0.1:1/', requests: 2, concurrency: 3 }), { code: 'SB_ERR_INVALID_OPTION', message: /^-c / })
   await assert.rejects(loadtest({ url: 'http://127.0.0.1:1/', timeout: 0 }), { code: 'SB_ERR_INVALID_OPTION', message: /^-s / })
