@@ -66,16 +66,18 @@ async function modulesLoadedBy (args, printed = /^Complete requests: +4$/m) {
   }
 }
 
-test('what is loaded on demand, and only then: the resolver for a host name, the HTTP/1.1 framing for --http1.1', async () => {
+test('what is loaded on demand, and only then: the resolver for a host name, the HTTP/1.1 framing for --http1.1, TLS for https://', async () => {
   const s = await helloServer()
   const lazy = {
     resolver: (m) => m.has('node:dns/promises') || m.has('node:dns'),
-    framing: (m) => [...m].some((u) => u.endsWith('/lib/load/http11.js') || u.endsWith('/lib/load/chunked-decoder.js'))
+    framing: (m) => [...m].some((u) => u.endsWith('/lib/load/http11.js') || u.endsWith('/lib/load/chunked-decoder.js')),
+    tls: (m) => m.has('node:tls') || [...m].some((u) => u.endsWith('/lib/load/tls.js'))
   }
   const plain = await modulesLoadedBy(['ab', '-n', '4', '-c', '2', s.url])
   assert.ok([...plain].some((u) => u.endsWith('/lib/load/loadtest.js')), 'the hook records the CLI\'s own modules')
   assert.equal(lazy.resolver(plain), false, 'a run on an IP address loaded the resolver')
   assert.equal(lazy.framing(plain), false, 'a run without --http1.1 loaded the HTTP/1.1 framing')
+  assert.equal(lazy.tls(plain), false, 'an http:// run loaded node:tls')
 
   const named = await modulesLoadedBy(['ab', '-n', '4', '-c', '2', `http://localhost:${s.port}/`])
   assert.equal(lazy.resolver(named), true, 'a host name needs the resolver')

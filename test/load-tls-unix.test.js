@@ -163,7 +163,7 @@ test('-f and -Z: ab\'s protocol names and cipher lists, refused in one line when
     [['-f', 'TLS1.1', url], 1, /^syncbench ab: 127\.0\.0\.1:\d+: TLS handshake failed: .+ \(ERR_SSL_[A-Z0-9_]+\)\n$/]
   ]
   for (const [argv, code, line] of refused) {
-    const r = await runCli(['ab', '-n', '1', .../** @type {string[]} */ (argv)])
+    const r = await runCli(['ab', '-n', '1', ...(argv)])
     assert.equal(r.code, code, `${argv.join(' ')}: ${r.stderr}`)
     assert.match(r.stderr, /** @type {RegExp} */ (line))
     assert.equal(r.stdout, '', 'nothing half-written')
@@ -253,4 +253,19 @@ test('--unix errors: no socket there is exit 1 like a refused connection; a file
   // the API names the option as a program sets it
   await assert.rejects(loadtest({ url: 'http://x/', socketPath: file }), { code: 'SB_ERR_INVALID_OPTION', message: /^--unix \(socketPath\) must be the path of a unix socket/ })
   await assert.rejects(loadtest({ url: 'http://x/', socketPath: '' }), { code: 'SB_ERR_INVALID_OPTION', message: /^--unix \(socketPath\) must be the path of a unix socket, got ""$/ })
+})
+
+test('syncbench run --target https://: the runs load the https server; results.json keeps each run\'s TLS', { skip: opensslMissing ?? false, timeout: 120_000 }, async () => {
+  const s = await startHttpsServer()
+  const out = join(dir, 'run-out')
+  const r = await runCli(['run', 'seed-bcrypt', '--target', `https://127.0.0.1:${s.port}/`, '-n', '6', '-c', '2', '--runs', '1', '--no-report', '--out', out], { timeoutMs: 110_000 })
+  assert.equal(r.code, 0, r.stderr)
+  const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8'))
+  assert.equal(results.runs.length, 2)
+  for (const run of results.runs) {
+    assert.equal(run.load.completeRequests, 6)
+    assert.equal(run.load.tls.protocol, 'TLSv1.3')
+  }
+  // the seed's two paths, over TLS (warm-up requests included)
+  assert.ok(s.seen.some((line) => line.endsWith(' /sync')) && s.seen.some((line) => line.endsWith(' /async')), s.seen.join(', '))
 })

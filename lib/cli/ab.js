@@ -9,7 +9,7 @@ import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHt
 export function helpText () {
   return `syncbench ab ${version}: an ApacheBench 2.3 drop-in (same flags, same report)
 
-Usage: syncbench ab [options] http://host[:port]/path
+Usage: syncbench ab [options] http[s]://host[:port]/path
 
 Options (ab's names, defaults and meaning):
   -n requests     requests to perform (default 1)
@@ -38,6 +38,9 @@ Options (ab's names, defaults and meaning):
   -e file         write ab's CSV of the time within which 0..100% of requests were served
   -w              print the results as an HTML table
   -v verbosity    ab's verbosity level (default 1; 2 prints the request head first)
+  -Z ciphersuite  https: OpenSSL cipher list (see openssl ciphers); with -f TLS1.3, TLS 1.3 suites
+  -f protocol     https: TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL (default ALL; SSL2 and SSL3 are refused:
+                  Node's OpenSSL has neither)
   -h, --help      this help
   -V, --version   print the version
 
@@ -53,7 +56,13 @@ syncbench's own:
                   the longest one response may take in total, from its request's start (default 0:
                   none; at most 86400); a response past it is a failed request (Exceptions,
                   RESPONSE_TIMEOUT in --json's errors) and the run goes on
+  --unix path     connect to the server's unix socket at path; the URL still gives the Host header
+                  and the path (autocannon -S, vegeta -unix-socket)
   --json          print the LoadResult (schema syncbench/load-result@1) as JSON on stdout, nothing else
+
+https:// as ab: the server's certificate is NOT verified (a self-signed one is fine), SNI is the
+-H Host or the URL's host (none for an IP address), every new connection makes a full handshake,
+counted in its Connect time.
 
 Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the report of what was measured.
 `

@@ -352,7 +352,7 @@ export function parseRunArgs (argv) {
   if (options.target !== undefined) {
     let url
     try { url = new URL(options.target) } catch { url = null }
-    if (!url || url.protocol !== 'http:') throw new InvalidUrlError(`--target must be an http:// URL, got "${options.target}"`)
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidUrlError(`--target must be an http:// or https:// URL, got "${options.target}"`)
     // the load engine sends no credentials from a URL (ab refuses them too): say so rather than run unauthenticated
     if (url.username || url.password) throw new InvalidUrlError(`--target cannot carry credentials (set an Authorization header in the experiment's load.headers), got "${options.target}"`)
   }
