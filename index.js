@@ -40,6 +40,8 @@ export { writeReport } from './lib/report/report.js'
 /** @typedef {import('./lib/types.js').LoadOptions} LoadOptions */
 /** @typedef {import('./lib/types.js').LoadResult} LoadResult */
 /** @typedef {import('./lib/types.js').OpenLoop} OpenLoop */
+/** @typedef {import('./lib/types.js').TlsInfo} TlsInfo */
+/** @typedef {import('./lib/types.js').TlsProtocol} TlsProtocol */
 /** @typedef {import('./lib/types.js').TimeRow} TimeRow */
 /** @typedef {import('./lib/types.js').RequestRecord} RequestRecord */
 /** @typedef {import('./lib/types.js').ServerHandle} ServerHandle */

@@ -12,6 +12,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadtest } from '../lib/load/loadtest.js'
+import { loadResultProblem } from '../lib/run/results-schema.js'
 import { runCli, runCommand } from './helper.js'
 
 const opensslMissing = spawnSync('openssl', ['version']).error ? 'openssl is not installed (apt-get install openssl): no certificate to serve' : null
@@ -127,6 +128,7 @@ test('loadtest({ url: "https://..." }): LoadResult.tls, --http1.1 and the open l
   assert.equal(r.tls?.certificateBits, 2048)
   assert.equal(r.tls?.serverName, null)
   assert.match(r.tls?.cipher ?? '', /^TLS_/)
+  assert.equal(loadResultProblem(JSON.parse(JSON.stringify(r))), null, 'the LoadResult with tls matches its schema')
   // open loop: 20 requests at 200/s, bounded to 0.1 s of schedule
   const o = await loadtest({ url: `https://localhost:${s.port}/b`, requests: 20, concurrency: 2, rate: 200, keepAlive: true })
   assert.equal(o.completeRequests, 20)
@@ -213,6 +215,7 @@ test('--unix: loads a server on a unix socket, with and without keep-alive; the 
   assert.equal(r.htmlTransferredBytes, 30 * Buffer.byteLength(BODY))
   assert.equal(r.failedRequests, 0)
   assert.equal(r.options.socketPath, u.socketPath)
+  assert.equal(loadResultProblem(r), null)
   assert.equal(u.seen.at(-1), 'app.local:8080 /k')
 })
 
