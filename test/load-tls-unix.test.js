@@ -170,6 +170,15 @@ test('-f and -Z: ab\'s protocol names and cipher lists, refused in one line when
     assert.match(r.stderr, /** @type {RegExp} */ (line))
     assert.equal(r.stdout, '', 'nothing half-written')
   }
+  // -r: each failed handshake is a failed request (Exceptions) and the run goes on
+  const going = await runCli(['ab', '-r', '-n', '5', '-c', '2', '-f', 'TLS1.1', '--json', url])
+  assert.equal(going.code, 0, going.stderr)
+  const g = JSON.parse(going.stdout)
+  assert.equal(g.completeRequests, 5)
+  assert.equal(g.failedRequests, 5)
+  assert.deepEqual(g.failures, { connect: 0, receive: 0, length: 0, exceptions: 5 })
+  assert.deepEqual(Object.values(g.errors), [5])
+  assert.match(Object.keys(g.errors)[0], /^ERR_SSL_/)
   // a plain http server behind an https:// URL: the handshake fails, one line, exit 1
   const plain = http.createServer(answer).listen(0, '127.0.0.1')
   await once(plain, 'listening')

@@ -582,6 +582,12 @@ export class Engine {
     const counts = this.counts
     this.lastActivity = performance.now()
     const code = err.code ?? 'ERROR'
+    if (c.state === CONNECTING && this.continueOnReceiveError && this.tls !== null && code.startsWith('ERR_SSL_')) {
+      // -r: a failed TLS handshake is one failed request (Exceptions, OpenSSL's code in errors), as a
+      // malformed response is; ab counts it as a complete, good request, which it was not
+      this.failResponse(c, this.lastActivity, code)
+      return
+    }
     counts.error(code)
     if (c.state === CONNECTING && counts.good === 0 && this.addressIndex + 1 < this.addresses.length) {
       this.nextAddress(c, code)
