@@ -7,7 +7,7 @@ import { parseCommandArgs, integerOption } from '../args.js'
 import { MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT } from '../run/run-deadline.js'
 import { InvalidUrlError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
-import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload } from '../run/experiment-loader.js'
+import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload, checkDistinctNames } from '../run/experiment-loader.js'
 import { defaultExperiments } from '../run/experiments.js'
 import { runExperiments } from '../run/runner.js'
 import { checkTarget } from '../run/target.js'
@@ -280,6 +280,7 @@ async function resolveExperiments (options, cwd) {
   for (const file of options.experimentFiles) list.push(...await loadExperimentFile(file, cwd))
   if (options.workload) list.push(await loadWorkload(options.workload, cwd, { baseline: options.baseline }))
   if (list.length === 0) list.push(...defaultExperiments.map(builtinExperiment))
+  checkDistinctNames(list)
   return list
 }
 
