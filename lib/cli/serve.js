@@ -57,12 +57,20 @@ export async function main (argv, io) {
     return 0
   }
   const stopped = stopSignal()
+  // A signal is honoured at any moment: during the start (a large data file being written, children
+  // starting) it abandons the start, removing what was made, and serve exits as after a signal.
+  const starting = new AbortController()
+  stopped.promise.then(() => starting.abort())
   let served
   try {
-    served = await startServeApp(options)
+    served = await startServeApp(options, { signal: starting.signal })
   } catch (err) {
-    stopped.cancel()
-    throw err
+    if (!starting.signal.aborted) {
+      stopped.cancel()
+      throw err
+    }
+    io.stderr.write(`syncbench serve: ${await stopped.promise} while starting, stopped (nothing served)\n`)
+    return 0
   }
   for (const s of served.servers) {
     const label = s.name === options.app ? s.name : `${options.app} ${s.name}`
