@@ -9,6 +9,7 @@ import { runCli, tempCacheDir } from './helper.js'
 import { experiments as builtins } from '../lib/run/experiments.js'
 import { validateExperiment } from '../lib/run/experiment-loader.js'
 import { experimentSchemaProblem, fieldPath } from '../lib/run/experiment-schema.js'
+import { DEFAULT_RESPONSE_TIMEOUT } from '../lib/run/run-deadline.js'
 
 /** @type {string} */
 let dir
@@ -53,7 +54,7 @@ const cases = [
     /^configuration "a delay=99999": server\.args: --delay must be an integer from 0 to 10000, got "99999"$/],
   ['serverAxes naming no axis', (e) => { e.serverAxes = { delay: '--delay' } }, /^serverAxes\.delay names no axis \(axes: none\)$/],
   ['calibration.op unknown', (e) => { e.calibration = { op: 'scrypt' } }, /^calibration\.op must be one of "bcrypt", "bcryptjs", "readfile", got string "scrypt"$/],
-  ['calibration.cost too high', (e) => { e.calibration = { op: 'bcrypt', cost: 31 } }, /^calibration\.cost must be <= 15, got number 31$/],
+  ['calibration.cost too high', (e) => { e.calibration = { op: 'bcrypt', cost: 31 } }, /^calibration\.cost must be <= 17, got number 31$/],
   ['calibration.cost for readfile', (e) => { e.calibration = { op: 'readfile', cost: 8 } }, /^calibration\.cost applies to bcrypt and bcryptjs, not readfile/],
   ['warmup.requests a string', (e) => { e.warmup = { requests: '4' } }, /^warmup\.requests must be integer, got string "4"$/],
   ['warmup with an unknown key', (e) => { e.warmup = { requests: 4, keepAlive: true } }, /^warmup has an unexpected key "keepAlive"$/],
@@ -97,6 +98,8 @@ test('the valid experiment the cases break runs (the cases fail for their one ch
   assert.equal(code, 0, stderr)
   const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8'))
   assert.deepEqual(results.runs.map((/** @type {{ label: string }} */ r) => r.label), ['a', 'b'])
+  // syncbench run's default per-response deadline reached the engine (lib/run/run-deadline.js)
+  assert.equal(results.runs[0].load.options.responseTimeout, DEFAULT_RESPONSE_TIMEOUT)
 })
 
 test('a .json experiment file with a UTF-8 byte order mark is read (issue 12)', async () => {

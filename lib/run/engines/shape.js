@@ -50,6 +50,17 @@ export function emptyResult (options) {
 }
 
 /**
+ * The per-request timeout to give a tool whose timeout bounds a request's whole time (wrk's --timeout,
+ * autocannon's -t), in seconds: the response timeout when one is set and shorter, else ab's -s.
+ * @param {import('../../types.js').LoadOptions} options
+ * @returns {number}
+ */
+export function requestTimeoutSeconds (options) {
+  const timeout = options.timeout ?? 30
+  return options.responseTimeout ? Math.min(timeout, options.responseTimeout) : timeout
+}
+
+/**
  * Fill the derived ab figures from the counts and the duration, as ab computes them.
  * @param {import('../../types.js').LoadResult} result
  */
