@@ -209,7 +209,12 @@ export function validateExperiment (e, where) {
     if (!EXPERIMENT_LOAD_KEYS.includes(key)) throw bad(`load has an unexpected key "${key}" (load options: ${EXPERIMENT_LOAD_KEYS.join(', ')})`)
   }
   checkWith(() => checkLoadOptions(load, keySpelling('load.')))
-  if (e.warmup?.requests > 0) checkWith(() => checkLoadOptions(e.warmup, keySpelling('warmup.')))
+  if (e.warmup !== undefined) {
+    // -n's and -c's rules, except that 0 requests means no warm-up
+    const { requests, ...rest } = e.warmup
+    checkWith(() => checkLoadOptions(rest, keySpelling('warmup.')))
+    if (requests !== 0) checkWith(() => checkLoadOption('requests', requests, keySpelling('warmup.')))
+  }
   const axes = e.axes ?? {}
   for (const [name, values] of Object.entries(axes)) {
     // a sweep over a load option (concurrency, requests, keepAlive): every point must be a value it takes
