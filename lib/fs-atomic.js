@@ -4,7 +4,7 @@
 // the old file or the new one, never half of one; a failed write removes its temporary file.
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { readdir, rename, rm, writeFile } from 'node:fs/promises'
+import { readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { systemCode } from './errors.js'
 
 const TEMP = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/
@@ -27,6 +27,10 @@ export function tempNameFor (file) {
  * @returns {Promise<void>}
  */
 export async function writeFileAtomic (file, data) {
+  // A device or a FIFO (ab -g /dev/stdout, -e /dev/null) is written through, as ab writes it: a rename
+  // would replace the device node itself with a regular file (root may; others get EACCES in /dev).
+  const target = await stat(file).catch(() => null)
+  if (target && !target.isFile() && !target.isDirectory()) return writeFile(file, data)
   const temp = tempNameFor(file)
   let ours = true
   try {

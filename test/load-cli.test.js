@@ -1,16 +1,16 @@
 // syncbench ab: argument parsing, the ab-format report, the -g / -e files, and the real CLI end to end.
 import { test, describe, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, writeFile, rm, readdir } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile, rm, readdir, lstat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { parseAbArgs, TIMELIMIT_REQUESTS } from '../lib/load/ab-args.js'
 import { formatAbReport, formatAbHtmlReport, abRoundMs, printfFixed } from '../lib/load/ab-report.js'
 import { main } from '../lib/cli/ab.js'
 import { formatAbCsv, formatAbGnuplot, abCtime } from '../lib/load/ab-files.js'
-import { runCli, binPath, startRawServer, closedPort } from './helper.js'
+import { runCli, runCommand, binPath, startRawServer, startHttpServer, closedPort } from './helper.js'
 
 const URL_OK = 'http://127.0.0.1:8080/'
 let dir
@@ -495,6 +495,41 @@ describe('syncbench ab, the real CLI', () => {
     assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tmp')), [])
   })
 
+  test('-p and -u read as many bytes as stat gives, as ab: a device posts nothing, /dev/zero is not read forever (found by test/cli-fuzz.test.js)', async (t) => {
+    /** @type {string[]} */
+    const seen = []
+    const echo = await startHttpServer((req, res) => {
+      let n = 0
+      req.on('data', (d) => { n += d.length })
+      req.on('end', () => { seen.push(`${req.method} ${req.headers['content-length']} ${n}`); res.end('ok') })
+    })
+    t.after(() => echo.close())
+    for (const [flag, file, method] of [['-p', '/dev/zero', 'POST'], ['-u', '/dev/zero', 'PUT'], ['-p', '/dev/null', 'POST']]) {
+      const r = await runCli(['ab', flag, file, echo.url], { timeoutMs: 15_000 })
+      assert.equal(r.code, 0, `${flag} ${file}: ${r.stderr}`)
+      assert.equal(seen.pop(), `${method} 0 0`)
+    }
+    const body = join(dir, 'post-body.txt')
+    await writeFile(body, 'a=1&b=2')
+    assert.equal((await runCli(['ab', '-p', body, echo.url])).code, 0)
+    assert.equal(seen.pop(), 'POST 7 7')
+  })
+
+  test('-g into a FIFO writes through it, as ab: the FIFO is not replaced by a regular file (found by test/cli-fuzz.test.js)', async (t) => {
+    const fifo = join(dir, 'gnuplot.fifo')
+    if (spawnSync('mkfifo', [fifo]).status !== 0) return t.skip('mkfifo is not available')
+    // the reader: a FIFO's writer waits for one; killed at its bound if nothing is ever written into the FIFO
+    const reader = runCommand('cat', [fifo], { timeoutMs: 15_000 })
+    const r = await runCli(['ab', '-q', '-n', '3', '-g', fifo, srv.url], { timeoutMs: 15_000 })
+    assert.equal(r.stderr, '')
+    assert.equal(r.code, 0)
+    const { stdout } = await reader
+    assert.equal(stdout.split('\n')[0], 'starttime\tseconds\tctime\tdtime\tttime\twait')
+    assert.equal(stdout.trimEnd().split('\n').length, 4)
+    assert.ok((await lstat(fifo)).isFIFO(), 'still a FIFO')
+    assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tmp')), [])
+  })
+
   test('on a terminal, "Completed N requests" every heartbeat on stderr, then "Finished"', async () => {
     // main() in-process with streams that say they are terminals: the only way to get a TTY without a pty
     const sink = (isTTY) => {
@@ -647,7 +682,11 @@ describe('syncbench ab refuses bad input before any load (issue 12, bad input)',
     [['-T', 'a\nb'], /^syncbench ab: -T must be a content type on one line, got "a\\nb"\n$/],
     [[(url) => `${url}x\r\nX-Injected: 1`], /^syncbench ab: the URL must be on one line, got "http:\/\/127\.0\.0\.1:\d+\/x\\r\\nX-Injected: 1"\n$/],
     [['-g', ''], /^syncbench ab: -g needs a file name, got ""\n$/],
-    [['-e', ''], /^syncbench ab: -e needs a file name, got ""\n$/]
+    [['-e', ''], /^syncbench ab: -e needs a file name, got ""\n$/],
+    // found by test/cli-fuzz.test.js: access() lets root through /proc, and a folder failed after the run
+    [['-e', '/proc/x'], /^syncbench ab: -e cannot write "\/proc\/x": E[A-Z]+\n$/],
+    [['-g', '/etc/hostname/x'], /^syncbench ab: -g cannot write "\/etc\/hostname\/x": ENOTDIR\n$/],
+    [['-g', tmpdir()], /^syncbench ab: -g cannot write ".+": EISDIR\n$/]
   ]
   for (const [args, message] of cases) {
     test(`refuses ${JSON.stringify(args.map(String))}`, async () => {

@@ -1,6 +1,6 @@
 // `syncbench ab`: ab's flags in, ab's report out (stdout), progress and errors on stderr.
-import { accessSync, constants } from 'node:fs'
-import { dirname } from 'node:path'
+import { accessSync, closeSync, constants, openSync, statSync, unlinkSync } from 'node:fs'
+import { tempNameFor } from '../fs-atomic.js'
 import { SyncbenchError, InvalidOptionError, errorCodes, systemCode } from '../errors.js'
 import { version } from '../version.js'
 import { parseAbArgs } from '../load/ab-args.js'
@@ -42,6 +42,11 @@ Options (ab's names, defaults and meaning):
   -V, --version   print the version
 
 syncbench's own:
+  -R rate         open loop (wrk2's -R): send rate requests per second in all, each of the -c
+                  connections on its own evenly spaced schedule (rate / c each), and measure each
+                  request's latency from its intended send time (corrected for coordinated
+                  omission); -n counts intended requests, -t implies the ones due within it.
+                  A positive number, at most 1000000; adds the corrected latency section
   --http1.1       send HTTP/1.1 requests instead of ab's HTTP/1.0 and read the responses as RFC 9112
                   says: a malformed one is a failed request (Exceptions)
   --response-timeout seconds
@@ -55,13 +60,20 @@ Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the repo
 }
 
 /**
- * Refuse an output file in a directory we cannot write before the run, not after it.
+ * Refuse an output file that cannot be written before the run, not after it: a folder, or a place
+ * where the atomic write's temporary file cannot be made (lib/fs-atomic.js). Tried for real, not
+ * with access(), which root passes everywhere, /proc included. A device or FIFO is written through.
  * @param {string} flag
  * @param {string} file
  */
 function checkWritable (flag, file) {
   try {
-    accessSync(dirname(file), constants.W_OK)
+    const target = statSync(file, { throwIfNoEntry: false })
+    if (target?.isDirectory()) throw Object.assign(new Error(`${file} is a folder`), { code: 'EISDIR' })
+    if (target && !target.isFile()) return accessSync(file, constants.W_OK)
+    const probe = tempNameFor(file)
+    closeSync(openSync(probe, 'wx'))
+    unlinkSync(probe)
   } catch (err) {
     throw new InvalidOptionError(`${flag} cannot write "${file}": ${systemCode(err) ?? /** @type {Error} */ (err).message}`)
   }

@@ -40,9 +40,23 @@ export function painter (stream, env) {
  */
 export function describeError (err, command) {
   const who = command ? `syncbench ${command}` : 'syncbench'
-  if (err instanceof SyncbenchError) return { line: `${who}: ${err.message}`, exitCode: USAGE_CODES.has(err.code) ? 2 : 1 }
+  if (err instanceof SyncbenchError) return { line: `${who}: ${oneLine(err.message)}`, exitCode: USAGE_CODES.has(err.code) ? 2 : 1 }
   const e = /** @type {Error} */ (err)
   const code = systemCode(err)
-  if (code !== undefined && /^E[A-Z]+$/.test(code)) return { line: `${who}: ${code}: ${e.message}`, exitCode: 1 }
+  if (code !== undefined && /^E[A-Z]+$/.test(code)) return { line: `${who}: ${code}: ${oneLine(e.message)}`, exitCode: 1 }
   return { line: `${who}: internal error: ${e && e.stack ? e.stack : String(err)}`, exitCode: 70 }
+}
+
+/**
+ * A message on one line whatever values it quotes: a CR, LF or other control character in a value
+ * (typed as $'1\n2', an escape sequence) shown escaped as JSON writes it, as the load options' messages
+ * do (lib/load/options.js), so one error stays one line and cannot rewrite the terminal.
+ * @param {string} text
+ */
+function oneLine (text) {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\x00-\x08\x0a-\x1f\x7f\u2028\u2029]/g, (ch) => {
+    const escaped = JSON.stringify(ch).slice(1, -1)
+    return escaped !== ch ? escaped : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
+  })
 }
