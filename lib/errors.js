@@ -40,6 +40,8 @@ export const errorCodes = Object.freeze({
   NOT_FOUND: 'SB_ERR_NOT_FOUND',
   /** lab HTTP body, status 400: a query parameter is out of range (the body names `parameter`) */
   BAD_PARAMETER: 'SB_ERR_BAD_PARAMETER',
+  /** lab HTTP body, status 503: a readfile request would take the bytes read at once over `serve --memory-budget` (the body names `budget`) */
+  MEMORY_BUDGET: 'SB_ERR_MEMORY_BUDGET',
   /** lab HTTP body, status 405: only GET (and HEAD) are served */
   METHOD: 'SB_ERR_METHOD',
   /** lab HTTP body, status 500: the workload threw */

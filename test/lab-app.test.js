@@ -160,7 +160,8 @@ describe('lab --memory-budget: readfile requests hold at most the budget at once
   function assertOverBudget (res) {
     assert.equal(res.status, 503, res.body)
     const { error } = JSON.parse(res.body)
-    assert.equal(error.code, 'SB_ERR_BAD_PARAMETER')
+    // its own code: the request was well-formed, the server is busy (a 400 code would say the client erred)
+    assert.equal(error.code, 'SB_ERR_MEMORY_BUDGET')
     assert.equal(error.parameter, 'size')
     assert.equal(error.budget, 64 * 1024)
     assert.match(error.message, /over the memory budget of 64 ?KiB \(serve --memory-budget\)/)

@@ -4,10 +4,11 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import net from 'node:net'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { runCli, startHttpServer, httpGet, serveInTerminal } from './helper.js'
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { runCli, startHttpServer, httpGet, serveInTerminal, binPath } from './helper.js'
 import { spawnServer } from '../lib/lab/spawn.js'
 
 // The lab and seed-readfile create data files: in a temp dir every server of this file inherits, not /tmp/syncbench-cache.
@@ -169,5 +170,57 @@ test('a forked server leads its own process group, so a terminal\'s Ctrl-C reach
     assert.notEqual(Number(fields[2]), Number((await readFile('/proc/self/stat', 'utf8')).replace(/^.*\) /, '').split(' ')[2]))
   } finally {
     await server.stop()
+  }
+})
+
+/**
+ * Live (not zombie) processes, by pid, whose process group is `pgid` or whose command line names `marker`.
+ * @param {number} pgid
+ * @param {string} marker
+ * @returns {Promise<number[]>}
+ */
+async function processesOf (pgid, marker) {
+  const found = []
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '')
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')
+    // "pid (comm) state ppid pgrp ...": the fields after the command name
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (state !== undefined && state !== 'Z' && (Number(pgrp) === pgid || cmdline.includes(marker))) found.push(Number(entry))
+  }
+  return found
+}
+
+test('serve: SIGTERM while it writes a large data file stops it at once: exit 143, no process, no cache file left (issue 12)', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-serve-startup-'))
+  try {
+    // 1 GiB of random bytes takes seconds to write: the signal comes while the file is half written.
+    const child = spawn(process.execPath, [binPath, 'serve', 'seed-readfile', '--port', '0', '--file-size', '1g', '--cache-dir', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true
+    })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+    child.stdout.resume()
+    const exited = once(child, 'exit')
+    const safety = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL') } catch {} }, 20_000)
+    while (!(await readdir(dir)).some((name) => name.endsWith('.tmp'))) {
+      if (child.exitCode !== null) assert.fail(`serve exited first: ${stderr}`)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    child.kill('SIGTERM')
+    // Before the fix serve finished writing the file and starting its three servers first.
+    const bound = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL') } catch {} }, 5000)
+    const [code, signal] = await exited
+    clearTimeout(bound)
+    clearTimeout(safety)
+    assert.equal(signal, null, `serve did not end within 5 s of SIGTERM: ${stderr}`)
+    assert.equal(code, 143, stderr)
+    assert.equal(stderr, 'syncbench serve: SIGTERM while starting, stopped (nothing served)\n')
+    assert.deepEqual(await readdir(dir), [], 'neither the half-written temporary file nor a data file is left')
+    assert.deepEqual(await processesOf(child.pid, dir), [], 'no process of serve is left')
+  } finally {
+    await rm(dir, { recursive: true, force: true })
   }
 })

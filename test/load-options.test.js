@@ -192,8 +192,11 @@ describe('experiments and syncbench run use the same rules', () => {
     refused({ warmup: { concurrency: 0 } }, 'f: warmup.concurrency must be a positive integer, got "0"')
     refused({ axes: { concurrency: [1, 2, 30000] } }, 'f: axes.concurrency must be at most 20000, got "30000"')
     refused({ axes: { keepAlive: [true, 'no'] } }, 'f: axes.keepAlive must be true or false, got "no"')
-    // what is not a load option is the experiment's own business
-    assert.deepEqual(validateExperiment(experiment({ load: { requests: 5, note: 'x' }, axes: { delay: ['a'] } }), 'f').load, { requests: 5, note: 'x' })
+    refused({ warmup: { requests: -1 } }, 'f: warmup.requests must be a positive integer, got "-1"')
+    assert.equal(validateExperiment(experiment({ warmup: { requests: 0 } }), 'f').warmup.requests, 0, 'no warm-up')
+    // a key that is no load option is a typo, not a note: refused, naming it (issue 12)
+    assert.throws(() => validateExperiment(experiment({ load: { requests: 5, note: 'x' } }), 'f'), { code: 'SB_ERR_EXPERIMENT', message: /^f: load has an unexpected key "note" \(load options: requests, concurrency, / })
+    assert.deepEqual(validateExperiment(experiment({ load: { requests: 5 }, axes: { delay: ['a'] } }), 'f').load, { requests: 5 })
   })
 
   test('syncbench run -c takes the load option\'s bounds, in run\'s words', () => {

@@ -137,6 +137,8 @@ test('a results file with a wrong field: one line naming its path, exit 1, for r
   const cases = [
     [(r) => { r.runs[0].load.timePerRequestMs = null }, '/runs/0/load/timePerRequestMs must be number, got null'],
     [(r) => { delete r.environment }, '/environment is missing'],
+    // was: 'not a syncbench results file (schema "syncbench/results@1", expected "syncbench/results@1")'
+    [(r) => { delete r.runs }, '/runs is missing'],
     [(r) => { r.runs = [null] }, '/runs/0 must be object, got null'],
     [(r) => { r.runs[1].server.memory = 'lots' }, '/runs/1/server/memory must be object, got string "lots"'],
     [(r) => { r.runs[0].load = 5 }, '/runs/0/load must be null or object, got number 5'],

@@ -306,18 +306,20 @@ test('errors: one line each, non-zero exit', async (t) => {
     assert.match(stderr, /^syncbench run: --runs must be an integer from 1 to 1000, got "zero"$/m)
   })
   await t.test('a server that fails to start keeps the runs before it', async () => {
+    // A port in use: what no validation can know before the run (a bad server arg is refused before anything runs).
+    const busy = await startHttpServer((req, res) => res.end())
     const file = path.join(dir, 'fails.json')
     await writeFile(file, JSON.stringify({
       name: 'fails',
       server: { app: 'lab' },
       load: { requests: 3 },
-      variants: [{ label: 'ok', path: '/wait/sync?ms=0' }, { label: 'broken', path: '/', server: { args: ['--pool-size', '0'] } }]
+      variants: [{ label: 'ok', path: '/wait/sync?ms=0' }, { label: 'broken', path: '/', server: { args: ['--port', String(busy.port)] } }]
     }))
     const out = path.join(dir, 'fails')
-    const { code, stderr } = await runCli(['run', '--experiment', file, '--quiet', '--no-report', '--out', out])
+    const { code, stderr } = await runCli(['run', '--experiment', file, '--quiet', '--no-report', '--out', out]).finally(() => busy.close())
     assert.equal(code, 1)
     const lines = stderr.trim().split('\n')
-    assert.match(lines[lines.length - 1], /^syncbench run: .*pool-size/)
+    assert.match(lines[lines.length - 1], /^syncbench run: .*EADDRINUSE/)
     const results = await readJson(path.join(out, 'results.json'))
     assert.equal(results.finishedAt, null)
     assert.equal(results.runs.length, 2)

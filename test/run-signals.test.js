@@ -6,11 +6,11 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { readFileSync, readdirSync } from 'node:fs'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { binPath, tempCacheDir } from './helper.js'
+import { binPath, startRawServer, tempCacheDir } from './helper.js'
 
 /** The issue's bound: every child is gone within 5 s of the runner's end. */
 const CHILDREN_GONE_MS = 5000
@@ -168,4 +168,75 @@ function isRunning (pid) {
   } catch {
     return false
   }
+}
+
+/**
+ * The processes below `root` (children, grandchildren...), live or not, from /proc: pid and command name.
+ * @param {number} root
+ * @returns {{ pid: number, comm: string }[]}
+ */
+function descendants (root) {
+  /** @type {Map<number, { pid: number, comm: string }[]>} */
+  const children = new Map()
+  for (const name of safeReaddir('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    let stat
+    try { stat = readFileSync(`/proc/${name}/stat`, 'utf8') } catch { continue }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    children.set(ppid, [...(children.get(ppid) ?? []), { pid: Number(name), comm }])
+  }
+  const found = []
+  const queue = [root]
+  while (queue.length) {
+    for (const child of children.get(/** @type {number} */ (queue.shift())) ?? []) {
+      found.push(child)
+      queue.push(child.pid)
+    }
+  }
+  return found
+}
+
+for (const [tool, probe] of /** @type {const} */ ([['ab', '-V'], ['wrk', '-v']])) {
+  test(`SIGKILL to syncbench run --engine ${tool} while the server holds its request: ${tool} ends within 5 s too`, async (t) => {
+    if (spawnSync(tool, [probe], { stdio: 'ignore' }).error) return t.skip(`${tool} is not installed`)
+    // A server the run does not own (--target), so only the tool's own bounds would end it: ab's -s
+    // (30 s), wrk's -d (an hour). It answers the warm-up and holds every later request unanswered.
+    let answered = 0
+    let held = 0
+    /** @type {Set<import('node:net').Socket>} */
+    const sockets = new Set()
+    const server = await startRawServer((socket) => {
+      sockets.add(socket)
+      socket.on('close', () => sockets.delete(socket))
+      socket.on('error', () => {})
+      socket.once('data', (head) => {
+        const line = head.toString('latin1')
+        if (line.startsWith('GET /__syncbench')) return socket.end('HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n')
+        if (answered++ < 4) return socket.end('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok')
+        held++
+      })
+    })
+    t.after(() => { for (const s of sockets) s.destroy(); return server.close() })
+    const out = path.join(dir, `engine-${tool}`)
+    const runner = spawn(process.execPath, [binPath, 'run', 'seed-bcrypt', '--no-calibrate', '--target', server.url, '--engine', tool,
+      '-n', '10', '-c', '1', '--runs', '1', '-q', '--no-report', '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    runner.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+    const exited = once(runner, 'exit')
+    /** @type {{ pid: number, comm: string }[]} */
+    let run = []
+    const measuring = await waitUntil(() => {
+      run = descendants(/** @type {number} */ (runner.pid))
+      return held > 0 && run.some((p) => p.comm === tool)
+    }, 30_000)
+    if (!measuring) runner.kill('SIGKILL')
+    assert.ok(measuring, `${tool} never sent its request: ${stderr}`)
+    runner.kill('SIGKILL')
+    await exited
+    const gone = await waitUntil(() => run.every((p) => !isRunning(p.pid)), CHILDREN_GONE_MS)
+    const left = run.filter((p) => isRunning(p.pid))
+    for (const p of left) { try { process.kill(p.pid, 'SIGKILL') } catch {} }
+    assert.ok(gone, `left ${CHILDREN_GONE_MS} ms after the runner was SIGKILLed: ${left.map((p) => `${p.comm} ${p.pid}`).join(', ')}`)
+  })
 }

@@ -104,6 +104,8 @@ test('invalidReason: failed requests by kind, non-2xx, of the requests made', ()
   assert.equal(invalidReason({ error: null, load }), null)
   assert.equal(invalidReason({ error: null, load: { ...load, non2xxResponses: 20 } }), '20 of 20 non-2xx')
   assert.equal(invalidReason({ error: null, load: { ...load, failedRequests: 3, failures: { connect: 0, receive: 0, length: 3, exceptions: 0 } } }), '3 of 20 failed (length 3)')
+  // the cause the engine counted is named beside ab's kind: a response timeout is not a length failure
+  assert.equal(invalidReason({ error: null, load: { ...load, failedRequests: 4, failures: { connect: 0, receive: 0, length: 0, exceptions: 4 }, errors: { RESPONSE_TIMEOUT: 4 } } }), '4 of 20 failed (exceptions 4; RESPONSE_TIMEOUT 4)')
   // What the runner decided wins over the counts: --allow-errors wrote null.
   assert.equal(invalidReason({ error: null, invalid: null, load: { ...load, non2xxResponses: 20 } }), null)
   assert.equal(invalidReason({ error: null, invalid: { reason: 'x' }, load }), 'x')

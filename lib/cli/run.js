@@ -4,10 +4,10 @@
 // summary.md,report.html,charts/,runs/} (runs/: the ab report of every run, on stdout with --verbose).
 import path from 'node:path'
 import { parseCommandArgs, integerOption } from '../args.js'
-import { MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT } from '../run/run-deadline.js'
+import { MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT, DEFAULT_RESPONSE_TIMEOUT } from '../run/run-deadline.js'
 import { InvalidUrlError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
-import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload } from '../run/experiment-loader.js'
+import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload, checkDistinctNames } from '../run/experiment-loader.js'
 import { defaultExperiments } from '../run/experiments.js'
 import { runExperiments } from '../run/runner.js'
 import { checkTarget } from '../run/target.js'
@@ -19,7 +19,7 @@ import { writeReport } from '../report/report.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from './progress.js'
 import { killChildren } from '../run/children.js'
-import { loadOptionRule } from '../load/options.js'
+import { loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { compareWithArticles, articleTable, REPRODUCE_RULE } from '../report/articles.js'
 
@@ -54,6 +54,9 @@ Options:
   --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
                          404 on purpose); without it such a run is marked invalid, left out of every
                          figure and ratio, and syncbench run exits 1 naming it
+  --response-timeout s   the longest one response may take (default: the experiment's load.responseTimeout,
+                         else ${DEFAULT_RESPONSE_TIMEOUT} s; 0: none); a later one is a failed request (RESPONSE_TIMEOUT),
+                         so a handler that never finishes fails its requests instead of stalling the run
   --run-timeout seconds  the longest one run may take, server start to stop (default: 30 s plus -t, or
                          1 s per request per connection up to an hour, plus the response timeout);
                          past it the server is killed, the run is marked invalid and the next one runs
@@ -173,7 +176,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       target: options.target,
       allowErrors: options.allowErrors,
       runTimeout: options.runTimeout,
-      overrides: { requests: options.requests, concurrency: options.concurrency },
+      overrides: { requests: options.requests, concurrency: options.concurrency, responseTimeout: options.responseTimeout },
       calibrate: options.calibrate,
       outDir,
       argv,
@@ -280,6 +283,7 @@ async function resolveExperiments (options, cwd) {
   for (const file of options.experimentFiles) list.push(...await loadExperimentFile(file, cwd))
   if (options.workload) list.push(await loadWorkload(options.workload, cwd, { baseline: options.baseline }))
   if (list.length === 0) list.push(...defaultExperiments.map(builtinExperiment))
+  checkDistinctNames(list)
   return list
 }
 
@@ -321,6 +325,7 @@ export function parseRunArgs (argv) {
     'no-report': { type: 'boolean' },
     'allow-errors': { type: 'boolean' },
     'run-timeout': { type: 'string' },
+    'response-timeout': { type: 'string' },
     quiet: { type: 'boolean', short: 'q' },
     verbose: { type: 'boolean', short: 'v' },
     help: { type: 'boolean', short: 'h' }
@@ -343,6 +348,8 @@ export function parseRunArgs (argv) {
     report: !values['no-report'],
     allowErrors: Boolean(values['allow-errors']),
     runTimeout: integerOption('--run-timeout', values['run-timeout'], MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT),
+    // the load option's own rule (lib/load/options.js), as syncbench ab checks it
+    responseTimeout: values['response-timeout'] === undefined ? undefined : parseLoadArg('responseTimeout', '--response-timeout', values['response-timeout']),
     quiet: Boolean(values.quiet),
     // -q is the shortest output there is: it wins over --verbose
     verbose: Boolean(values.verbose) && !values.quiet

@@ -1,6 +1,7 @@
 // syncbench serve, the human front end: start the seed apps or the lab in this process, print where
 // they listen, and run until SIGINT / SIGTERM. Programs start servers with spawnServer
 // (lib/lab/spawn.js), which forks lib/lab/server-child.js instead of this command.
+import os from 'node:os'
 import { parseServeArgs, readfileServerNames as only } from '../lab/serve-args.js'
 import { startServeApp } from '../lab/serve-app.js'
 
@@ -9,7 +10,9 @@ export { parseServeArgs }
 export const help = `Usage: syncbench serve <app> [options]
 
 Start a server under test. It binds 127.0.0.1 unless --host says otherwise, and runs until
-Ctrl-C (SIGINT) or SIGTERM, then closes its servers and exits 0.
+Ctrl-C (SIGINT) or SIGTERM, then closes its servers and exits 0. A signal while it starts (writing
+a large --file-size, starting seed-readfile's children) abandons the start, removes what it made and
+exits 130 (SIGINT) or 143 (SIGTERM).
 
 Apps:
   seed-bcrypt    the bcrypt article's Express app on port 3000: GET /sync (bcrypt.hashSync('secret', 10)),
@@ -57,12 +60,23 @@ export async function main (argv, io) {
     return 0
   }
   const stopped = stopSignal()
+  // A signal is honoured at any moment: during the start (a large data file being written, children
+  // starting) it abandons the start, removing what was made, and serve exits as the signal would end it.
+  const starting = new AbortController()
+  stopped.promise.then(() => starting.abort())
   let served
   try {
-    served = await startServeApp(options)
+    served = await startServeApp(options, { signal: starting.signal })
   } catch (err) {
-    stopped.cancel()
-    throw err
+    if (!starting.signal.aborted) {
+      stopped.cancel()
+      throw err
+    }
+    const signal = await stopped.promise
+    io.stderr.write(`syncbench serve: ${signal} while starting, stopped (nothing served)\n`)
+    // 128 + the signal's number, as the signal's default action would have ended it (130, 143): the
+    // same status as a signal in the first instant, before these handlers exist
+    return 128 + os.constants.signals[signal]
   }
   for (const s of served.servers) {
     const label = s.name === options.app ? s.name : `${options.app} ${s.name}`

@@ -21,6 +21,7 @@ export const LAB_PORT = 3001
  * @property {number} [poolSize]    lab: worker threads of the worker strategy
  * @property {number} [memoryBudget] lab: bytes readfile requests may hold at once (default 1 GiB); beyond, 503
  * @property {'express'|'http'} [framework='express']  lab
+ * @property {AbortSignal} [signal] ends the start (serve got SIGTERM): a data file being written is dropped
  */
 
 /** @typedef {import('./http-host.js').HostedServer & { routes: string[] }} AppServer */

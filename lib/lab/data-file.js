@@ -53,8 +53,10 @@ const pending = new Map()
  * writes a temporary name and renames it, so concurrent processes never read a half-written file;
  * concurrent calls in one process share one creation.
  * @param {number} size bytes, 0..1 GiB
- * @param {{ cacheDir?: string, env?: NodeJS.ProcessEnv, maxCacheBytes?: number }} [options]
- *        maxCacheBytes: the folder's bound (default MAX_CACHE_BYTES; smaller in tests)
+ * @param {{ cacheDir?: string, env?: NodeJS.ProcessEnv, maxCacheBytes?: number, signal?: AbortSignal }} [options]
+ *        maxCacheBytes: the folder's bound (default MAX_CACHE_BYTES; smaller in tests); signal: stop writing
+ *        (serve got SIGTERM while it starts): the temporary file is removed and the promise rejects with
+ *        the signal's reason
  * @returns {Promise<string>}
  */
 export async function ensureDataFile (size, options = {}) {
@@ -65,7 +67,7 @@ export async function ensureDataFile (size, options = {}) {
   const file = path.join(dir, `data-${size}.bin`)
   const existing = pending.get(file)
   if (existing) return existing
-  const creation = create(dir, file, size, options.maxCacheBytes ?? MAX_CACHE_BYTES).finally(() => pending.delete(file))
+  const creation = create(dir, file, size, options.maxCacheBytes ?? MAX_CACHE_BYTES, options.signal).finally(() => pending.delete(file))
   pending.set(file, creation)
   return creation
 }
@@ -75,9 +77,10 @@ export async function ensureDataFile (size, options = {}) {
  * @param {string} file
  * @param {number} size
  * @param {number} limit the folder's bound
+ * @param {AbortSignal} [signal]
  * @returns {Promise<string>}
  */
-async function create (dir, file, size, limit) {
+async function create (dir, file, size, limit, signal) {
   try {
     const existing = await stat(file)
     if (existing.isFile() && existing.size === size) return file
@@ -88,8 +91,9 @@ async function create (dir, file, size, limit) {
     await makeDirectory(dir, `--cache-dir ${dir}`)
     await evict(dir, file, size, limit)
     // streamed chunk by chunk: a 1 GiB file never sits whole in memory
-    await writeFileAtomic(file, randomChunks(size))
+    await writeFileAtomic(file, randomChunks(size, signal))
   } catch (err) {
+    if (signal?.aborted) throw signal.reason
     // a kernel file system (makeDirectory) is already one line naming --cache-dir
     throw err instanceof InvalidOptionError ? err : cacheError(dir, err)
   }
@@ -130,10 +134,15 @@ async function evict (dir, keep, size, limit) {
   }
 }
 
-/** `size` random bytes in chunks of at most CHUNK, each a fresh buffer (the writer may still hold the last). */
-/** @param {number} size */
-async function * randomChunks (size) {
+/**
+ * `size` random bytes in chunks of at most CHUNK, each a fresh buffer (the writer may still hold the
+ * last); ends with the signal's reason once `signal` aborts (writeFileAtomic then removes its temporary file).
+ * @param {number} size
+ * @param {AbortSignal} [signal]
+ */
+async function * randomChunks (size, signal) {
   for (let left = size; left > 0; left -= CHUNK) {
+    signal?.throwIfAborted()
     yield await fill(Buffer.allocUnsafe(Math.min(CHUNK, left)))
   }
 }

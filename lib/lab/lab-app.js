@@ -187,7 +187,7 @@ export async function createLab (options = {}) {
     if (inFlight + params.size > budget) {
       return send(503, {
         error: {
-          code: errorCodes.BAD_PARAMETER,
+          code: errorCodes.MEMORY_BUDGET,
           parameter: 'size',
           budget,
           message: `readfile size=${params.size} would take the bytes read at once to ${formatBytes(inFlight + params.size)}, over the memory budget of ${formatBytes(budget)} (serve --memory-budget); retry later or with a smaller size`

@@ -11,13 +11,13 @@ export const PARENT_POLL_MS = 250
 // (ppid changed: to PID 1 or a subreaper) or the parent's pid no longer exists.
 const WATCHDOG = `
 const { workerData } = require('node:worker_threads')
-const { ppid, intervalMs } = workerData
+const { ppid, intervalMs, group } = workerData
 setInterval(() => {
   let gone = process.ppid !== ppid
   if (!gone) {
     try { process.kill(ppid, 0) } catch (err) { gone = err.code === 'ESRCH' }
   }
-  if (gone) process.kill(process.pid, 'SIGKILL')
+  if (gone) process.kill(group ? -process.pid : process.pid, 'SIGKILL')
 }, intervalMs)
 `
 
@@ -25,14 +25,16 @@ setInterval(() => {
  * Start the watchdog thread of this process: once the parent is gone, this process is SIGKILLed
  * within about `intervalMs`. The thread never keeps the process alive (unref'd); it adds one OS
  * thread to the process (the server's `threads` metric counts it, the same in every run).
- * @param {{ parent?: string, intervalMs?: number }} [options]
+ * @param {{ parent?: string, intervalMs?: number, group?: boolean }} [options]
  *   parent: the parent's pid as it passed it on the command line. Better than this process's ppid at
  *   start: a parent that died before the child started has already left it re-parented.
+ *   group: SIGKILL this process's whole process group, not only this process (this process leads
+ *   its group: lib/run/engines/tool-guard.js, whose tool runs in its group)
  * @returns {Worker}
  */
-export function watchParent ({ parent, intervalMs = PARENT_POLL_MS } = {}) {
+export function watchParent ({ parent, intervalMs = PARENT_POLL_MS, group = false } = {}) {
   const ppid = Number(parent) > 0 ? Number(parent) : process.ppid
-  const worker = new Worker(WATCHDOG, { eval: true, workerData: { ppid, intervalMs }, stdout: true, stderr: true })
+  const worker = new Worker(WATCHDOG, { eval: true, workerData: { ppid, intervalMs, group }, stdout: true, stderr: true })
   worker.unref()
   return worker
 }

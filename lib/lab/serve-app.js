@@ -20,11 +20,18 @@ import { spawnServer } from './spawn.js'
 
 /**
  * @param {import('./serve-args.js').ServeOptions} options
+ * @param {{ signal?: AbortSignal }} [start] signal: abandon the start (serve got SIGTERM or SIGINT while
+ *   it writes the data file or starts its children): what was started is stopped, a data file being
+ *   written is removed, and the promise rejects with the signal's reason
  * @returns {Promise<ServedApp>}
  */
-export async function startServeApp (options) {
-  if (options.app === 'seed-readfile' && !options.only) return superviseReadfile(options)
-  const running = await startApp(options.app, options)
+export async function startServeApp (options, { signal } = {}) {
+  if (options.app === 'seed-readfile' && !options.only) return superviseReadfile({ ...options, signal })
+  const running = await startApp(options.app, { ...options, signal })
+  if (signal?.aborted) {
+    await running.close()
+    throw signal.reason
+  }
   return { servers: running.servers, env: running.env, read: (request) => running.metrics.read(request), close: running.close }
 }
 
@@ -36,10 +43,16 @@ export async function startServeApp (options) {
  */
 export async function superviseReadfile (options) {
   const names = /** @type {(keyof typeof seedReadfileServers)[]} */ (Object.keys(seedReadfileServers))
+  const { signal } = options
   // Created once here so the children find it instead of each writing their own.
   await ensureDataFile(options.fileSize ?? DEFAULT_FILE_SIZE, options)
   /** @type {import('../types.js').ServerHandle[]} */
   const handles = []
+  /** @type {import('node:child_process').ChildProcess|null} the child being started, not yet a handle */
+  let starting = null
+  // Nothing of it is needed any more (no data file to keep, no port to release): ended at once.
+  const onAbort = () => { starting?.kill('SIGKILL') }
+  signal?.addEventListener('abort', onAbort, { once: true })
   /** @type {Promise<void>|undefined} */
   let closed
   const stopAll = () => {
@@ -53,11 +66,16 @@ export async function superviseReadfile (options) {
       if (options.host) args.push('--host', options.host)
       if (options.fileSize !== undefined) args.push('--file-size', String(options.fileSize))
       if (options.delay !== undefined) args.push('--delay', String(options.delay))
-      handles.push(await spawnServer({ app: 'seed-readfile', args }))
+      signal?.throwIfAborted()
+      handles.push(await spawnServer({ app: 'seed-readfile', args, onChild: (child) => { starting = child } }))
+      starting = null
     }
+    signal?.throwIfAborted()
   } catch (err) {
     await stopAll()
-    throw err
+    throw signal?.aborted ? signal.reason : err
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
   }
   const servers = handles.flatMap((h) => h.servers.map((s) => ({
     ...s,

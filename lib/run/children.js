@@ -5,10 +5,20 @@
 /** @type {Set<import('node:child_process').ChildProcess>} */
 const live = new Set()
 
-/** @param {NodeJS.Signals} [signal] */
+/**
+ * Each child leads its process group (they are all started detached): the whole group is signalled, so
+ * what a child started (ab under its guard, engines/tool-guard.js) goes with it.
+ * @param {NodeJS.Signals} [signal]
+ */
 const killAll = (signal = 'SIGKILL') => {
   for (const child of live) {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+    if (child.exitCode !== null || child.signalCode !== null) continue
+    try {
+      process.kill(-(/** @type {number} */ (child.pid)), signal)
+    } catch {
+      // not a group leader after all, or the group is gone: the child itself
+      child.kill(signal)
+    }
   }
 }
 

@@ -5,11 +5,13 @@
 import path from 'node:path'
 import { readFile, stat } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
-import { ExperimentError, InvalidOptionError, firstLine, invalidOption, systemCode } from '../errors.js'
+import { ExperimentError, InvalidOptionError, MissingArgumentError, firstLine, invalidOption, systemCode } from '../errors.js'
 import { experiments as builtins } from './experiments.js'
 import { workloadHandlerNames } from './runner.js'
-import { LOAD_AXES } from './plan.js'
-import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.js'
+import { LOAD_AXES, expandExperiment } from './plan.js'
+import { experimentSchemaProblem } from './experiment-schema.js'
+import { checkLoadOption, checkLoadOptions, keySpelling, loadOptionRules } from '../load/options.js'
+import { parseServeArgs } from '../lab/serve-args.js'
 
 /**
  * @typedef {object} Variant
@@ -49,9 +51,6 @@ import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.
  * @property {import('./calibrate.js').CalibrationSpec} [calibration]
  */
 
-const TABLES = ['seed-001', 'seed-002', 'generic', 'thread-cost']
-const OPS = ['bcrypt', 'bcryptjs', 'readfile']
-
 /** @returns {Experiment[]} */
 export function listExperiments () {
   return builtins
@@ -88,18 +87,36 @@ export async function loadExperimentFile (file, cwd) {
   }
   let data
   try {
-    if (ext === '.json') data = JSON.parse(await readFile(abs, 'utf8'))
+    // a UTF-8 byte order mark (Windows editors write one) is not part of the JSON
+    if (ext === '.json') data = JSON.parse((await readFile(abs, 'utf8')).replace(/^\uFEFF/, ''))
     else data = (await import(pathToFileURL(abs).href)).default
   } catch (err) {
     throw new ExperimentError(`--experiment ${file} cannot be loaded: ${firstLine(err)}`, { cause: err })
   }
   const list = Array.isArray(data) ? data : [data]
-  return list.map((e, i) => {
-    const v = validateExperiment(e, `--experiment ${file}${list.length > 1 ? ` [${i}]` : ''}`)
-    // A workload module named in the file is found next to the file, wherever syncbench runs from.
-    if (v.server.workload) v.server = { ...v.server, workload: path.resolve(path.dirname(abs), v.server.workload) }
-    return v
-  })
+  if (list.length === 0) throw new ExperimentError(`--experiment ${file}: holds an empty array, no experiment`)
+  const experiments = []
+  for (const [i, e] of list.entries()) {
+    const where = `--experiment ${file}${list.length > 1 ? ` [${i}]` : ''}`
+    const v = validateExperiment(e, where)
+    // A workload module named in the file is found next to the file, wherever syncbench runs from,
+    // and must be there now, not when its run comes.
+    /** @param {Partial<ServerSpec>|undefined} server @param {string} field */
+    const resolveWorkload = async (server, field) => {
+      if (server?.workload === undefined) return server
+      const workload = path.resolve(path.dirname(abs), server.workload)
+      const info = await stat(workload).catch((err) => {
+        if (systemCode(err) === undefined) throw err
+        return null
+      })
+      if (!info?.isFile()) throw new ExperimentError(`${where}: ${field} "${server.workload}": no such file (looked for ${workload})`)
+      return { ...server, workload }
+    }
+    v.server = /** @type {ServerSpec} */ (await resolveWorkload(v.server, 'server.workload'))
+    v.variants = await Promise.all(v.variants.map(async (variant, j) => variant.server ? { ...variant, server: await resolveWorkload(variant.server, `variants[${j}].server.workload`) } : variant))
+    experiments.push(v)
+  }
+  return experiments
 }
 
 /**
@@ -132,8 +149,18 @@ export async function loadWorkload (file, cwd, { baseline } = {}) {
   }, `--workload ${file}`)
 }
 
+/** The most configurations (variants x axis points) one experiment may expand to. */
+export const MAX_CONFIGURATIONS = 10_000
+
+/** The load options an experiment's `load` may set: those syncbench ab has a flag for (not url, callbacks or a signal). */
+/** @type {string[]} */
+const EXPERIMENT_LOAD_KEYS = loadOptionRules.filter((rule) => rule.flag !== null).map((rule) => rule.name)
+
 /**
- * Check an experiment definition and fill its defaults.
+ * Check an experiment definition completely and fill its defaults: its shape against
+ * schemas/experiment.schema.json, then what a schema cannot say (load values by the load options'
+ * rules, each configuration's server args by syncbench serve's, names that must match). Nothing runs
+ * before this passes, so a bad file leaves nothing behind.
  * @param {any} e
  * @param {string} where names the source in error messages
  * @returns {Experiment}
@@ -145,54 +172,111 @@ export function validateExperiment (e, where) {
    * The load options' own rules (lib/load/options.js), as the CLI and loadtest() apply them. The file
    * is what is wrong, so an ExperimentError, with the option's InvalidOptionError as its cause.
    * @param {() => void} check
+   * @param {string} [prefix] what the option's message is about ("variants[1] (async c=5): ")
    */
-  const checkLoad = (check) => {
+  const checkWith = (check, prefix = '') => {
     try {
       check()
     } catch (err) {
-      if (err instanceof InvalidOptionError) throw bad(err.message, err)
+      if (err instanceof InvalidOptionError || err instanceof MissingArgumentError) throw bad(prefix + err.message, err)
       throw err
     }
   }
-  if (!e || typeof e !== 'object') throw bad('an experiment must be an object')
+  if (!e || typeof e !== 'object' || Array.isArray(e)) throw bad('an experiment must be an object')
   // the name becomes file names (charts/<name>-throughput.png) and HTML ids: short, and of safe characters
-  if (typeof e.name !== 'string' || !/^[\w.-]{1,64}$/.test(e.name)) throw bad(`name must be 1 to 64 letters, digits, "-", "_" or ".", got "${e.name}"`)
-  if (e.table !== undefined && !TABLES.includes(e.table)) throw bad(`table must be one of ${TABLES.join(', ')}, got "${e.table}"`)
-  if (!e.server || (typeof e.server.app !== 'string' && typeof e.server.workload !== 'string')) throw bad('server.app must name a syncbench serve app (seed-bcrypt, seed-readfile, lab)')
-  if (!Array.isArray(e.variants) || e.variants.length === 0) throw bad('variants must be a non-empty array')
+  if (typeof e.name !== 'string' || !/^[\w.-]{1,64}$/.test(e.name)) throw bad(`name must be 1 to 64 letters, digits, "-", "_" or ".", got "${shortened(e.name)}"`)
+  const problem = experimentSchemaProblem(e)
+  if (problem !== null) throw bad(problem)
+  /** @type {Variant[]} */
+  const variants = e.variants
+  if (!e.server.app === !e.server.workload) throw bad(`server must have one of app (a syncbench serve app) and workload (a module of handlers), got ${e.server.app ? 'both' : 'neither'}`)
   const labels = new Set()
-  for (const v of e.variants) {
-    if (!v || typeof v.label !== 'string' || v.label === '') throw bad('every variant needs a label')
-    if (labels.has(v.label)) throw bad(`variant label "${v.label}" appears twice`)
-    if (v.sweep !== undefined && typeof v.sweep !== 'boolean') throw bad(`variant "${v.label}": sweep must be true or false, got "${v.sweep}"`)
+  for (const [i, v] of variants.entries()) {
+    if (labels.has(v.label)) throw bad(`variants[${i}].label "${v.label}" appears twice`)
     labels.add(v.label)
-    if (typeof v.path !== 'string' || !v.path.startsWith('/')) throw bad(`variant "${v.label}": path must start with "/", got "${v.path}"`)
+    const merged = { ...e.server, ...v.server }
+    if (merged.app !== undefined && merged.workload !== undefined) {
+      throw bad(`variants[${i}].server: merged over the experiment's server it names both app "${merged.app}" and workload "${merged.workload}": a server is one of them`)
+    }
   }
-  if (e.runs !== undefined && !(Number.isInteger(e.runs) && e.runs > 0 && e.runs <= 1000)) throw bad(`runs must be an integer from 1 to 1000, got "${e.runs}"`)
+  if (e.baseline !== undefined && !variants.some((v) => v.label === e.baseline || v.config?.strategy === e.baseline)) {
+    throw bad(`baseline "${e.baseline}" names no variant (labels: ${[...labels].join(', ')})`)
+  }
+  if (e.reference !== undefined && !labels.has(e.reference)) throw bad(`reference "${e.reference}" names no variant (labels: ${[...labels].join(', ')})`)
   const load = { ...e.load }
-  checkLoad(() => checkLoadOptions(load, keySpelling('load.')))
-  if (e.warmup !== null && typeof e.warmup === 'object') checkLoad(() => checkLoadOptions(e.warmup, keySpelling('warmup.')))
+  for (const key of Object.keys(load)) {
+    if (key === 'url') throw bad('load.url cannot be set: each run loads its server\'s address and the variant\'s path')
+    if (!EXPERIMENT_LOAD_KEYS.includes(key)) throw bad(`load has an unexpected key "${key}" (load options: ${EXPERIMENT_LOAD_KEYS.join(', ')})`)
+  }
+  checkWith(() => checkLoadOptions(load, keySpelling('load.')))
+  if (e.warmup !== undefined) {
+    // -n's and -c's rules, except that 0 requests means no warm-up
+    const { requests, ...rest } = e.warmup
+    checkWith(() => checkLoadOptions(rest, keySpelling('warmup.')))
+    if (requests !== 0) checkWith(() => checkLoadOption('requests', requests, keySpelling('warmup.')))
+  }
   const axes = e.axes ?? {}
   for (const [name, values] of Object.entries(axes)) {
-    if (!Array.isArray(values) || values.length === 0) throw bad(`axes.${name} must be a non-empty array`)
     // a sweep over a load option (concurrency, requests, keepAlive): every point must be a value it takes
-    if (Object.hasOwn(LOAD_AXES, name)) checkLoad(() => { for (const v of values) checkLoadOption(LOAD_AXES[name], v, keySpelling('axes.')) })
+    if (Object.hasOwn(LOAD_AXES, name)) checkWith(() => { for (const v of values) checkLoadOption(LOAD_AXES[name], v, keySpelling('axes.')) })
   }
-  for (const [name, flag] of Object.entries(e.serverAxes ?? {})) {
+  for (const name of Object.keys(e.serverAxes ?? {})) {
     if (!Object.hasOwn(axes, name)) throw bad(`serverAxes.${name} names no axis (axes: ${Object.keys(axes).join(', ') || 'none'})`)
-    if (typeof flag !== 'string' || !/^--[a-z][\w-]*$/.test(flag)) throw bad(`serverAxes.${name} must be a syncbench serve option such as "--delay", got "${flag}"`)
   }
-  if (e.calibration !== undefined && !OPS.includes(e.calibration?.op)) throw bad(`calibration.op must be one of ${OPS.join(', ')}, got "${e.calibration?.op}"`)
-  const baseline = e.baseline ?? e.variants[0].label
-  return {
-    table: 'generic',
+  const { op, cost, bytes } = e.calibration ?? {}
+  if (op === 'readfile' && cost !== undefined) throw bad(`calibration.cost applies to bcrypt and bcryptjs, not readfile (readfile takes bytes), got "${cost}"`)
+  if (op !== 'readfile' && bytes !== undefined) throw bad(`calibration.bytes applies to readfile, not ${op} (${op} takes cost), got "${bytes}"`)
+  const swept = variants.filter((v) => v.sweep !== false).length
+  const configurations = swept * Object.values(axes).reduce((n, values) => n * values.length, 1) + (variants.length - swept)
+  if (configurations > MAX_CONFIGURATIONS) throw bad(`variants x axes make ${configurations} configurations, at most ${MAX_CONFIGURATIONS}`)
+  const experiment = {
+    table: /** @type {const} */ ('generic'),
     description: '',
     ...e,
     title: e.title ?? e.name,
-    baseline,
+    baseline: e.baseline ?? variants[0].label,
     load,
     axes,
     warmup: { requests: 4, concurrency: 2, ...e.warmup }
+  }
+  // Every server a run will start, with the options it will get (the variant's args, the serverAxes'
+  // values), checked as syncbench serve checks its command line: a bad one is refused now, not after
+  // the runs before it.
+  const seen = new Set()
+  for (const c of expandExperiment(experiment)) {
+    if (seen.has(c.label)) throw bad(`two configurations are labelled "${c.label}": rename a variant`)
+    seen.add(c.label)
+    if (c.server.workload !== undefined) {
+      if (c.server.args.length > 0) throw bad(`${c.label}: server.args apply to server.app, not to a workload module, got "${c.server.args.join(' ')}"`)
+      continue
+    }
+    checkWith(() => {
+      const app = /** @type {string} */ (c.server.app)
+      const options = parseServeArgs([app, ...c.server.args])
+      if (options.help) throw invalidOption('server.args', c.server.args.join(' '), 'must be syncbench serve options, not --help')
+    }, `configuration "${c.label}": server.args: `)
+  }
+  return experiment
+}
+
+/**
+ * A value for a message, at most 80 characters (a 300-character name need not be echoed whole).
+ * @param {unknown} value
+ */
+function shortened (value) {
+  const text = String(value)
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text
+}
+
+/**
+ * Refuse two experiments of one run with the same name: their runs, charts and tables would mix.
+ * @param {Experiment[]} experiments
+ */
+export function checkDistinctNames (experiments) {
+  const seen = new Set()
+  for (const { name } of experiments) {
+    if (seen.has(name)) throw new ExperimentError(`two experiments are named "${name}": each experiment of a run needs its own name`)
+    seen.add(name)
   }
 }
 

@@ -2,6 +2,7 @@
 // repeat 1 of every configuration, then repeat 2 of every configuration, ... so a slow drift of the
 // machine (thermal, another process) spreads over all configurations instead of biasing one, as
 // Node core's benchmark/compare.js interleaves its runs.
+import { DEFAULT_RESPONSE_TIMEOUT } from './run-deadline.js'
 
 /**
  * Axes that change the load rather than the route: axis name -> LoadOptions property.
@@ -31,8 +32,15 @@ const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSiz
  */
 
 /**
+ * The load options the command line sets for every configuration, over the experiments' own.
+ * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, responseTimeout?: number }} LoadOverrides
+ */
+
+/**
+ * Every configuration of an experiment. Its load is the experiment's, over syncbench run's default
+ * per-response deadline (DEFAULT_RESPONSE_TIMEOUT), under the command line's overrides.
  * @param {import('./experiment-loader.js').Experiment} experiment
- * @param {{ requests?: number, concurrency?: number, keepAlive?: boolean }} [overrides] command-line -n / -c / -k
+ * @param {LoadOverrides} [overrides] command-line -n / -c / -k / --response-timeout
  * @returns {Configuration[]}
  */
 export function expandExperiment (experiment, overrides = {}) {
@@ -45,8 +53,8 @@ export function expandExperiment (experiment, overrides = {}) {
   const pairs = [...points.flatMap((point) => swept.map((variant) => ({ point, variant }))), ...fixed.map((variant) => ({ point: {}, variant }))]
   for (const { point, variant } of pairs) {
     /** @type {Configuration['load']} */
-    const load = { concurrency: 1, requests: 1, ...experiment.load }
-    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive'])) if (overrides[key] !== undefined) load[key] = overrides[key]
+    const load = { concurrency: 1, requests: 1, responseTimeout: DEFAULT_RESPONSE_TIMEOUT, ...experiment.load }
+    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'responseTimeout'])) if (overrides[key] !== undefined) load[key] = overrides[key]
     const server = {
       ...experiment.server,
       ...variant.server,

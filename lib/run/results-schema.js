@@ -92,16 +92,17 @@ export function loadResultProblem (data) {
  * the one that went furthest into the data is the one the writer meant), its JSON pointer and the value found.
  * @param {ErrorObject[]} errors
  * @param {unknown} data
+ * @param {(pointer: string) => string} [spell] how a place in the data is named (default: its JSON pointer, "/" for the root)
  * @returns {string}
  */
-export function describeSchemaError (errors, data) {
-  const real = errors.filter((e) => e.keyword !== 'anyOf')
-  if (real.length === 0) return errors[0] ? `${errors[0].instancePath || '/'} ${errors[0].message}` : 'does not match the schema'
+export function describeSchemaError (errors, data, spell = (pointer) => pointer || '/') {
+  const real = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf')
+  if (real.length === 0) return errors[0] ? `${spell(errors[0].instancePath)} ${errors[0].message}` : 'does not match the schema'
   const depth = (/** @type {ErrorObject} */ e) => e.instancePath.split('/').length + (e.keyword === 'required' ? 1 : 0)
   const deepest = Math.max(...real.map(depth))
   const at = real.filter((e) => depth(e) === deepest)
   const e = at.find((x) => x.propertyName !== undefined) ?? at[0]
-  const where = e.instancePath || '/'
+  const where = spell(e.instancePath)
   const value = valueAt(data, e.instancePath)
   if (at.every((x) => x.keyword === 'type')) {
     const types = [...new Set(at.flatMap((x) => [x.params.type].flat()))]
@@ -110,9 +111,12 @@ export function describeSchemaError (errors, data) {
   // a key that is not allowed (propertyNames): ajv names the key beside the failing keyword
   if (e.propertyName !== undefined) return `${where} has a key ${JSON.stringify(e.propertyName)} that ${e.message}`
   switch (e.keyword) {
-    case 'required': return `${e.instancePath}/${e.params.missingProperty} is missing`
+    case 'required': return `${spell(`${e.instancePath}/${e.params.missingProperty}`)} is missing`
     case 'additionalProperties': return `${where} has an unexpected key "${e.params.additionalProperty}"`
     case 'const': return `${where} must be ${JSON.stringify(e.params.allowedValue)}, got ${describeValue(value)}`
+    case 'minItems': return e.params.limit === 1 ? `${where} must not be empty` : `${where} must have at least ${e.params.limit} items, got ${describeValue(value)}`
+    case 'maxItems': return `${where} must have at most ${e.params.limit} items, got ${Array.isArray(value) ? value.length : describeValue(value)}`
+    case 'uniqueItems': return `${where} has the same value twice (items ${e.params.j} and ${e.params.i})`
     case 'enum': return `${where} must be one of ${e.params.allowedValues.map((/** @type {unknown} */ v) => JSON.stringify(v)).join(', ')}, got ${describeValue(value)}`
     default: return `${where} ${e.message}, got ${describeValue(value)}`
   }

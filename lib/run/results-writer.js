@@ -79,7 +79,8 @@ export async function readResultsFile (file) {
     // JSON.parse of a string throws nothing but a SyntaxError
     throw new ResultsError(`${file}: not JSON`)
   }
-  if (!data || data.schema !== RESULTS_SCHEMA || !Array.isArray(data.runs)) {
+  // another file altogether; one that claims to be a results file is the schema's to describe (a missing runs array...)
+  if (!data || typeof data !== 'object' || data.schema !== RESULTS_SCHEMA) {
     throw new ResultsError(`${file}: not a syncbench results file (schema "${data?.schema}", expected "${RESULTS_SCHEMA}")`)
   }
   validateResults(data, file)

@@ -8,6 +8,15 @@ const SETUP_MS = 30_000
 const PER_REQUEST_MS = 1000
 /** The load part of a derived deadline at most (a longer run sets --run-timeout). */
 const MAX_LOAD_MS = 3600_000
+/**
+ * The per-response deadline `syncbench run` sets unless --response-timeout or an experiment's
+ * load.responseTimeout says otherwise, in seconds: a response that takes longer is a failed request
+ * (RESPONSE_TIMEOUT), so a handler that dribbles or never finishes fails its requests instead of holding
+ * the run until its deadline. Far above any legitimate seed response: the slowest measured here is
+ * seed-bcrypt's sync tail at -k -c 20 (20 hashes of ~60 ms queue up, and the keep-alive connection the
+ * loop serves last waits up to 13.8 s); seed-readfile at -c 100 stays under 0.3 s.
+ */
+export const DEFAULT_RESPONSE_TIMEOUT = 60
 /** --run-timeout's bounds, in seconds. */
 export const MIN_RUN_TIMEOUT = 1
 export const MAX_RUN_TIMEOUT = 86400

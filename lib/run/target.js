@@ -8,7 +8,7 @@ import { expandExperiment } from './plan.js'
 /**
  * Throw when the experiments' configurations need more than one server, naming them grouped by server.
  * @param {import('./experiment-loader.js').Experiment[]} experiments
- * @param {{ requests?: number, concurrency?: number, keepAlive?: boolean }} [overrides]
+ * @param {import('./plan.js').LoadOverrides} [overrides]
  */
 export function checkTarget (experiments, overrides = {}) {
   /** @type {Map<string, { server: string, configurations: string[] }>} */

@@ -4,9 +4,10 @@
 // as "invalid: <reason>" wherever its configuration appears.
 
 /**
- * Why a load result is invalid ("20 of 20 non-2xx", "3 of 20 failed (length 3)"), or null when every
- * request succeeded with a 2xx answer. Failures are ab's ("Failed requests", with its kinds).
- * @param {Pick<import('../types.js').LoadResult, 'failedRequests'|'non2xxResponses'|'completeRequests'> & { failures?: Partial<import('../types.js').LoadResult['failures']>, options?: { requests?: number, timelimit?: number } }} load
+ * Why a load result is invalid ("20 of 20 non-2xx", "3 of 20 failed (length 3)", "4 of 4 failed
+ * (exceptions 4; RESPONSE_TIMEOUT 4)"), or null when every request succeeded with a 2xx answer.
+ * Failures are ab's ("Failed requests", with its kinds), then their causes from `errors`.
+ * @param {Pick<import('../types.js').LoadResult, 'failedRequests'|'non2xxResponses'|'completeRequests'> & { failures?: Partial<import('../types.js').LoadResult['failures']>, errors?: Record<string, number>, options?: { requests?: number, timelimit?: number } }} load
  * @returns {string|null}
  */
 export function loadInvalidity (load) {
@@ -18,8 +19,10 @@ export function loadInvalidity (load) {
   const of = typeof asked === 'number' && asked >= load.completeRequests && !(Number(load.options?.timelimit) > 0) ? asked : load.completeRequests
   const parts = []
   if (failed > 0) {
-    const kinds = Object.entries(load.failures ?? {}).filter(([, n]) => typeof n === 'number' && n > 0).map(([kind, n]) => `${kind} ${n}`)
-    parts.push(`${failed} of ${of} failed${kinds.length ? ` (${kinds.join(', ')})` : ''}`)
+    const counted = (/** @type {Record<string, unknown>|undefined} */ map) => Object.entries(map ?? {}).filter(([, n]) => typeof n === 'number' && n > 0).map(([kind, n]) => `${kind} ${n}`)
+    // ab's kinds, then the causes the engine counted (RESPONSE_TIMEOUT, ECONNRESET, HPE_...): the reason, not only the count
+    const kinds = [counted(load.failures), counted(load.errors)].filter((list) => list.length).map((list) => list.join(', '))
+    parts.push(`${failed} of ${of} failed${kinds.length ? ` (${kinds.join('; ')})` : ''}`)
   }
   if (non2xx > 0) parts.push(`${non2xx} of ${of} non-2xx`)
   return parts.join(', ')

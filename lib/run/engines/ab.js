@@ -4,7 +4,9 @@
 // - percentiles, connection times and latency.* in whole ms, as ab prints them (builtin: fractions);
 //   latency.p999/p9999 stay 0 (ab prints no HDR figures).
 // - statusCodes and errors stay {}: ab prints only the Non-2xx and failure counts.
-// - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with a TimeoutError.
+// - ab has no per-response deadline (its -s is an inactivity timeout): the response timeout does not
+//   apply; the run's deadline (run-deadline.js) bounds a response that never ends.
+// - the run ends at the run's deadline (run-deadline.js; runTool's timeout) with a TimeoutError.
 import { ConnectError, SyncbenchError, errorCodes, errorFromCode, systemCode } from '../../errors.js'
 import { emptyResult, runTool, probe } from './shape.js'
 import { runDeadlineMs } from '../run-deadline.js'

@@ -6,10 +6,11 @@
 // - no connect/processing/waiting split (only the total row), HTML transferred and Total body sent 0,
 //   document length 0; failures are all counted as receive failures (errors + timeouts).
 // - timeTakenSeconds is autocannon's start-to-finish, which includes up to one 10 ms sample tick.
-// - the run ends at runTool's safety timeout (600 s, or -t + 30 s) with a TimeoutError.
+// - -t (a request's whole time, in autocannon) is the response timeout when one is set, else -s.
+// - the run ends at the run's deadline (run-deadline.js; runTool's timeout) with a TimeoutError.
 import { createRequire } from 'node:module'
 import { ConnectError, SyncbenchError, errorCodes, errorFromCode, systemCode } from '../../errors.js'
-import { emptyResult, deriveRates, runTool, probe } from './shape.js'
+import { emptyResult, deriveRates, runTool, probe, requestTimeoutSeconds } from './shape.js'
 import { runDeadlineMs } from '../run-deadline.js'
 
 /**
@@ -41,7 +42,7 @@ export const autocannonEngine = {
     // -L 10: autocannon ends an -a run on its next sample tick (1 s by default), which would add up to
     // a second to "Time taken"; a 10 ms tick bounds that error.
     const args = [...pre, '-a', String(options.requests ?? 1), '-c', String(options.concurrency ?? 1),
-      '-t', String(options.timeout ?? 30), '-L', '10', '--json', options.url]
+      '-t', String(requestTimeoutSeconds(options)), '-L', '10', '--json', options.url]
     let out
     try {
       out = await runTool(cmd, args, { signal: options.signal, timeoutMs: runDeadlineMs(options) })

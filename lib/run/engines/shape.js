@@ -2,6 +2,7 @@
 // tool reports: fields a tool does not measure stay 0 (documented per adapter), so tables, the
 // ab-format report and results.json never meet a missing field.
 import { spawn, spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { TimeoutError } from '../../errors.js'
 import { version } from '../../version.js'
 import { track } from '../children.js'
@@ -50,6 +51,17 @@ export function emptyResult (options) {
 }
 
 /**
+ * The per-request timeout to give a tool whose timeout bounds a request's whole time (wrk's --timeout,
+ * autocannon's -t), in seconds: the response timeout when one is set and shorter, else ab's -s.
+ * @param {import('../../types.js').LoadOptions} options
+ * @returns {number}
+ */
+export function requestTimeoutSeconds (options) {
+  const timeout = options.timeout ?? 30
+  return options.responseTimeout ? Math.min(timeout, options.responseTimeout) : timeout
+}
+
+/**
  * Fill the derived ab figures from the counts and the duration, as ab computes them.
  * @param {import('../../types.js').LoadResult} result
  */
@@ -59,11 +71,15 @@ export function deriveRates (result) {
   return result
 }
 
+/** The guard each tool runs under (tool-guard.js): it ends the tool when the runner is gone. */
+const guardPath = fileURLToPath(new URL('./tool-guard.js', import.meta.url))
+
 /**
- * Run a command to completion, collecting stdout and stderr. The tool gets its own process group, so a
- * terminal's Ctrl-C reaches only the runner: `signal` then sends it SIGINT (ab and wrk print what they
- * measured so far, as after Ctrl-C in a terminal). Past `timeoutMs` it is killed and the promise
- * rejects with a TimeoutError; lib/run/children.js ends it if the runner goes first.
+ * Run a command to completion, collecting stdout and stderr. The tool runs under a guard (tool-guard.js)
+ * in a process group of its own, so a terminal's Ctrl-C reaches only the runner: `signal` then sends the
+ * group SIGINT (ab and wrk print what they measured so far, as after Ctrl-C in a terminal). Past
+ * `timeoutMs` the group is killed and the promise rejects with a TimeoutError; lib/run/children.js ends
+ * the group if the runner goes first, and the guard ends it if the runner is SIGKILLed.
  * @param {string} cmd
  * @param {string[]} args
  * @param {object} [options]
@@ -76,12 +92,21 @@ export function deriveRates (result) {
  */
 export function runTool (cmd, args, { signal, timeoutMs = 600_000, env, onStderr } = {}) {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(cmd, args, { env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }))
+    const child = track(spawn(process.execPath, [guardPath, String(process.pid), cmd, ...args], { env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }))
     let stdout = ''
     let stderr = ''
     let timedOut = false
-    const stop = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT') }
-    const kill = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') }
+    /** @param {NodeJS.Signals} name */
+    const signalGroup = (name) => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      try {
+        process.kill(-(/** @type {number} */ (child.pid)), name)
+      } catch {
+        // the group is gone already
+      }
+    }
+    const stop = () => signalGroup('SIGINT')
+    const kill = () => signalGroup('SIGKILL')
     child.stdout?.setEncoding('utf8').on('data', (d) => { stdout += d })
     child.stderr?.setEncoding('utf8').on('data', (d) => {
       stderr += d

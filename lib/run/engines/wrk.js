@@ -11,10 +11,11 @@
 // - keepAliveRequests = every request (wrk speaks HTTP/1.1 keep-alive only), whatever -k says.
 // - percentiles in whole ms (rounded from wrk's microseconds); latency.* keeps the fractions.
 // - timeTakenSeconds is wrk's own duration, which includes the round trip of the SIGINT that stops it.
+// - --timeout (a request's whole time, in wrk) is the response timeout when one is set, else -s.
 // - errors: only ETIMEDOUT and ECONNREFUSED (wrk counts connect/read/write/timeout errors, not their causes).
 import { fileURLToPath } from 'node:url'
 import { ConnectError, SyncbenchError, errorCodes, errorFromCode, systemCode } from '../../errors.js'
-import { emptyResult, deriveRates, runTool, probe } from './shape.js'
+import { emptyResult, deriveRates, runTool, probe, requestTimeoutSeconds } from './shape.js'
 import { runDeadlineMs } from '../run-deadline.js'
 
 const script = fileURLToPath(new URL('./wrk-stop.lua', import.meta.url))
@@ -31,7 +32,7 @@ export const wrkEngine = {
   async run (options) {
     const requests = options.requests ?? 1
     const args = ['-t', '1', '-c', String(options.concurrency ?? 1), '-d', `${options.timelimit || 3600}s`,
-      '--timeout', `${options.timeout ?? 30}s`, '-s', script, options.url]
+      '--timeout', `${requestTimeoutSeconds(options)}s`, '-s', script, options.url]
     const startedAt = new Date().toISOString()
     let out
     try {
