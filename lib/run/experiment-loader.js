@@ -25,6 +25,12 @@ import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.
  * @typedef {object} ServerSpec
  * @property {string} [app]                 a `syncbench serve` app: seed-bcrypt, seed-readfile, lab
  * @property {string} [workload]            absolute path of a --workload module (served by lib/lab/workload-host.js)
+ * @property {string} [command]             a user's own server command (--app; lib/lab/app-host.js)
+ * @property {string} [name]                with command: the app's name (--app NAME=COMMAND)
+ * @property {string} [cwd]                 with command: where it runs
+ * @property {number} [port]                with command: --port, the port to load (else found by the preload)
+ * @property {boolean} [profile]            with command: record a CPU profile of the app's main thread
+ * @property {number} [startTimeoutMs]      with command: how long it may take to listen
  * @property {string[]} [args]
  * @property {Record<string, string>} [env]
  */
@@ -133,6 +139,70 @@ export async function loadWorkload (file, cwd, { baseline } = {}) {
 }
 
 /**
+ * Build the experiment of `syncbench run --app`: every app at every path, each run a fresh process of
+ * the app's command. With several apps the first one is the baseline at each path (before/after).
+ * @param {object} options
+ * @param {{ name: string, command: string }[]} options.apps  names unique (parseAppOption)
+ * @param {string[]} options.paths
+ * @param {string} options.cwd
+ * @param {number} [options.port]
+ * @param {boolean} [options.profile]
+ * @param {number} [options.startTimeoutMs]
+ * @returns {Experiment}
+ */
+export function appExperiment ({ apps, paths, cwd, port, profile = true, startTimeoutMs }) {
+  const several = apps.length > 1
+  const variants = apps.flatMap((app) => paths.map((route) => {
+    /** @type {Partial<ServerSpec>} */
+    const server = { command: app.command, name: app.name, cwd, profile }
+    if (port !== undefined) server.port = port
+    if (startTimeoutMs !== undefined) server.startTimeoutMs = startTimeoutMs
+    return { label: several ? `${app.name} ${route}` : route, path: route, config: { strategy: app.name, workload: route }, server }
+  }))
+  const described = apps.map((a) => several ? `${a.name}: ${a.command}` : a.command).join('; ')
+  return validateExperiment({
+    name: 'app',
+    title: several ? `Your server: ${apps.map((a) => a.name).join(' vs ')}` : `Your server: ${apps[0].name}`,
+    description: `${described}, at ${paths.join(', ')}`,
+    table: 'generic',
+    baseline: apps[0].name,
+    server: { command: apps[0].command },
+    load: { requests: 200, concurrency: 10, keepAlive: true },
+    variants
+  }, '--app')
+}
+
+/**
+ * --app as given: NAME=COMMAND, or a command alone (named after its script: "node server.js" -> server).
+ * @param {string[]} values
+ * @returns {{ name: string, command: string }[]}
+ */
+export function parseAppOption (values) {
+  /** @type {Set<string>} */
+  const taken = new Set()
+  return values.map((value) => {
+    const named = /^([A-Za-z0-9][\w.-]{0,31})=(.*)$/s.exec(value)
+    const command = (named ? named[2] : value).trim()
+    if (command === '') throw invalidOption('--app', value, 'needs a command, e.g. --app "node server.js" or --app before="node v1.js"')
+    let name = named ? named[1] : defaultAppName(command)
+    if (named && taken.has(name)) throw invalidOption('--app', value, `names "${name}" twice`)
+    for (let i = 2; taken.has(name); i++) name = `${defaultAppName(command)}-${i}`
+    taken.add(name)
+    return { name, command }
+  })
+}
+
+/**
+ * "node server.js" -> server, "npm start" -> npm: the last word that looks like a file, else the first word.
+ * @param {string} command
+ */
+function defaultAppName (command) {
+  const words = command.split(/\s+/).filter(Boolean)
+  const file = [...words].reverse().find((w) => /\.[cm]?[jt]s$/.test(w)) ?? words[0]
+  return (path.basename(file).replace(/\.[^.]+$/, '').replace(/[^\w.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'app').slice(0, 32)
+}
+
+/**
  * Check an experiment definition and fill its defaults.
  * @param {any} e
  * @param {string} where names the source in error messages
@@ -158,7 +228,7 @@ export function validateExperiment (e, where) {
   // the name becomes file names (charts/<name>-throughput.png) and HTML ids: short, and of safe characters
   if (typeof e.name !== 'string' || !/^[\w.-]{1,64}$/.test(e.name)) throw bad(`name must be 1 to 64 letters, digits, "-", "_" or ".", got "${e.name}"`)
   if (e.table !== undefined && !TABLES.includes(e.table)) throw bad(`table must be one of ${TABLES.join(', ')}, got "${e.table}"`)
-  if (!e.server || (typeof e.server.app !== 'string' && typeof e.server.workload !== 'string')) throw bad('server.app must name a syncbench serve app (seed-bcrypt, seed-readfile, lab)')
+  if (!e.server || (typeof e.server.app !== 'string' && typeof e.server.workload !== 'string' && typeof e.server.command !== 'string')) throw bad('server.app must name a syncbench serve app (seed-bcrypt, seed-readfile, lab)')
   if (!Array.isArray(e.variants) || e.variants.length === 0) throw bad('variants must be a non-empty array')
   const labels = new Set()
   for (const v of e.variants) {
