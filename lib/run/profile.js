@@ -46,9 +46,11 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
   /** @type {Map<number, { frame: Frame, parent: number|null }>} */
   const nodes = new Map()
   for (const node of profile.nodes) nodes.set(node.id, { frame: frameOf(node.callFrame, root), parent: null })
-  for (const node of profile.nodes) for (const child of node.children ?? []) {
-    const entry = nodes.get(child)
-    if (entry) entry.parent = node.id
+  for (const node of profile.nodes) {
+    for (const child of node.children ?? []) {
+      const entry = nodes.get(child)
+      if (entry) entry.parent = node.id
+    }
   }
   const windows = series ? blockingWindows(series) : null
   /** @type {Map<string, ProfileEntry>} */ const self = new Map()
