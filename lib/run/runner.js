@@ -2,7 +2,7 @@
 // its environment set at spawn, a short warm-up, a metrics window that covers the measured load only,
 // then the server stopped; results.json is rewritten after every run so an interruption keeps them.
 import path from 'node:path'
-import { ConnectError, ExperimentError, SyncbenchError, TimeoutError, errorCodes, errorFromCode } from '../errors.js'
+import { ConnectError, ExperimentError, ServerExitedError, SyncbenchError, TimeoutError, errorCodes, errorFromCode } from '../errors.js'
 import { version } from '../version.js'
 import { readFile } from 'node:fs/promises'
 import { spawnServer, spawnWorkloadServer, spawnAppServer, queryWorkloadHandlers } from '../lab/spawn.js'
@@ -336,7 +336,9 @@ async function exitError (handle) {
     await handle.metrics()
     return null
   } catch (err) {
-    return err instanceof SyncbenchError ? err : null
+    if (!(err instanceof SyncbenchError)) return null
+    // "<server> is not running: <its last stderr line>": the app host's line says it all.
+    return new ServerExitedError(err.message.replace(/^.*? is not running: (?=app ")/, ''), { stderr: 'stderr' in err && Array.isArray(err.stderr) ? err.stderr : [] })
   }
 }
 
