@@ -43,7 +43,7 @@ const REQUEST_TIMEOUT_MS = 60_000
  * @returns {Promise<HostedApp>}
  */
 export async function hostApp (spec, { watchdog } = {}) {
-  const { file, args } = parseCommand(spec.command)
+  const { file, args, shell } = parseCommand(spec.command)
   const name = spec.name
   const controlDir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-app-'))
   const controlPath = process.platform === 'win32'
@@ -86,6 +86,7 @@ export async function hostApp (spec, { watchdog } = {}) {
       PORT: String(spec.port ?? 0)
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    shell,
     detached: true
   })
   let stderr = ''

@@ -2,7 +2,7 @@
 // needs one: words are split on whitespace; '...' keeps everything literally, "..." keeps spaces (a
 // backslash escapes " and \ inside it), a backslash outside quotes escapes the next character. A
 // command with a shell's syntax in it (| & ; < > ( ) $ ` * ? [ ] { } ~ # !, a newline, or a leading
-// NAME=value assignment) runs as `/bin/sh -c <command>` (cmd.exe /d /s /c on Windows) instead, so it
+// NAME=value assignment) runs as `sh -c <command>` (cmd.exe /d /s /c on Windows) instead, so it
 // means what it means in a terminal.
 import { InvalidOptionError } from '../errors.js'
 
@@ -11,15 +11,14 @@ const SHELL_SYNTAX = /[|&;<>()$`*?[\]{}~#!\n]/
 /**
  * @param {string} command
  * @param {string} flag how messages name the option ("--app")
- * @returns {{ file: string, args: string[], shell: boolean }}
+ * @returns {{ file: string, args: string[], shell: boolean }}  with shell, `file` is the whole command for spawn's `shell: true`
  */
 export function parseCommand (command, flag = '--app') {
   if (command.trim() === '') throw new InvalidOptionError(`${flag} needs a command such as "node server.js", got "${command}"`)
   const words = splitWords(command, flag)
   if (SHELL_SYNTAX.test(unquotedText(command)) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) {
-    return process.platform === 'win32'
-      ? { file: process.env.ComSpec ?? 'cmd.exe', args: ['/d', '/s', '/c', command], shell: true }
-      : { file: '/bin/sh', args: ['-c', command], shell: true }
+    // child_process's own `shell: true`: sh -c on POSIX, cmd.exe /d /s /c on Windows.
+    return { file: command, args: [], shell: true }
   }
   return { file: words[0], args: words.slice(1), shell: false }
 }

@@ -174,6 +174,7 @@ export function appExperiment ({ apps, paths, cwd, port, profile = true, startTi
 
 /**
  * --app as given: NAME=COMMAND, or a command alone (named after its script: "node server.js" -> server).
+ * A NAME all in capitals is not a name but an environment assignment of the command ("PORT=0 node app.js").
  * @param {string[]} values
  * @returns {{ name: string, command: string }[]}
  */
@@ -181,7 +182,8 @@ export function parseAppOption (values) {
   /** @type {Set<string>} */
   const taken = new Set()
   return values.map((value) => {
-    const named = /^([A-Za-z0-9][\w.-]{0,31})=(.*)$/s.exec(value)
+    // An upper-case NAME=value is the shell's environment assignment ("PORT=0 node app.js"), not a name.
+    const named = /^[A-Z0-9_]+=/.test(value) ? null : /^([A-Za-z0-9][\w.-]{0,31})=(.*)$/s.exec(value)
     const command = (named ? named[2] : value).trim()
     if (command === '') throw invalidOption('--app', value, 'needs a command, e.g. --app "node server.js" or --app before="node v1.js"')
     let name = named ? named[1] : defaultAppName(command)
