@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { binPath, runCli, tempCacheDir } from './helper.js'
+import { binPath, closedPort, runCli, tempCacheDir } from './helper.js'
 import { parseCommand } from '../lib/lab/command.js'
 import { parseAppOption } from '../lib/run/experiment-loader.js'
 
@@ -221,3 +221,32 @@ http.createServer(() => { writeFileSync(${JSON.stringify(pidFile)}, String(proce
     for (const pid of left) { try { process.kill(pid, 'SIGKILL') } catch {} }
     assert.ok(gone, `left: ${left.join(', ')}`)
   })
+
+test('two runs of one --app name (two versions of an app) go through compare --fail-if-slower: exit 3 when the second is slower', async () => {
+  const run = async (name, iterations) => {
+    const out = path.join(dir, `gate-${name}`)
+    const { code, stderr } = await runCli(['run', '--app', 'app=node test/fixtures/apps/http-app.js', '--path', '/hash', '-n', '10', '-c', '1', '--runs', '3', '--no-report', '-q', '--out', out],
+      { cwd: root, env: { HASH_ITERATIONS: iterations }, timeoutMs: 110_000 })
+    assert.equal(code, 0, stderr)
+    return out
+  }
+  const base = await run('base', '1000')
+  const slow = await run('slow', '100000')
+  const { code, stdout, stderr } = await runCli(['compare', base, slow, '--fail-if-slower', '5%'])
+  assert.equal(code, 3, stdout + stderr)
+  assert.match(stdout, /^app +\/hash .*slower: [\d.]+%\.\.[\d.]+% slower, beyond 5%$/m)
+})
+
+test('--port: an app the preload cannot see (NODE_OPTIONS cleared, as a non-Node server) is loaded at that port, without metrics or profile', async () => {
+  const port = await closedPort()
+  const out = path.join(dir, 'port')
+  const { code, stdout, stderr } = await runCli(['run', '--app', 'NODE_OPTIONS= node test/fixtures/apps/http-app.js', '--port', String(port), '--path', '/hash', '-n', '10', '-c', '1', '--no-report', '--out', out],
+    { cwd: root, env: { HASH_ITERATIONS: '1000' } })
+  assert.equal(code, 0, stderr)
+  const [run] = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')).runs
+  assert.equal(run.load.completeRequests, 10)
+  assert.equal(run.load.server.port, port)
+  assert.equal(run.server, null)
+  assert.equal(run.profile, null)
+  assert.doesNotMatch(stdout, /Where the event loop went/)
+})
