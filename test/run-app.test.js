@@ -66,6 +66,7 @@ for (const [args, message] of [
   [['--app', 'node x.js', '--path', 'report'], /^syncbench run: --path must be a path such as \/report .*got "report"$/],
   [['--app', 'node x.js', '--port', '0'], /^syncbench run: --port must be an integer from 1 to 65535, got "0"$/],
   [['--path', '/a'], /^syncbench run: --path applies to --app only, got "\/a"$/],
+  [['--profile'], /^syncbench run: --profile applies to --app only$/],
   [['--app', 'node x.js', '--target', 'http://127.0.0.1:1/'], /^syncbench run: --target cannot go with --app/]
 ]) {
   test(`bad --app input is one line and exit 2: ${args.join(' ')}`, async () => {
@@ -87,7 +88,7 @@ const frameworks = [
 for (const [framework, command, where, noReport] of frameworks) {
   test(`${framework}: run --app finds the port, measures both routes, and names the blocking function first`, async () => {
     const out = path.join(dir, framework.replace(/\W/g, ''))
-    const { code, stdout, stderr } = await runCli(['run', '--app', command, '--path', '/hash', '--path', '/hash-async', '-n', '40', '-c', '2',
+    const { code, stdout, stderr } = await runCli(['run', '--app', command, '--path', '/hash', '--path', '/hash-async', '-n', '40', '-c', '2', '--profile',
       '--out', out, ...(noReport ? ['--no-report'] : [])], { cwd: root, env: { HASH_ITERATIONS: '30000' }, timeoutMs: 110_000 })
     assert.equal(code, 0, stderr)
     const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8'))
@@ -142,6 +143,9 @@ test('--app before=... --app after=...: each path of after is compared with befo
   assert.deepEqual(results.experiments[0].comparisons, { 'after /hash': 'before /hash' })
   for (const run of results.runs) assert.equal(run.load.completeRequests, 20, run.id)
   assert.match(stdout, /after \/hash is [\d.]+x before \/hash/)
+  // No --profile: no profile, no section.
+  assert.ok(results.runs.every((r) => r.profile === undefined))
+  assert.doesNotMatch(stdout, /Where the event loop went/)
 })
 
 test('an app that crashes on start: one line with its last stderr lines, the run failed, exit 1', async () => {
@@ -240,7 +244,7 @@ test('two runs of one --app name (two versions of an app) go through compare --f
 test('--port: an app the preload cannot see (NODE_OPTIONS cleared, as a non-Node server) is loaded at that port, without metrics or profile', async () => {
   const port = await closedPort()
   const out = path.join(dir, 'port')
-  const { code, stdout, stderr } = await runCli(['run', '--app', 'NODE_OPTIONS= node test/fixtures/apps/http-app.js', '--port', String(port), '--path', '/hash', '-n', '10', '-c', '1', '--no-report', '--out', out],
+  const { code, stdout, stderr } = await runCli(['run', '--app', 'NODE_OPTIONS= node test/fixtures/apps/http-app.js', '--port', String(port), '--path', '/hash', '-n', '10', '-c', '1', '--profile', '--no-report', '--out', out],
     { cwd: root, env: { HASH_ITERATIONS: '1000' } })
   assert.equal(code, 0, stderr)
   const [run] = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')).runs

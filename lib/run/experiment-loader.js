@@ -146,11 +146,11 @@ export async function loadWorkload (file, cwd, { baseline } = {}) {
  * @param {string[]} options.paths
  * @param {string} options.cwd
  * @param {number} [options.port]
- * @param {boolean} [options.profile]
+ * @param {boolean} [options.profile]  record each run's CPU profile (--profile)
  * @param {number} [options.startTimeoutMs]
  * @returns {Experiment}
  */
-export function appExperiment ({ apps, paths, cwd, port, profile = true, startTimeoutMs }) {
+export function appExperiment ({ apps, paths, cwd, port, profile = false, startTimeoutMs }) {
   const several = apps.length > 1
   const variants = apps.flatMap((app) => paths.map((route) => {
     /** @type {Partial<ServerSpec>} */
