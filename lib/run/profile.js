@@ -61,6 +61,8 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
   let totalMs = 0
   /** @type {{ key: string, entry: Omit<ProfileEntry, 'ms'> }|null} */
   let previous = null
+  /** @type {Frame[]} */
+  let previousStack = []
   let clockUs = 0
   const n = profile.samples.length
   for (let i = 0; i < n; i++) {
@@ -68,12 +70,16 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
     // A sample stands for the time until the next one.
     const ms = Math.max(0, (i + 1 < n ? profile.timeDeltas[i + 1] : intervalUs) / 1000)
     totalMs += ms
-    const stack = stackOf(nodes, profile.samples[i])
-    const leaf = stack[0]
+    const sampled = stackOf(nodes, profile.samples[i])
+    const leaf = sampled[0]
     if (!leaf || leaf.kind === 'idle') { idleMs += ms; previous = null; continue }
+    // A collection is charged, self and inclusive, as the sample before it.
+    const gc = leaf.kind === 'gc' && previous !== null
+    const stack = gc ? previousStack : sampled
     /** @type {{ key: string, entry: Omit<ProfileEntry, 'ms'> }} */
-    const charged = leaf.kind === 'gc' && previous ? previous : charge(stack)
+    const charged = gc && previous ? previous : charge(stack)
     previous = charged
+    previousStack = stack
     add(self, charged.key, charged.entry, ms)
     const at = startOffsetMs + clockUs / 1000
     if (windows && windows.some(([from, to]) => at >= from && at <= to)) {
