@@ -254,3 +254,30 @@ test('--port: an app the preload cannot see (NODE_OPTIONS cleared, as a non-Node
   assert.equal(run.profile, null)
   assert.doesNotMatch(stdout, /Where the event loop went/)
 })
+
+test('Ctrl-C while an app the preload cannot see ignores SIGTERM (as a non-Node server may): the runner still ends its process group', async () => {
+  const work = path.join(dir, 'sigint-term')
+  await mkdir(work, { recursive: true })
+  const pidFile = path.join(work, 'app.pid')
+  await writeFile(path.join(work, 'stubborn-app.mjs'), `import http from 'node:http'
+import { writeFileSync } from 'node:fs'
+process.on('SIGTERM', () => {})
+http.createServer((req, res) => { setTimeout(() => res.end('late'), 60000) }).listen(Number(process.env.PORT), '127.0.0.1', () => writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)))
+`)
+  const port = await closedPort()
+  const runner = spawn(process.execPath, [binPath, 'run', '--app', `NODE_OPTIONS= node ${path.join(work, 'stubborn-app.mjs')}`, '--port', String(port), '-n', '5', '-c', '1', '--no-report', '--out', path.join(work, 'out')],
+    { stdio: 'ignore' })
+  const exited = once(runner, 'exit')
+  const started = await waitUntil(() => { try { return readFileSync(pidFile, 'utf8') !== '' } catch { return false } }, 30_000)
+  if (!started) runner.kill('SIGKILL')
+  assert.ok(started, 'the app listened')
+  const pid = readFileSync(pidFile, 'utf8')
+  // The warm-up's first request waits 60 s: the run is under way.
+  await delay(500)
+  runner.kill('SIGINT')
+  const [code] = await exited
+  assert.equal(code, 130)
+  const gone = await waitUntil(() => !alive(pid), 5000)
+  if (!gone) process.kill(Number(pid), 'SIGKILL')
+  assert.ok(gone, 'the app that ignored SIGTERM was ended')
+})

@@ -96,6 +96,8 @@ export const PROFILE = 'syncbench:profile'
  * @property {{ name: string, url: string, port: number }[]} servers
  * @property {import('../types.js').Environment} env
  * @property {string[]} [handlers]  a workload's handler names
+ * @property {string} [app]         a user's app (lib/lab/app-host.js): its name
+ * @property {number} [appPid]      its command's pid, the id of the process group it runs in
  */
 
 /**

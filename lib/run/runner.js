@@ -14,7 +14,7 @@ import { expandExperiment, baselines, schedule } from './plan.js'
 import { calibrate, calibrationKey } from './calibrate.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
 import { builtinEngine } from './engines/builtin.js'
-import { track } from './children.js'
+import { track, trackGroup } from './children.js'
 import { mean } from './stats.js'
 import { loadInvalidity } from './validity.js'
 import { checkTarget } from './target.js'
@@ -222,6 +222,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
   }
   /** @type {MeasuredServer|null} */
   let handle = null
+  /** @type {(() => void)|null} ends what is left of a user's app's process group */
+  let untrackGroup = null
   // The run's deadline ends the load (as Ctrl-C does) and stops the server, which fails a pending metrics request.
   const deadlineMs = runDeadlineMs(configuration.load, runTimeout)
   const deadline = new AbortController()
@@ -247,6 +249,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
           ? await spawnUserApp(server, outDir)
           : await spawnServer({ app: /** @type {string} */ (server.app), args: server.args, env: server.env, onChild: track })
       handle = child
+      const appPid = child.ready.appPid
+      if (typeof appPid === 'number') untrackGroup = trackGroup(appPid)
       url = child.servers[0].url + configuration.path
     }
     const profiling = Boolean(configuration.server.command && configuration.server.profile && handle.profile)
@@ -279,6 +283,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     clearTimeout(timer)
     // Interrupted: a server that ignores SIGTERM (blocked in a handler) is not given the full grace.
     await handle?.stop(signal?.aborted ? STOP_GRACE_AFTER_ABORT_MS : undefined)
+    untrackGroup?.()
   }
   if (deadline.signal.aborted && !signal?.aborted) {
     record.error = null
