@@ -159,6 +159,14 @@ test('an app that crashes on start: one line with its last stderr lines, the run
   assert.match(await readFile(path.join(out, 'apps', 'crash-app.log'), 'utf8'), /Error: config\.json: no such file/)
 })
 
+test('a command that does not exist: one line naming it', async () => {
+  const out = path.join(dir, 'enoent')
+  const { code, stderr } = await runCli(['run', '--app', 'no-such-command-for-syncbench --port 1', '--no-report', '--out', out], { cwd: root })
+  assert.equal(code, 1, stderr)
+  assert.match(stderr, /^syncbench run: app\/\/#1: app "no-such-command-for-syncbench" could not run "no-such-command-for-syncbench": no such command \(ENOENT\)$/m)
+  assert.doesNotMatch(stderr, /^\s+at /m, 'no stack trace')
+})
+
 test('an app that never listens: ended after --start-timeout, one line, no process left', async () => {
   const out = path.join(dir, 'silent')
   const pidFile = path.join(dir, 'silent.pid')

@@ -96,13 +96,15 @@ export async function hostApp (spec, { watchdog } = {}) {
     stderr = (stderr + d.toString('utf8')).slice(-STDERR_KEEP)
   })
   const spawnError = /** @type {Promise<NodeJS.ErrnoException>} */ (once(child, 'error').then(([err]) => err))
-  const closed = /** @type {Promise<[number|null, NodeJS.Signals|null]>} */ (once(child, 'close'))
+  // Not events.once: it would reject on the 'error' of a command that cannot start, which spawnError reports.
+  /** @type {Promise<[number|null, NodeJS.Signals|null]>} */
+  const closed = new Promise((resolve) => child.once('close', (code, signal) => resolve([code, signal])))
   if (child.pid) watchdog?.killGroupToo(child.pid)
   const lastLines = () => quote(stderr)
   /** @type {Promise<(when: string) => string>} */
   const exited = Promise.race([
     closed.then(([code, signal]) => (/** @type {string} */ when) => `app "${name}" exited (${signal || `code ${code}`}) ${when}${lastLines()}`),
-    spawnError.then((err) => () => `app "${name}" could not start ${JSON.stringify(file)}: ${err.code ?? err.message}`)
+    spawnError.then((err) => () => `app "${name}" could not run ${JSON.stringify(file)}: ${err.code === 'ENOENT' ? 'no such command (ENOENT)' : err.code ?? err.message}`)
   ])
   const cleanup = async () => {
     control.close()
