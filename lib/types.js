@@ -226,9 +226,34 @@
  * @property {Environment|null} serverEnv
  * @property {string} startedAt
  * @property {{ code: string, message: string }|null} error
+ * @property {ProfileSummary|null} [profile]  a user's app (--app): where its main thread's time went in the
+ *                                       measured window (lib/run/profile.js); null or absent without a profile
  * @property {{ reason: string }|null} [invalid]  set when the load had failed requests or non-2xx responses
  *                                       ("20 of 20 non-2xx"): left out of every figure (lib/run/validity.js);
  *                                       null when valid or under --allow-errors; absent in files written before it
+ */
+
+/**
+ * One function in a profile's reduction (lib/run/profile.js).
+ * @typedef {object} ProfileEntry
+ * @property {string} name        the function ("hashPasswordSlowly", "(anonymous)", "Node.js internals", "syncbench")
+ * @property {string} location    file:line (relative to the app's folder; a package's files from its name on), or a node: module
+ * @property {string} [via]       self time: the first Node/V8 function the app's frame called, whose time is charged to it
+ * @property {number} ms
+ */
+
+/**
+ * Where a run's main thread went (RunRecord.profile): a CPU profile of the measured window, reduced.
+ * @typedef {object} ProfileSummary
+ * @property {string} file              the .cpuprofile, relative to the results folder
+ * @property {number} intervalUs        sampling interval asked of V8
+ * @property {number} samples
+ * @property {number} totalMs           the profile's duration (the measured window)
+ * @property {number} idleMs            of it, the main thread waiting for events
+ * @property {ProfileEntry[]} self      by charged self time, largest first
+ * @property {ProfileEntry[]} inclusive by inclusive time (the app's functions and what they call), largest first
+ * @property {{ thresholdMs: number, ms: number, self: ProfileEntry[] }|null} blocking  self time of the samples
+ *   taken while the event loop was late by more than thresholdMs; null without a metrics series
  */
 
 /**

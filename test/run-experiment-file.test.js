@@ -26,8 +26,8 @@ const good = () => ({
 /** @type {[string, (e: any) => unknown, RegExp][]} case, how it breaks the experiment, what stderr says after "--experiment <file>: " */
 const cases = [
   ['an unknown app', (e) => { e.server.app = 'nope' }, /^server\.app must be one of "seed-bcrypt", "seed-readfile", "lab", got string "nope"$/],
-  ['neither app nor workload', (e) => { e.server = {} }, /^server must have one of app .* and workload .*, got neither$/],
-  ['both app and workload', (e) => { e.server.workload = './h.mjs' }, /^server must have one of app .* and workload .*, got both$/],
+  ['neither app nor workload', (e) => { e.server = {} }, /^server must have one of app .*, workload .* and command .*, got none$/],
+  ['both app and workload', (e) => { e.server.workload = './h.mjs' }, /^server must have one of app .*, workload .* and command .*, got app and workload$/],
   ['a missing workload module', (e) => { e.server = { workload: './missing.mjs' } }, /^server\.workload "\.\/missing\.mjs": no such file \(looked for .*missing\.mjs\)$/],
   ['an unknown top-level key', (e) => { e.warmUp = { requests: 2 } }, /^the experiment has an unexpected key "warmUp"$/],
   ['an unknown load key', (e) => { e.load.keepalive = true }, /^load has an unexpected key "keepalive" \(load options: requests, concurrency, .*keepAlive/],
@@ -38,7 +38,8 @@ const cases = [
   ['server.args syncbench serve refuses', (e) => { e.server.args = ['--framework', 'koa'] }, /^configuration "a": server\.args: --framework must be express or http, got "koa"$/],
   ['server.env a number', (e) => { e.server.env = { UV_THREADPOOL_SIZE: 8 } }, /^server\.env\.UV_THREADPOOL_SIZE must be string, got number 8$/],
   ['a variant server\'s args', (e) => { e.variants[1].server = { args: ['--pool-size', '0'] } }, /^configuration "b": server\.args: --pool-size must be an integer from 1 to 256, got "0"$/],
-  ['a variant server with an unknown key', (e) => { e.variants[1].server = { port: 80 } }, /^variants\[1\]\.server has an unexpected key "port"$/],
+  ['a variant server with a command server\'s key', (e) => { e.variants[1].server = { port: 80 } }, /^variants\[1\]\.server\.port applies to a server started by its command \(run --app\), not to app "lab"$/],
+  ['a variant server with an unknown key', (e) => { e.variants[1].server = { host: '::1' } }, /^variants\[1\]\.server has an unexpected key "host"$/],
   ['a variant with an unknown key', (e) => { e.variants[0].strategy = 'sync' }, /^variants\[0\] has an unexpected key "strategy"$/],
   ['a variant without a path', (e) => { delete e.variants[0].path }, /^variants\[0\]\.path is missing$/],
   ['a relative path', (e) => { e.variants[0].path = 'wait/async' }, /^variants\[0\]\.path must match pattern "\^\/", got string "wait\/async"$/],

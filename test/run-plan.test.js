@@ -85,7 +85,7 @@ test('bad definitions are named in one line', () => {
   const bad = (e, pattern) => assert.throws(() => validateExperiment(e, 'file.json'), (err) => err instanceof SyncbenchError && err.code === 'SB_ERR_EXPERIMENT' && pattern.test(err.message))
   bad(null, /^file\.json: an experiment must be an object$/)
   bad({ name: 'a b' }, /name must be/)
-  bad({ name: 'x', server: {}, variants: [{ label: 'a', path: '/' }] }, /server must have one of app .* and workload .*, got neither/)
+  bad({ name: 'x', server: {}, variants: [{ label: 'a', path: '/' }] }, /server must have one of app .*, workload .* and command .*, got none/)
   bad({ name: 'x', server: { app: 'lab' }, variants: [] }, /variants must not be empty/)
   bad({ name: 'x', server: { app: 'lab' }, variants: [{ label: 'a', path: 'nope' }] }, /variants\[0\]\.path must match pattern "\^\/", got string "nope"/)
   bad({ name: 'x', server: { app: 'lab' }, variants: [{ label: 'a', path: '/' }, { label: 'a', path: '/' }] }, /"a" appears twice/)

@@ -5,9 +5,11 @@
 import path from 'node:path'
 import { parseCommandArgs, integerOption } from '../args.js'
 import { MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT, DEFAULT_RESPONSE_TIMEOUT } from '../run/run-deadline.js'
-import { InvalidUrlError, invalidOption } from '../errors.js'
+import { InvalidOptionError, InvalidUrlError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
-import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload, checkDistinctNames } from '../run/experiment-loader.js'
+import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload, checkDistinctNames, appExperiment, parseAppOption } from '../run/experiment-loader.js'
+import { parseCommand } from '../lab/command.js'
+import { loopSections, loopLines } from '../report/event-loop.js'
 import { defaultExperiments } from '../run/experiments.js'
 import { runExperiments } from '../run/runner.js'
 import { checkTarget } from '../run/target.js'
@@ -37,6 +39,17 @@ Options:
   --workload <file>      serve and compare the handler functions a module exports (sync(req), async(req), ...)
   --baseline <name>      with --workload: the handler the others are compared with (default sync, else
                          the first one)
+  --app [NAME=]COMMAND   run your own server: a fresh process of COMMAND per run (e.g. "node server.js",
+                         "npm start"), its port found by a preload (or --port), its output in
+                         <out>/apps/NAME.log; repeatable: the first app is the baseline of the others
+                         (--app before="node v1.js" --app after="node v2.js")
+  --path <path>          with --app: a route to load, repeatable (default /)
+  --port <n>             with --app: load this port (apps that are not Node, or listen on several ports);
+                         the app is given PORT=<n> (without --port, PORT=0: a free port)
+  --start-timeout <s>    with --app: seconds the app may take to listen (default 20)
+  --profile              with --app: record a CPU profile of the app's main thread in every measured
+                         window (profiles/*.cpuprofile) and say where the event loop went; it costs
+                         the app about 5-10% more CPU per request, so it is off unless asked
   --runs <n>             repeat every configuration n times, interleaved (default: the experiment's
                          own, 2 for seed-bcrypt and 5 for seed-readfile, else 1); n >= 2 gives
                          Welch t-test p-values, n >= 3 also 95% confidence intervals
@@ -220,6 +233,8 @@ async function report ({ outcome, outDir, shown, io, html: withHtml }) {
     if (tables.length === 0) continue
     io.stdout.write('\n' + tables.map(renderText).join('\n') + '\n')
     io.stdout.write(paint('bold', s.verdict) + '\n')
+    const loops = loopLines(loopSections(results, s.name))
+    if (loops.length) io.stdout.write('\n' + loops.join('\n') + '\n')
   }
   const charts = textCharts(results)
   if (charts) io.stdout.write('\n' + charts + '\n')
@@ -282,6 +297,10 @@ async function resolveExperiments (options, cwd) {
   for (const name of options.names) list.push(...(name === 'all' ? listExperiments() : [builtinExperiment(name)]))
   for (const file of options.experimentFiles) list.push(...await loadExperimentFile(file, cwd))
   if (options.workload) list.push(await loadWorkload(options.workload, cwd, { baseline: options.baseline }))
+  if (options.apps.length) {
+    const port = options.port
+    list.push(appExperiment({ apps: options.apps, paths: options.paths.length ? options.paths : ['/'], cwd, port, profile: options.profile, startTimeoutMs: options.startTimeout * 1000 }))
+  }
   if (list.length === 0) list.push(...defaultExperiments.map(builtinExperiment))
   checkDistinctNames(list)
   return list
@@ -326,6 +345,11 @@ export function parseRunArgs (argv) {
     'allow-errors': { type: 'boolean' },
     'run-timeout': { type: 'string' },
     'response-timeout': { type: 'string' },
+    app: { type: 'string', multiple: true },
+    path: { type: 'string', multiple: true },
+    port: { type: 'string' },
+    'start-timeout': { type: 'string' },
+    profile: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
     verbose: { type: 'boolean', short: 'v' },
     help: { type: 'boolean', short: 'h' }
@@ -350,6 +374,11 @@ export function parseRunArgs (argv) {
     runTimeout: integerOption('--run-timeout', values['run-timeout'], MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT),
     // the load option's own rule (lib/load/options.js), as syncbench ab checks it
     responseTimeout: values['response-timeout'] === undefined ? undefined : parseLoadArg('responseTimeout', '--response-timeout', values['response-timeout']),
+    apps: parseAppOption(values.app ?? []),
+    paths: values.path ?? [],
+    port: integerOption('--port', values.port, 1, 65535),
+    startTimeout: integerOption('--start-timeout', values['start-timeout'], 1, 600) ?? 20,
+    profile: Boolean(values.profile),
     quiet: Boolean(values.quiet),
     // -q is the shortest output there is: it wins over --verbose
     verbose: Boolean(values.verbose) && !values.quiet
@@ -364,6 +393,15 @@ export function parseRunArgs (argv) {
     if (url.username || url.password) throw new InvalidUrlError(`--target cannot carry credentials (set an Authorization header in the experiment's load.headers), got "${options.target}"`)
   }
   if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
+  for (const app of options.apps) parseCommand(app.command, `--app ${app.name}`)
+  if (options.apps.length === 0) {
+    for (const [flag, given] of /** @type {const} */ ([['--path', values.path], ['--port', values.port], ['--start-timeout', values['start-timeout']], ['--profile', values.profile]])) {
+      if (given === true) throw new InvalidOptionError(`${flag} applies to --app only`)
+      if (given !== undefined) throw invalidOption(flag, Array.isArray(given) ? given.join(' ') : given, 'applies to --app only')
+    }
+  }
+  for (const p of options.paths) if (!p.startsWith('/') || /[\s\r\n]/.test(p) || p.startsWith('//')) throw invalidOption('--path', p, 'must be a path such as /report (starting with one "/", no spaces)')
+  if (options.apps.length && options.target !== undefined) throw invalidOption('--target', options.target, 'cannot go with --app (--app starts your server for every run; --target loads one already running)')
   // --list lists and exits: a name beside it would be silently ignored
   if (options.list && positionals.length > 0) throw invalidOption('--list', positionals.join(' '), 'takes no experiment names')
   return options

@@ -7,8 +7,15 @@
 //   { app: 'seed-bcrypt'|'seed-readfile'|'lab', args: string[] }    args: `syncbench serve` options
 //   { workload: '/abs/handlers.js', label: 'handlers.js' }         a user's module of handlers
 //   { workload: '/abs/handlers.js', label, query: 'handlers' }      list the handlers only, then exit
-// (The next kind, a user's own server command, is one more ChildSpec: the child starts the command,
-// waits for its address, and speaks the same messages on its behalf, relaying its stderr.)
+//   { command: 'node app.js', name: 'app', cwd, log: '/abs/apps/app.log', port?: number, instrument: '/abs/instrument.js' }
+//                                                                  a user's own server (lib/lab/app-host.js)
+// A user's command runs in its own process group, its stdout and stderr appended to `log`. Port
+// discovery: NODE_OPTIONS preloads lib/lab/instrument.js into every Node process the command starts
+// (`npm start`, a shell script), and the first one that listens with an HTTP server connects to the
+// control socket named by SYNCBENCH_CONTROL (a Unix socket, a named pipe on Windows: npm would take an
+// IPC fd for itself) and speaks this same protocol over it, one JSON message per line. The child
+// relays the parent's requests to it and its answers back. With `port` the child waits for that port
+// to accept connections instead, and relays metrics only if an instrumented process connected.
 //
 // Messages:
 //   child -> parent  { type: 'syncbench:ready', address: { host, port }, servers: [{ name, url, port }],
@@ -24,6 +31,13 @@
 //                    the window since the last reset (read first, then reset if asked); `server` picks
 //                    one of `servers` where each has its own process.
 //   child -> parent  { type: 'syncbench:error', id, code, message }   that metrics request failed
+//   parent -> child  { type: 'syncbench:profile', id, action: 'start' }
+//   parent -> child  { type: 'syncbench:profile', id, action: 'stop', file }
+//   child -> parent  { type: 'syncbench:profile', id, profile: ProfileInfo|null }
+//                    a CPU profile of the main thread (node:inspector, PROFILE_INTERVAL_US): `start`
+//                    with a metrics reset, `stop` after the window's metrics were read; the profile is
+//                    written to `file` (a .cpuprofile) by the server itself. null: nothing profiles
+//                    this server (a user's non-Node app found by --port).
 //   child -> parent  { type: 'syncbench:error', code, message, stderr?: string[] }
 //                    the server could not start (no id); the child exits 1. stderr: the last lines of a
 //                    process the child started on the parent's behalf; for the child itself the parent
@@ -37,16 +51,37 @@
 // Failure without a message (a crash, process.exit, no ready in time): the parent's error names the
 // child's last stderr line and carries its last lines (lib/lab/spawn.js).
 // The shapes are ServerHandle's, ServerMetrics' and Environment's in lib/types.js.
+import { EventEmitter } from 'node:events'
 import { SyncbenchError, errorCodes } from '../errors.js'
 
 export const READY = 'syncbench:ready'
 export const HANDLERS = 'syncbench:handlers'
 export const METRICS = 'syncbench:metrics'
 export const ERROR = 'syncbench:error'
+export const PROFILE = 'syncbench:profile'
 
 /**
  * What the server child starts (see the protocol above).
- * @typedef {{ app: string, args?: string[] } | { workload: string, label?: string, query?: 'handlers' }} ChildSpec
+ * @typedef {{ app: string, args?: string[] } | { workload: string, label?: string, query?: 'handlers' } | AppSpec} ChildSpec
+ */
+
+/**
+ * A user's own server command (lib/lab/app-host.js).
+ * @typedef {object} AppSpec
+ * @property {string} command     as the user wrote it (split as lib/lab/command.js says)
+ * @property {string} name        how messages name it
+ * @property {string} [cwd]
+ * @property {string} log         absolute path; stdout and stderr are appended to it
+ * @property {number} [port]      --port: load this port, found when it accepts connections
+ * @property {number} [startTimeoutMs]  how long the app may take to listen
+ */
+
+/**
+ * What a profile stop answers: where the profile went and how it lines up with the metrics window.
+ * @typedef {object} ProfileInfo
+ * @property {string} file
+ * @property {number} intervalUs      the sampling interval asked of V8
+ * @property {number} startOffsetMs   the profile's start minus the metrics window's start (ms; the series' t count from the window's start)
  */
 
 /**
@@ -61,6 +96,8 @@ export const ERROR = 'syncbench:error'
  * @property {{ name: string, url: string, port: number }[]} servers
  * @property {import('../types.js').Environment} env
  * @property {string[]} [handlers]  a workload's handler names
+ * @property {string} [app]         a user's app (lib/lab/app-host.js): its name
+ * @property {number} [appPid]      its command's pid, the id of the process group it runs in
  */
 
 /**
@@ -77,11 +114,13 @@ export const ERROR = 'syncbench:error'
  * @param {(request: { reset: boolean, server?: string }) => import('../types.js').ServerMetrics | Promise<import('../types.js').ServerMetrics>} options.read
  * @param {() => void} [options.onDisconnect] the parent is gone: nobody will stop this server, so stop it
  * @param {Record<string, unknown>} [options.info] more fields for the ready message (a workload's handler names)
+ * @param {(request: { action: string, file?: string }) => Promise<ProfileInfo|null>} [options.profile] answers profile requests
  * @returns {{ stop: () => void }}
  */
-export function serveIpc (channel, { servers, env, read, onDisconnect, info }) {
+export function serveIpc (channel, { servers, env, read, onDisconnect, info, profile }) {
   /** @param {any} message what the parent sent: checked here, field by field */
   const onMessage = async (message) => {
+    if (message?.type === PROFILE) return answerProfile(message)
     if (!message || message.type !== METRICS) return
     let metrics
     try {
@@ -94,6 +133,18 @@ export function serveIpc (channel, { servers, env, read, onDisconnect, info }) {
       return
     }
     send(channel, { type: METRICS, id: message.id, metrics })
+  }
+  /** @param {any} message */
+  const answerProfile = async (message) => {
+    let answer = null
+    try {
+      if (profile) answer = await profile({ action: String(message.action), file: typeof message.file === 'string' ? message.file : undefined })
+    } catch (err) {
+      if (!(err instanceof SyncbenchError)) throw err
+      send(channel, { type: ERROR, id: message.id, code: err.code, message: err.message })
+      return
+    }
+    send(channel, { type: PROFILE, id: message.id, profile: answer })
   }
   const disconnected = () => onDisconnect?.()
   channel.on('message', onMessage)
@@ -157,4 +208,49 @@ function sendLast (channel, message) {
 function send (channel, message) {
   // The parent may have gone between a request and its answer; nothing is left to tell.
   if (channel.connected && channel.send) channel.send(message, () => {})
+}
+
+/**
+ * A Channel over a stream socket: one JSON message per line, as Node's own IPC channel frames them.
+ * lib/lab/instrument.js speaks the protocol over it to lib/lab/app-host.js.
+ * @param {import('node:net').Socket} socket
+ * @returns {Channel & { send: (message: object, callback?: (err: Error|null) => void) => boolean }}
+ */
+export function socketChannel (socket) {
+  const events = new EventEmitter()
+  let connected = true
+  let buffered = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (chunk) => {
+    buffered += chunk
+    let newline
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline)
+      buffered = buffered.slice(newline + 1)
+      let message
+      try { message = JSON.parse(line) } catch { continue }
+      events.emit('message', message)
+    }
+  })
+  const closed = () => {
+    if (!connected) return
+    connected = false
+    events.emit('disconnect')
+  }
+  socket.on('close', closed)
+  socket.on('error', closed)
+  const channel = {
+    get connected () { return connected },
+    /** @param {object} message @param {(err: Error|null) => void} [callback] */
+    send (message, callback) {
+      if (!connected) { callback?.(new Error('channel closed')); return false }
+      return socket.write(JSON.stringify(message) + '\n', (err) => callback?.(err ?? null))
+    },
+    /** @param {string} event @param {(...args: any[]) => void} listener */
+    on (event, listener) { events.on(event, listener); return channel },
+    /** @param {string} event @param {(...args: any[]) => void} listener */
+    off (event, listener) { events.off(event, listener); return channel },
+    disconnect () { socket.end() }
+  }
+  return /** @type {any} */ (channel)
 }

@@ -8,16 +8,24 @@ import { Worker } from 'node:worker_threads'
 export const PARENT_POLL_MS = 250
 
 // CommonJS, run by the worker (`eval: true`). The parent is gone when this process was re-parented
-// (ppid changed: to PID 1 or a subreaper) or the parent's pid no longer exists.
+// (ppid changed: to PID 1 or a subreaper) or the parent's pid no longer exists. An ancestor further up
+// (a user's app started through `npm start` or a shell) is watched by its pid alone. Process groups
+// posted to the worker (a user's app in its own group) are SIGKILLed first: they would outlive us.
 const WATCHDOG = `
-const { workerData } = require('node:worker_threads')
-const { ppid, intervalMs, group } = workerData
+const { workerData, parentPort } = require('node:worker_threads')
+const { ppid, intervalMs, ancestor, group } = workerData
+const groups = []
+parentPort.on('message', (pgid) => groups.push(pgid))
 setInterval(() => {
-  let gone = process.ppid !== ppid
+  let gone = !ancestor && process.ppid !== ppid
   if (!gone) {
     try { process.kill(ppid, 0) } catch (err) { gone = err.code === 'ESRCH' }
   }
-  if (gone) process.kill(group ? -process.pid : process.pid, 'SIGKILL')
+  if (!gone) return
+  for (const pgid of groups) {
+    try { process.kill(-pgid, 'SIGKILL') } catch {}
+  }
+  process.kill(group ? -process.pid : process.pid, 'SIGKILL')
 }, intervalMs)
 `
 
@@ -25,16 +33,18 @@ setInterval(() => {
  * Start the watchdog thread of this process: once the parent is gone, this process is SIGKILLed
  * within about `intervalMs`. The thread never keeps the process alive (unref'd); it adds one OS
  * thread to the process (the server's `threads` metric counts it, the same in every run).
- * @param {{ parent?: string, intervalMs?: number, group?: boolean }} [options]
+ * @param {{ parent?: string, intervalMs?: number, ancestor?: boolean, group?: boolean }} [options]
  *   parent: the parent's pid as it passed it on the command line. Better than this process's ppid at
  *   start: a parent that died before the child started has already left it re-parented.
+ *   ancestor: `parent` may be further up than the parent (a shell or npm in between): only its pid is watched.
  *   group: SIGKILL this process's whole process group, not only this process (this process leads
  *   its group: lib/run/engines/tool-guard.js, whose tool runs in its group)
- * @returns {Worker}
+ * @returns {{ worker: Worker, killGroupToo: (pgid: number) => void }}
+ *   killGroupToo: SIGKILL this process group too, before this process, once the parent is gone
  */
-export function watchParent ({ parent, intervalMs = PARENT_POLL_MS, group = false } = {}) {
+export function watchParent ({ parent, intervalMs = PARENT_POLL_MS, ancestor = false, group = false } = {}) {
   const ppid = Number(parent) > 0 ? Number(parent) : process.ppid
-  const worker = new Worker(WATCHDOG, { eval: true, workerData: { ppid, intervalMs, group }, stdout: true, stderr: true })
+  const worker = new Worker(WATCHDOG, { eval: true, workerData: { ppid, intervalMs, ancestor, group }, stdout: true, stderr: true })
   worker.unref()
-  return worker
+  return { worker, killGroupToo: (pgid) => worker.postMessage(pgid) }
 }

@@ -13,17 +13,34 @@ import { watchParent } from './parent-watch.js'
  */
 async function main (spec) {
   // Before the user's module loads: its top-level code may already block the main thread.
-  watchParent({ parent: process.argv[3] })
+  const watchdog = watchParent({ parent: process.argv[3] })
   const stopped = stopSignal()
   // A user's module may leave timers or sockets open: once the server is done (or failed), they must
   // not keep this process alive, so it ends itself with SIGTERM's default action.
-  const isWorkload = 'workload' in spec
+  const isWorkload = 'workload' in spec || 'command' in spec
   /** @type {import('./serve-app.js').ServedApp} */
   let served
   /** @type {Record<string, unknown>|undefined} */
   let info
+  /** @type {import('./app-host.js').HostedApp['profile']|undefined} */
+  let profile
+  let stopping = false
   try {
-    if ('workload' in spec) {
+    if ('command' in spec) {
+      const { hostApp } = await import('./app-host.js')
+      const hosted = await hostApp(spec, { watchdog })
+      served = hosted
+      info = hosted.info
+      profile = hosted.profile
+      // The app ended by itself while it was measured: say how (its last stderr lines), and go, so the
+      // runner sees the server gone.
+      hosted.exited.then(async (line) => {
+        if (stopping) return
+        process.stderr.write(`${line('while it was measured')}\n`)
+        await hosted.close()
+        end(1, true)
+      })
+    } else if ('workload' in spec) {
       const { importWorkload, hostWorkload } = await import('./workload-host.js')
       const handlers = await importWorkload(spec.workload, `--workload ${spec.label ?? spec.workload}`)
       if (spec.query === 'handlers') {
@@ -43,11 +60,12 @@ async function main (spec) {
     const err = /** @type {any} */ (e)
     // A bug, not a user's mistake: its stack goes to stderr, which the parent keeps.
     if (!(err instanceof SyncbenchError)) process.stderr.write(`${err?.stack ?? err}\n`)
-    await sendError(process, err)
+    await sendError(process, err, 'command' in spec && Array.isArray(err?.stderr) ? err.stderr : undefined)
     return end(1, isWorkload)
   }
-  const ipc = serveIpc(process, { servers: served.servers, env: served.env, read: served.read, info })
+  const ipc = serveIpc(process, { servers: served.servers, env: served.env, read: served.read, info, profile })
   await stopped
+  stopping = true
   ipc.stop()
   await served.close()
   end(0, isWorkload)

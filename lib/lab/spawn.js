@@ -5,7 +5,7 @@ import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { ServerExitedError, ServerMetricsError, errorCodes, errorFromCode } from '../errors.js'
-import { READY, HANDLERS, METRICS, ERROR } from './ipc.js'
+import { READY, HANDLERS, METRICS, PROFILE, ERROR } from './ipc.js'
 
 const childPath = fileURLToPath(new URL('./server-child.js', import.meta.url))
 const STDERR_KEEP = 8192
@@ -31,8 +31,13 @@ const STDERR_LINES = 20
  */
 
 /**
- * @typedef {import('../types.js').ServerHandle & { ready: import('./ipc.js').ReadyMessage }} ChildHandle
- *   `ready` is the child's whole ready message (extra fields included)
+ * @typedef {import('../types.js').ServerHandle & {
+ *   ready: import('./ipc.js').ReadyMessage,
+ *   profile: (request: { action: 'start'|'stop', file?: string, signal?: AbortSignal }) => Promise<import('./ipc.js').ProfileInfo|null>,
+ *   exited: Promise<void>
+ * }} ChildHandle
+ *   `ready` is the child's whole ready message (extra fields included); `profile` the server's CPU
+ *   profile (lib/lab/ipc.js; null where nothing profiles it); `exited` resolves once the child is gone
  */
 
 /**
@@ -59,6 +64,23 @@ export async function spawnWorkloadServer ({ workload, label = workload, ...rest
   const handle = await startChild({ workload, label }, { name: '--workload server', ...rest })
   // A workload child's ready message always names its handlers (lib/lab/server-child.js).
   return { ...handle, handlers: /** @type {string[]} */ (handle.ready.handlers) }
+}
+
+/**
+ * Start a user's own server command in a fresh server child (lib/lab/app-host.js): the child runs the
+ * command with lib/lab/instrument.js preloaded, waits until it listens (or, with `port`, until that port
+ * accepts connections) and relays the protocol. Throws ServerStartError naming how the app failed and
+ * its last stderr lines. `profile()` starts and stops a CPU profile of the app's main thread.
+ * @param {import('./ipc.js').AppSpec & SpawnOptions} options
+ * @returns {Promise<ChildHandle>}
+ */
+export function spawnAppServer ({ command, name, cwd, log, port, startTimeoutMs = 20_000, ...rest }) {
+  /** @type {import('./ipc.js').AppSpec} */
+  const spec = { command, name, log, startTimeoutMs }
+  if (cwd !== undefined) spec.cwd = cwd
+  if (port !== undefined) spec.port = port
+  // The child's own bound is the app's; this one only catches a child that never answers at all.
+  return startChild(spec, { name: `app "${name}"`, ...rest, startTimeoutMs: startTimeoutMs + 10_000 })
 }
 
 /**
@@ -93,7 +115,7 @@ async function startChild (spec, options) {
   }))
 
   let nextId = 1
-  /** @type {Map<number, { resolve: (metrics: import('../types.js').ServerMetrics) => void, reject: (err: Error) => void }>} */
+  /** @type {Map<number, { resolve: (answer: any) => void, reject: (err: Error) => void }>} */
   const waiting = new Map()
   // `any`: a message from another process, checked field by field here.
   child.on('message', (/** @type {any} */ message) => {
@@ -101,6 +123,7 @@ async function startChild (spec, options) {
     if (!entry) return
     waiting.delete(message.id)
     if (message.type === METRICS) entry.resolve(message.metrics)
+    else if (message.type === PROFILE) entry.resolve(message.profile ?? null)
     else entry.reject(errorFromCode(message.code, `${name}: ${message.message}`, errorCodes.SERVER_METRICS))
   })
   exited.then(([code, signal]) => {
@@ -115,36 +138,50 @@ async function startChild (spec, options) {
     env: ready.env,
     ready,
     metrics ({ reset = false, server, signal } = {}) {
-      if (!child.connected) return Promise.reject(new ServerExitedError(`${name} (pid ${child.pid}) is not running: ${last()}`, { stderr: lines() }))
-      const id = nextId++
-      return new Promise((resolve, reject) => {
-        /** @param {string} message */
-        const fail = (message) => {
-          waiting.delete(id)
-          reject(new ServerMetricsError(`${name} (pid ${child.pid}) did not answer a metrics request ${message}`))
-        }
-        let timer = setTimeout(() => fail(`within ${metricsTimeoutMs} ms`), metricsTimeoutMs)
-        // After an interrupt nobody waits long for a server whose handler may block its loop.
-        const onAbort = () => {
-          clearTimeout(timer)
-          timer = setTimeout(() => fail(`within ${METRICS_AFTER_ABORT_MS} ms of the interrupt`), METRICS_AFTER_ABORT_MS)
-        }
-        if (signal?.aborted) onAbort()
-        else signal?.addEventListener('abort', onAbort, { once: true })
-        /** @type {<T>(fn: (value: T) => void) => (value: T) => void} */
-        const done = (fn) => (value) => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); fn(value) }
-        waiting.set(id, { resolve: done(resolve), reject: done(reject) })
-        /** @type {{ type: string, id: number, reset: boolean, server?: string }} */
-        const message = { type: METRICS, id, reset }
-        if (server !== undefined) message.server = server
-        child.send(message, (err) => {
-          if (!err || !waiting.has(id)) return
-          waiting.get(id)?.reject(new ServerExitedError(`${name} (pid ${child.pid}) is not running: ${err.message}`, { stderr: lines() }))
-          waiting.delete(id)
-        })
-      })
+      /** @type {{ type: string, reset: boolean, server?: string }} */
+      const message = { type: METRICS, reset }
+      if (server !== undefined) message.server = server
+      return request(message, signal)
     },
+    profile ({ action, file, signal }) {
+      return request(file === undefined ? { type: PROFILE, action } : { type: PROFILE, action, file }, signal)
+    },
+    exited: exited.then(() => undefined),
     stop: (graceMs) => forked.stop(graceMs)
+  }
+
+  /**
+   * One request to the child, answered by id.
+   * @param {{ type: string, [field: string]: unknown }} fields
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<any>}
+   */
+  function request (fields, signal) {
+    if (!child.connected) return Promise.reject(new ServerExitedError(`${name} (pid ${child.pid}) is not running: ${last()}`, { stderr: lines() }))
+    const id = nextId++
+    return new Promise((resolve, reject) => {
+      /** @param {string} message */
+      const fail = (message) => {
+        waiting.delete(id)
+        reject(new ServerMetricsError(`${name} (pid ${child.pid}) did not answer a metrics request ${message}`))
+      }
+      let timer = setTimeout(() => fail(`within ${metricsTimeoutMs} ms`), metricsTimeoutMs)
+      // After an interrupt nobody waits long for a server whose handler may block its loop.
+      const onAbort = () => {
+        clearTimeout(timer)
+        timer = setTimeout(() => fail(`within ${METRICS_AFTER_ABORT_MS} ms of the interrupt`), METRICS_AFTER_ABORT_MS)
+      }
+      if (signal?.aborted) onAbort()
+      else signal?.addEventListener('abort', onAbort, { once: true })
+      /** @type {<T>(fn: (value: T) => void) => (value: T) => void} */
+      const done = (fn) => (value) => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); fn(value) }
+      waiting.set(id, { resolve: done(resolve), reject: done(reject) })
+      child.send({ ...fields, id }, (err) => {
+        if (!err || !waiting.has(id)) return
+        waiting.get(id)?.reject(new ServerExitedError(`${name} (pid ${child.pid}) is not running: ${err.message}`, { stderr: lines() }))
+        waiting.delete(id)
+      })
+    })
   }
 }
 

@@ -2,6 +2,7 @@
 // forbids any) with the machine, the seeds' tables, the charts and every run's details. Readable on a
 // phone: the charts scale to the width, wide tables scroll inside their own box (at 1280 px none needs
 // to: headers and text cells wrap, numbers never do). It opens with the answer in a few sentences.
+import { loopSections, loopTable, LOOP_NOTE } from './event-loop.js'
 import { summarizeResults, describeRuns } from './verdicts.js'
 import { experimentTables } from './tables.js'
 import { experimentsOf, slug } from './chart-data.js'
@@ -163,6 +164,12 @@ function experimentSection (experiment, runs, summary, charts, seeds) {
   if (experiment.description) out.push(`<p class="muted">${esc(experiment.description)}</p>`)
   if (summary?.verdict) out.push(`<p class="verdict">${esc(summary.verdict)}</p>`)
   if (summary) for (const t of experimentTables(summary)) out.push(tableHtml(t))
+  const loops = loopSections({ experiments: [{ name: experiment.name, labels: experiment.labels ?? [] }], runs }, experiment.name)
+  if (loops.length) {
+    out.push(`<h3 id="${anchor(experiment.name)}-event-loop">Where the event loop went</h3>`)
+    for (const section of loops) out.push(tableHtml(loopTable(section)))
+    out.push(`<p class="rule">${esc(LOOP_NOTE)}</p>`)
+  }
   for (const seed of seeds) {
     out.push(tableHtml(articleTable(seed), 'article'), `<p class="reproduce">${esc(seed.line)}</p>`, `<p class="rule">${esc(REPRODUCE_RULE)}</p>`)
   }

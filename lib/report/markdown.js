@@ -1,5 +1,6 @@
 // summary.md: the run's tables as markdown pipe tables, with the verdicts and the machine, ready to
 // paste into a blog post. The tables are lib/report/tables.js's, so terminal and markdown never differ.
+import { loopSections, loopTable, LOOP_NOTE } from './event-loop.js'
 import { experimentTables, measuredAt } from './tables.js'
 import { describeRuns } from './verdicts.js'
 import { compareWithArticles, articleTable, REPRODUCE_RULE } from './articles.js'
@@ -47,6 +48,12 @@ export function renderSummaryMarkdown (results, summaries) {
     // The heading already names the comparison table; the server table gets its caption.
     for (const [i, t] of tables.entries()) out.push(...(i === 0 ? [] : [`**${mdText(t.title)}**`, '']), renderMarkdownTable(t))
     out.push(`> ${mdText(s.verdict)}`, '')
+    const loops = loopSections(results, s.name)
+    if (loops.length) {
+      out.push('### Where the event loop went', '')
+      for (const section of loops) { const t = loopTable(section); out.push(`**${mdText(t.title)}**`, '', renderMarkdownTable(t)) }
+      out.push(`_${mdText(LOOP_NOTE)}_`, '')
+    }
     // the seed article this experiment reproduces: its figures beside these, and whether it holds here
     for (const seed of articles.filter((a) => a.experiment === s.name)) {
       const t = articleTable(seed)

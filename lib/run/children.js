@@ -4,6 +4,8 @@
 // IPC channel closes, but not while a handler blocks its event loop).
 /** @type {Set<import('node:child_process').ChildProcess>} */
 const live = new Set()
+/** Process groups of users' apps (--app), started by a server child in a group of their own. @type {Set<number>} */
+const groups = new Set()
 
 /**
  * Each child leads its process group (they are all started detached): the whole group is signalled, so
@@ -20,6 +22,10 @@ const killAll = (signal = 'SIGKILL') => {
       child.kill(signal)
     }
   }
+  // A server child killed here cannot end its app any more (an app that is not Node has no watchdog of its own).
+  for (const pgid of groups) {
+    try { process.kill(-pgid, signal) } catch {}
+  }
 }
 
 /**
@@ -28,7 +34,7 @@ const killAll = (signal = 'SIGKILL') => {
  * @returns {import('node:child_process').ChildProcess}
  */
 export function track (child) {
-  if (live.size === 0) process.on('exit', onExit)
+  if (live.size + groups.size === 0) process.on('exit', onExit)
   live.add(child)
   child.once('exit', () => forget(child))
   child.once('error', () => forget(child))
@@ -38,7 +44,24 @@ export function track (child) {
 /** @param {import('node:child_process').ChildProcess} child */
 function forget (child) {
   live.delete(child)
-  if (live.size === 0) process.off('exit', onExit)
+  if (live.size + groups.size === 0) process.off('exit', onExit)
+}
+
+/**
+ * Remember a process group (a user's app) until the returned function is called once its server child
+ * is gone: it SIGKILLs whatever of the group is left (an app that is not Node and ignored SIGTERM
+ * while the server child was cut short, after a Ctrl-C) and forgets it.
+ * @param {number} pgid
+ * @returns {() => void}
+ */
+export function trackGroup (pgid) {
+  if (live.size + groups.size === 0) process.on('exit', onExit)
+  groups.add(pgid)
+  return () => {
+    try { process.kill(-pgid, 'SIGKILL') } catch {}
+    groups.delete(pgid)
+    if (live.size + groups.size === 0) process.off('exit', onExit)
+  }
 }
 
 function onExit () {

@@ -27,6 +27,12 @@ import { parseServeArgs } from '../lab/serve-args.js'
  * @typedef {object} ServerSpec
  * @property {string} [app]                 a `syncbench serve` app: seed-bcrypt, seed-readfile, lab
  * @property {string} [workload]            absolute path of a --workload module (served by lib/lab/workload-host.js)
+ * @property {string} [command]             a user's own server command (--app; lib/lab/app-host.js)
+ * @property {string} [name]                with command: the app's name (--app NAME=COMMAND)
+ * @property {string} [cwd]                 with command: where it runs
+ * @property {number} [port]                with command: --port, the port to load (else found by the preload)
+ * @property {boolean} [profile]            with command: record a CPU profile of the app's main thread
+ * @property {number} [startTimeoutMs]      with command: how long it may take to listen
  * @property {string[]} [args]
  * @property {Record<string, string>} [env]
  */
@@ -149,12 +155,81 @@ export async function loadWorkload (file, cwd, { baseline } = {}) {
   }, `--workload ${file}`)
 }
 
+/** The server fields that only a user's server, started by its command (run --app), takes. */
+const COMMAND_ONLY = ['name', 'cwd', 'port', 'profile', 'startTimeoutMs']
+
 /** The most configurations (variants x axis points) one experiment may expand to. */
 export const MAX_CONFIGURATIONS = 10_000
 
 /** The load options an experiment's `load` may set: those syncbench ab has a flag for (not url, callbacks or a signal). */
 /** @type {string[]} */
 const EXPERIMENT_LOAD_KEYS = loadOptionRules.filter((rule) => rule.flag !== null).map((rule) => rule.name)
+
+/**
+ * Build the experiment of `syncbench run --app`: every app at every path, each run a fresh process of
+ * the app's command. With several apps the first one is the baseline at each path (before/after).
+ * @param {object} options
+ * @param {{ name: string, command: string }[]} options.apps  names unique (parseAppOption)
+ * @param {string[]} options.paths
+ * @param {string} options.cwd
+ * @param {number} [options.port]
+ * @param {boolean} [options.profile]  record each run's CPU profile (--profile)
+ * @param {number} [options.startTimeoutMs]
+ * @returns {Experiment}
+ */
+export function appExperiment ({ apps, paths, cwd, port, profile = false, startTimeoutMs }) {
+  const several = apps.length > 1
+  const variants = apps.flatMap((app) => paths.map((route) => {
+    /** @type {Partial<ServerSpec>} */
+    const server = { command: app.command, name: app.name, cwd, profile }
+    if (port !== undefined) server.port = port
+    if (startTimeoutMs !== undefined) server.startTimeoutMs = startTimeoutMs
+    return { label: several ? `${app.name} ${route}` : route, path: route, config: { strategy: app.name, workload: route }, server }
+  }))
+  const described = apps.map((a) => several ? `${a.name}: ${a.command}` : a.command).join('; ')
+  return validateExperiment({
+    name: 'app',
+    title: several ? `Your server: ${apps.map((a) => a.name).join(' vs ')}` : `Your server: ${apps[0].name}`,
+    description: `${described}, at ${paths.join(', ')}`,
+    table: 'generic',
+    baseline: apps[0].name,
+    server: { command: apps[0].command },
+    load: { requests: 200, concurrency: 10, keepAlive: true },
+    variants
+  }, '--app')
+}
+
+/**
+ * --app as given: NAME=COMMAND, or a command alone (named after its script: "node server.js" -> server).
+ * A NAME all in capitals is not a name but an environment assignment of the command ("PORT=0 node app.js").
+ * @param {string[]} values
+ * @returns {{ name: string, command: string }[]}
+ */
+export function parseAppOption (values) {
+  /** @type {Set<string>} */
+  const taken = new Set()
+  return values.map((value) => {
+    // An upper-case NAME=value is the shell's environment assignment ("PORT=0 node app.js"), not a name.
+    const named = /^[A-Z0-9_]+=/.test(value) ? null : /^([A-Za-z0-9][\w.-]{0,31})=(.*)$/s.exec(value)
+    const command = (named ? named[2] : value).trim()
+    if (command === '') throw invalidOption('--app', value, 'needs a command, e.g. --app "node server.js" or --app before="node v1.js"')
+    let name = named ? named[1] : defaultAppName(command)
+    if (named && taken.has(name)) throw invalidOption('--app', value, `names "${name}" twice`)
+    for (let i = 2; taken.has(name); i++) name = `${defaultAppName(command)}-${i}`
+    taken.add(name)
+    return { name, command }
+  })
+}
+
+/**
+ * "node server.js" -> server, "npm start" -> npm: the last word that looks like a file, else the first word.
+ * @param {string} command
+ */
+function defaultAppName (command) {
+  const words = command.split(/\s+/).filter(Boolean)
+  const file = [...words].reverse().find((w) => /\.[cm]?[jt]s$/.test(w)) ?? words[0]
+  return (path.basename(file).replace(/\.[^.]+$/, '').replace(/[^\w.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'app').slice(0, 32)
+}
 
 /**
  * Check an experiment definition completely and fill its defaults: its shape against
@@ -189,14 +264,19 @@ export function validateExperiment (e, where) {
   if (problem !== null) throw bad(problem)
   /** @type {Variant[]} */
   const variants = e.variants
-  if (!e.server.app === !e.server.workload) throw bad(`server must have one of app (a syncbench serve app) and workload (a module of handlers), got ${e.server.app ? 'both' : 'neither'}`)
+  const kinds = ['app', 'workload', 'command'].filter((k) => e.server[k] !== undefined)
+  if (kinds.length !== 1) throw bad(`server must have one of app (a syncbench serve app), workload (a module of handlers) and command (your own server), got ${kinds.length ? kinds.join(' and ') : 'none'}`)
   const labels = new Set()
   for (const [i, v] of variants.entries()) {
     if (labels.has(v.label)) throw bad(`variants[${i}].label "${v.label}" appears twice`)
     labels.add(v.label)
     const merged = { ...e.server, ...v.server }
-    if (merged.app !== undefined && merged.workload !== undefined) {
-      throw bad(`variants[${i}].server: merged over the experiment's server it names both app "${merged.app}" and workload "${merged.workload}": a server is one of them`)
+    for (const key of COMMAND_ONLY) {
+      if (merged[key] !== undefined && merged.command === undefined) throw bad(`variants[${i}].server.${key} applies to a server started by its command (run --app), not to ${merged.app !== undefined ? `app "${merged.app}"` : 'a workload module'}`)
+    }
+    const named = ['app', 'workload', 'command'].filter((k) => merged[k] !== undefined)
+    if (named.length > 1) {
+      throw bad(`variants[${i}].server: merged over the experiment's server it names ${named.map((k) => `${k} "${merged[k]}"`).join(' and ')}: a server is one of them`)
     }
   }
   if (e.baseline !== undefined && !variants.some((v) => v.label === e.baseline || v.config?.strategy === e.baseline)) {
@@ -246,8 +326,8 @@ export function validateExperiment (e, where) {
   for (const c of expandExperiment(experiment)) {
     if (seen.has(c.label)) throw bad(`two configurations are labelled "${c.label}": rename a variant`)
     seen.add(c.label)
-    if (c.server.workload !== undefined) {
-      if (c.server.args.length > 0) throw bad(`${c.label}: server.args apply to server.app, not to a workload module, got "${c.server.args.join(' ')}"`)
+    if (c.server.workload !== undefined || c.server.command !== undefined) {
+      if (c.server.args.length > 0) throw bad(`${c.label}: server.args apply to server.app, not to a workload module or a command, got "${c.server.args.join(' ')}"`)
       continue
     }
     checkWith(() => {

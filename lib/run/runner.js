@@ -2,15 +2,19 @@
 // its environment set at spawn, a short warm-up, a metrics window that covers the measured load only,
 // then the server stopped; results.json is rewritten after every run so an interruption keeps them.
 import path from 'node:path'
-import { ConnectError, ExperimentError, SyncbenchError, TimeoutError, errorCodes, errorFromCode } from '../errors.js'
+import { ConnectError, ExperimentError, ServerExitedError, SyncbenchError, TimeoutError, errorCodes, errorFromCode } from '../errors.js'
 import { version } from '../version.js'
-import { spawnServer, spawnWorkloadServer, queryWorkloadHandlers } from '../lab/spawn.js'
+import { readFile } from 'node:fs/promises'
+import { spawnServer, spawnWorkloadServer, spawnAppServer, queryWorkloadHandlers } from '../lab/spawn.js'
+import { makeDirectory } from '../fs-dir.js'
+import { summarizeProfile } from './profile.js'
+import { runFileName } from './run-reports.js'
 import { collectEnvironment } from '../lab/metrics.js'
 import { expandExperiment, baselines, schedule } from './plan.js'
 import { calibrate, calibrationKey } from './calibrate.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
 import { builtinEngine } from './engines/builtin.js'
-import { track } from './children.js'
+import { track, trackGroup } from './children.js'
 import { mean } from './stats.js'
 import { loadInvalidity } from './validity.js'
 import { checkTarget } from './target.js'
@@ -18,6 +22,11 @@ import { runDeadlineMs } from './run-deadline.js'
 
 /** After an interrupt, how long a server child gets between SIGTERM and SIGKILL. */
 const STOP_GRACE_AFTER_ABORT_MS = 1000
+/** Where a user's app (--app) writes its stdout and stderr, and its CPU profiles go, in the results folder. */
+export const APPS_DIR = 'apps'
+export const PROFILES_DIR = 'profiles'
+/** After a load failed, how long the runner waits to learn whether the app exited (then that is the error). */
+const EXIT_NOTICE_MS = 1000
 
 /**
  * @typedef {object} RunnerOptions
@@ -52,6 +61,8 @@ const STOP_GRACE_AFTER_ABORT_MS = 1000
  * @property {import('../types.js').Environment | Promise<import('../types.js').Environment|null>} env
  * @property {(options?: { reset?: boolean, signal?: AbortSignal }) => Promise<import('../types.js').ServerMetrics|null>} metrics
  * @property {(graceMs?: number) => Promise<void>} stop
+ * @property {import('../lab/spawn.js').ChildHandle['profile']} [profile]  a user's app: its main thread's CPU profile
+ * @property {Promise<void>} [exited]   resolves once a server syncbench started is gone
  */
 
 /** @typedef {{ experiment: import('./experiment-loader.js').Experiment, configurations: import('./plan.js').Configuration[], order: ReturnType<typeof schedule> }} Plan */
@@ -104,6 +115,8 @@ export async function runExperiments (options) {
   /** @type {Map<string, import('./calibrate.js').Calibration>} */
   const calibrations = new Map()
   let index = 0
+  /** @type {Set<string>} */
+  const profileNames = new Set()
   /** @type {SyncbenchError|null} */
   let error = null
   let stop = false
@@ -134,7 +147,7 @@ export async function runExperiments (options) {
       index++
       onEvent({ type: 'run-start', index, total, experiment: experiment.name, label: configuration.label, repeat, etaMs: eta(plans, index, durations) })
       const started = Date.now()
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout })
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
       const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load))
       record.invalid = reason === null ? null : { reason }
@@ -187,9 +200,11 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {string} [run.target]
  * @param {AbortSignal} [run.signal]
  * @param {number} [run.runTimeout] seconds (run-deadline.js)
+ * @param {string} run.outDir
+ * @param {Set<string>} run.profileNames  profile file names given so far
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${configuration.label}#${repeat}`,
@@ -207,6 +222,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
   }
   /** @type {MeasuredServer|null} */
   let handle = null
+  /** @type {(() => void)|null} ends what is left of a user's app's process group */
+  let untrackGroup = null
   // The run's deadline ends the load (as Ctrl-C does) and stops the server, which fails a pending metrics request.
   const deadlineMs = runDeadlineMs(configuration.load, runTimeout)
   const deadline = new AbortController()
@@ -224,13 +241,19 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       // the target's origin and the path as it is: resolved as a URL, "//host:port/x" would name another host
       url = new URL(target).origin + configuration.path
     } else {
-      // A validated experiment's server names a workload or an app (lib/run/experiment-loader.js).
-      const child = configuration.server.workload
-        ? await spawnWorkloadServer({ workload: configuration.server.workload, label: path.basename(configuration.server.workload), env: configuration.server.env, onChild: track })
-        : await spawnServer({ app: /** @type {string} */ (configuration.server.app), args: configuration.server.args, env: configuration.server.env, onChild: track })
+      // A validated experiment's server names a workload, a command or an app (lib/run/experiment-loader.js).
+      const server = configuration.server
+      const child = server.workload
+        ? await spawnWorkloadServer({ workload: server.workload, label: path.basename(server.workload), env: server.env, onChild: track })
+        : server.command
+          ? await spawnUserApp(server, outDir)
+          : await spawnServer({ app: /** @type {string} */ (server.app), args: server.args, env: server.env, onChild: track })
       handle = child
+      const appPid = child.ready.appPid
+      if (typeof appPid === 'number') untrackGroup = trackGroup(appPid)
       url = child.servers[0].url + configuration.path
     }
+    const profiling = Boolean(configuration.server.command && configuration.server.profile && handle.profile)
     record.serverEnv = await within(Promise.resolve(handle.env))
     const warmup = experiment.warmup ?? { requests: 4, concurrency: 2 }
     if (warmup.requests > 0 && !runSignal.aborted) {
@@ -238,6 +261,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     }
     // `signal`: after a Ctrl-C a server blocked in its handler gets 2 s to answer, then its metrics are missing.
     await within(handle.metrics({ reset: true, signal }))
+    if (profiling) await within(/** @type {NonNullable<MeasuredServer['profile']>} */ (handle.profile)({ action: 'start', signal }))
     try {
       record.load = await engine.run({ ...configuration.load, url, signal: runSignal })
     } catch (err) {
@@ -246,20 +270,81 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       throw err
     }
     record.server = await within(handle.metrics({ signal }))
-  } catch (err) {
-    if (!(err instanceof SyncbenchError)) throw err
+    if (profiling) record.profile = await within(saveProfile(/** @type {MeasuredServer} */ (handle), { record, outDir, profileNames, signal, root: configuration.server.cwd }))
+  } catch (e) {
+    if (!(e instanceof SyncbenchError)) throw e
+    let err = e
+    // The app ended by itself (a crash under load): that, with its last stderr lines, is what went wrong,
+    // not the refused connections that followed.
+    if (handle?.exited && !signal?.aborted) err = await exitError(handle) ?? err
     // A server or tool gone after the interrupt is the interrupt, not a failure.
     if (!signal?.aborted) record.error = { code: err.code, message: err.message }
   } finally {
     clearTimeout(timer)
     // Interrupted: a server that ignores SIGTERM (blocked in a handler) is not given the full grace.
     await handle?.stop(signal?.aborted ? STOP_GRACE_AFTER_ABORT_MS : undefined)
+    untrackGroup?.()
   }
   if (deadline.signal.aborted && !signal?.aborted) {
     record.error = null
     record.invalid = { reason: `did not end within its deadline of ${deadlineMs / 1000} s (--run-timeout): server stopped` }
   }
   return record
+}
+
+/**
+ * Start a user's own server command (--app) for one run.
+ * @param {import('./plan.js').Configuration['server']} server
+ * @param {string} outDir
+ */
+async function spawnUserApp (server, outDir) {
+  const name = server.name ?? 'app'
+  const logDir = path.join(outDir, APPS_DIR)
+  await makeDirectory(logDir, `--out ${outDir}`)
+  /** @type {Parameters<typeof spawnAppServer>[0]} */
+  const options = { command: /** @type {string} */ (server.command), name, log: path.join(logDir, `${name}.log`), env: server.env, onChild: track }
+  if (server.cwd !== undefined) options.cwd = server.cwd
+  if (server.port !== undefined) options.port = server.port
+  if (server.startTimeoutMs !== undefined) options.startTimeoutMs = server.startTimeoutMs
+  return spawnAppServer(options)
+}
+
+/**
+ * Stop the app's profile into profiles/<run>.cpuprofile and reduce it (lib/run/profile.js).
+ * @param {MeasuredServer} handle
+ * @param {{ record: import('../types.js').RunRecord, outDir: string, profileNames: Set<string>, signal?: AbortSignal, root?: string }} o
+ * @returns {Promise<import('./profile.js').ProfileSummary|null>}
+ */
+async function saveProfile (handle, { record, outDir, profileNames, signal, root }) {
+  const dir = path.join(outDir, PROFILES_DIR)
+  await makeDirectory(dir, `--out ${outDir}`)
+  const name = runFileName({ experiment: record.experiment, label: record.label, repeat: record.repeat }, profileNames).replace(/\.txt$/, '.cpuprofile')
+  const file = path.join(dir, name)
+  const info = await /** @type {NonNullable<MeasuredServer['profile']>} */ (handle.profile)({ action: 'stop', file, signal })
+  if (!info) return null
+  const profile = JSON.parse(await readFile(file, 'utf8'))
+  return summarizeProfile(profile, { file: path.join(PROFILES_DIR, name), intervalUs: info.intervalUs, startOffsetMs: info.startOffsetMs, root, series: record.server?.series })
+}
+
+/**
+ * The error that says how a server exited, if it did within EXIT_NOTICE_MS: its metrics request
+ * fails naming the server's last stderr line (lib/lab/spawn.js).
+ * @param {MeasuredServer} handle
+ * @returns {Promise<SyncbenchError|null>}
+ */
+async function exitError (handle) {
+  let timer
+  const gone = await Promise.race([handle.exited?.then(() => true), new Promise((resolve) => { timer = setTimeout(resolve, EXIT_NOTICE_MS, false) })])
+  clearTimeout(timer)
+  if (!gone) return null
+  try {
+    await handle.metrics()
+    return null
+  } catch (err) {
+    if (!(err instanceof SyncbenchError)) return null
+    // "<server> is not running: <its last stderr line>": the app host's line says it all.
+    return new ServerExitedError(err.message.replace(/^.*? is not running: (?=app ")/, ''), { stderr: 'stderr' in err && Array.isArray(err.stderr) ? err.stderr : [] })
+  }
 }
 
 /**

@@ -1,0 +1,81 @@
+// lib/run/profile.js on a hand-made V8 profile: self time charged to the app's nearest frame (with the
+// Node function it called), a garbage collection charged as the sample before it, Node's own work by
+// module, idle time apart, inclusive time once per sample, samples inside blocking windows apart, and
+// the runs of a configuration added up.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { pathToFileURL, fileURLToPath } from 'node:url'
+import { summarizeProfile, combineProfiles, BLOCKING_DELAY_MS } from '../lib/run/profile.js'
+
+const root = '/srv/app'
+const app = pathToFileURL('/srv/app/server.js').href
+const express = pathToFileURL('/srv/app/node_modules/express/lib/router/layer.js').href
+const instrument = pathToFileURL(fileURLToPath(new URL('../lib/lab/metrics.js', import.meta.url))).href
+const frame = (functionName, url = '', lineNumber = 0) => ({ functionName, url, lineNumber, columnNumber: 0, scriptId: '0' })
+
+// (root) -> layer handle (express) -> handler (app) -> hashPasswordSlowly (app) -> pbkdf2Sync (node:) -> run (native)
+//        -> (idle), (garbage collector), (program)
+//        -> parserOnIncoming (node:_http_server) -> emit (node:events)
+//        -> listOnTimeout (node:internal/timers) -> sample (syncbench's metrics)
+const nodes = [
+  { id: 1, callFrame: frame('(root)'), children: [2, 7, 8, 9, 10, 12] },
+  { id: 2, callFrame: frame('handle', express, 94), children: [3] },
+  { id: 3, callFrame: frame('', app, 19), children: [4] },
+  { id: 4, callFrame: frame('hashPasswordSlowly', app, 11), children: [5] },
+  { id: 5, callFrame: frame('pbkdf2Sync', 'node:internal/crypto/pbkdf2', 40), children: [6] },
+  { id: 6, callFrame: frame('run'), children: [] },
+  { id: 7, callFrame: frame('(idle)'), children: [] },
+  { id: 8, callFrame: frame('(garbage collector)'), children: [] },
+  { id: 9, callFrame: frame('(program)'), children: [] },
+  { id: 10, callFrame: frame('parserOnIncoming', 'node:_http_server', 1000), children: [11] },
+  { id: 11, callFrame: frame('emit', 'node:events', 500), children: [] },
+  { id: 12, callFrame: frame('listOnTimeout', 'node:internal/timers', 500), children: [13] },
+  { id: 13, callFrame: frame('sample', instrument, 40), children: [] }
+]
+// one sample per ms: 6 x hash (the 4th a GC after it), 2 x idle, 1 x Node's http, 1 x program, 1 x metrics
+const samples = [6, 6, 6, 8, 6, 6, 7, 7, 11, 9, 13]
+const profile = { nodes, startTime: 0, endTime: 11000, samples, timeDeltas: samples.map(() => 1000) }
+
+test('self time is charged to the app\'s nearest frame, naming the Node function it called', () => {
+  const s = summarizeProfile(profile, { file: 'profiles/x.cpuprofile', intervalUs: 1000, root })
+  assert.equal(s.samples, 11)
+  assert.equal(s.totalMs, 11)
+  assert.equal(s.idleMs, 2)
+  assert.deepEqual(s.self, [
+    // 5 samples in run (native) under pbkdf2Sync, and the GC right after one of them
+    { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 6 },
+    { name: 'Node.js internals', location: 'node:events', ms: 1 },
+    { name: '(program)', location: 'Node/V8, outside JavaScript', ms: 1 },
+    { name: 'syncbench', location: 'its metrics and profiler', ms: 1 }
+  ])
+  // inclusive: the app's frames (a package's from its name on) and what they call directly, once per sample
+  // (ties keep the order met, leaf first); Node's dispatch (emit under parserOnIncoming) is not listed
+  assert.deepEqual(s.inclusive.map((e) => [e.name, e.location, e.ms]), [
+    ['pbkdf2Sync', 'node:internal/crypto/pbkdf2', 6],
+    ['hashPasswordSlowly', 'server.js:12', 6],
+    ['(anonymous)', 'server.js:20', 6],
+    ['handle', 'express/lib/router/layer.js:95', 6]
+  ])
+  assert.equal(s.blocking, null, 'no series, no blocking windows')
+})
+
+test('samples inside a blocking window (the loop late by more than the threshold) are summed apart', () => {
+  // series: the sample ending at 7 ms saw the loop 5 ms late (not blocking), the one ending at 100 ms... and
+  // the first one, ending at 6 ms, saw it 30 ms late: blocked from before the profile's start up to 6 ms.
+  const series = { intervalMs: 100, t: [6, 100], loopDelayMaxMs: [BLOCKING_DELAY_MS + 10, 5], cpuPercent: [100, 10], rssBytes: [1, 1] }
+  const s = summarizeProfile(profile, { file: 'x', intervalUs: 1000, root, series, startOffsetMs: 0 })
+  // samples at 1..6 ms are in [6 - 30 - 10, 6]: the five hash samples and the GC
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 6, self: [{ name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 6 }] })
+  // the same samples, shifted 50 ms later on the window's clock, are outside it
+  assert.equal(summarizeProfile(profile, { file: 'x', intervalUs: 1000, root, series, startOffsetMs: 50 }).blocking?.ms, 0)
+})
+
+test('the runs of a configuration add up', () => {
+  const one = summarizeProfile(profile, { file: 'a', intervalUs: 1000, root })
+  const both = combineProfiles([one, { ...one, file: 'b' }])
+  assert.equal(both?.runs, 2)
+  assert.equal(both?.totalMs, 22)
+  assert.deepEqual(both?.self[0], { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 12 })
+  assert.deepEqual(both?.files, ['a', 'b'])
+  assert.equal(combineProfiles([]), null)
+})
