@@ -44,7 +44,8 @@ export function validateResults (data, file) {
 }
 
 /**
- * What a JSON Schema cannot say about a results file that matches it: a run's latencyHistogram must
+ * What a JSON Schema cannot say about a results file that matches it: a run's latencyHistogram (and an
+ * open-loop run's latencyHistogramUncorrected) must
  * decode (HdrHistogram's compressed base64, 1 us to 1 hour) and a server's series must be parallel
  * arrays, each with one entry per sample of `t`. Checked here, at the door, so that a hand-edited file
  * fails in one line naming the field rather than deep in a chart or a merged percentile.
@@ -53,13 +54,15 @@ export function validateResults (data, file) {
  */
 export function contentProblem (data) {
   for (const [i, run] of data.runs.entries()) {
-    const histogram = run.load?.latencyHistogram
-    if (typeof histogram === 'string') {
+    // latencyHistogramUncorrected: an open-loop run's (-R) twin of latencyHistogram
+    for (const key of /** @type {const} */ (['latencyHistogram', 'latencyHistogramUncorrected'])) {
+      const histogram = run.load?.[key]
+      if (typeof histogram !== 'string') continue
       try {
         // added to a histogram of syncbench's layout, as lib/run/latency.js merges the runs
         createHistogram().add(decodeHistogram(histogram))
       } catch (err) {
-        return `/runs/${i}/load/latencyHistogram (run ${JSON.stringify(run.id)}) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour (${err instanceof Error ? err.message : err})`
+        return `/runs/${i}/load/${key} (run ${JSON.stringify(run.id)}) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour (${err instanceof Error ? err.message : err})`
       }
     }
     const series = run.server?.series
