@@ -148,6 +148,8 @@ export async function main (argv, io) {
   let result
   // once: a second Ctrl-C gets the default behaviour and ends the process at once
   process.once('SIGINT', onSigint)
+  // a shard may wait minutes: say so (stderr, as progress), once Ctrl-C is handled
+  if (options.startAt !== undefined && !output.quiet) io.stderr.write(`syncbench ab: waiting until ${options.startAt} (--start-at)\n`)
   try {
     result = await loadtest(options)
   } catch (err) {

@@ -161,13 +161,16 @@ function checkConsistent (results, names) {
     const options = /** @type {Record<string, unknown>} */ (r.options)
     for (const key of SAME) {
       // absent and the default are the same request (an older file may leave a default out)
-      if (JSON.stringify(options[key] ?? null) !== JSON.stringify(first[key] ?? null)) throw differs(apiSpelling(loadOptionRule(key)), i, first[key], options[key])
+      if (JSON.stringify(options[key] ?? null) !== JSON.stringify(first[key] ?? null)) throw differs(key === 'url' ? 'the URL' : apiSpelling(loadOptionRule(key)), i, first[key], options[key])
     }
     if ((r.options.bodyBytes ?? 0) !== (results[0].options.bodyBytes ?? 0)) throw differs('the -p / -u body (bodyBytes)', i, results[0].options.bodyBytes ?? 0, r.options.bodyBytes ?? 0)
     if ((r.openLoop === undefined) !== (results[0].openLoop === undefined)) throw differs('-R (rate): an open loop and a closed one', i, results[0].options.rate ?? 'none', r.options.rate ?? 'none')
     const a = results[0].options.segment
     const b = r.options.segment
-    if ((a === undefined) !== (b === undefined)) throw differs('--segment (segment)', i, a ? `${a.index}/${a.count}` : 'none', b ? `${b.index}/${b.count}` : 'none')
+    if ((a === undefined) !== (b === undefined)) {
+      const shard = (/** @type {typeof a} */ x) => x ? `shard ${x.index}/${x.count}` : 'no shard'
+      throw new InvalidOptionError(`${names[i]} differs from ${names[0]} in --segment (segment): ${shard(b)} vs ${shard(a)}; merge the parts of one run`)
+    }
     if (a !== undefined && b !== undefined) {
       for (const key of /** @type {const} */ (['count', 'requests', 'concurrency', 'rate'])) {
         if (a[key] !== b[key]) throw differs(`--segment's whole run (${key === 'count' ? 'number of shards' : apiSpelling(loadOptionRule(key))})`, i, a[key], b[key])
