@@ -12,6 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { segmentShare, segmentShares, argvSpelling } from '../lib/load/options.js'
 import { AbCounts } from '../lib/load/ab-counts.js'
+import { loadtest } from '../lib/load/loadtest.js'
 import { mergeLoadResults } from '../lib/load/merge.js'
 import { createHistogram, decodeHistogram } from '../lib/load/histogram.js'
 import { loadResultProblem } from '../lib/run/results-schema.js'
@@ -82,6 +83,29 @@ test('--segment and --start-at: bad values are one line, exit 2, before anything
     assert.equal(r.stdout, '')
   }
   assert.equal(requests, 0)
+})
+
+test('loadtest(): segment and startAt as the API takes them, refused in its spelling, the wait ended by the signal', async () => {
+  let requests = 0
+  const s = await startHttpServer((req, res) => { requests++; res.end('x') })
+  closers.push(s.close)
+  const r = await loadtest({ url: s.url, requests: 10, concurrency: 3, rate: 300, segment: { index: 2, count: 3 } })
+  assert.equal(r.completeRequests, 3)
+  assert.equal(r.concurrency, 1)
+  assert.deepEqual(r.options.segment, { index: 2, count: 3, requests: 10, concurrency: 3, rate: 300 })
+  assert.equal(r.options.requests, 3)
+  assert.equal(r.options.rate, 100)
+  assert.equal(r.openLoop?.targetRate, 100)
+  await assert.rejects(loadtest({ url: s.url, segment: /** @type {any} */ ('0/2') }), /^SyncbenchError: --segment \(segment\) must be i\/N, shard i of N counted from 0/)
+  await assert.rejects(loadtest({ url: s.url, requests: 4, concurrency: 2, segment: { index: 0, count: 4 } }), /^SyncbenchError: --segment \(segment\) needs at least one connection per shard: -c \(concurrency\) 2 cannot be split over 4 shards/)
+  await assert.rejects(loadtest({ url: s.url, startAt: 'tomorrow' }), /^SyncbenchError: --start-at \(startAt\) must be an ISO 8601 time with a time zone/)
+  const controller = new AbortController()
+  const waiting = loadtest({ url: s.url, requests: 5, startAt: new Date(Date.now() + 30_000).toISOString(), signal: controller.signal })
+  setImmediate(() => controller.abort())
+  const aborted = await waiting
+  assert.equal(aborted.aborted, true)
+  assert.equal(aborted.completeRequests, 0)
+  assert.equal(requests, 3)
 })
 
 test('two shards of one run make its totals; --start-at starts them no sooner than asked', async () => {
