@@ -16,6 +16,7 @@ import { loadtest } from '../lib/load/loadtest.js'
 import { mergeLoadResults } from '../lib/load/merge.js'
 import { createHistogram, decodeHistogram } from '../lib/load/histogram.js'
 import { loadResultProblem } from '../lib/run/results-schema.js'
+import { validateExperiment } from '../lib/run/experiment-loader.js'
 import { binPath, runCli, startHttpServer } from './helper.js'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'syncbench-dist-'))
@@ -106,6 +107,17 @@ test('loadtest(): segment and startAt as the API takes them, refused in its spel
   assert.equal(aborted.aborted, true)
   assert.equal(aborted.completeRequests, 0)
   assert.equal(requests, 3)
+})
+
+test('an experiment cannot set segment or startAt: syncbench run loads its own server from one place', () => {
+  for (const [section, key] of [['load', 'segment'], ['warmup', 'startAt']]) {
+    const e = { name: 'x', server: { app: 'lab' }, variants: [{ label: 'a', path: '/' }], [section]: { [key]: key === 'segment' ? { index: 0, count: 2 } : new Date().toISOString() } }
+    assert.throws(() => validateExperiment(e, 'f.json'), (err) => {
+      assert.equal(err.code, 'SB_ERR_EXPERIMENT')
+      assert.equal(err.message, `f.json: ${section}.${key} is for syncbench ab shards on several machines; syncbench run starts a server per run and loads it from here`)
+      return true
+    })
+  }
 })
 
 test('two shards of one run make its totals; --start-at starts them no sooner than asked', async () => {

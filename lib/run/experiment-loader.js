@@ -170,6 +170,12 @@ export function validateExperiment (e, where) {
   }
   if (e.runs !== undefined && !(Number.isInteger(e.runs) && e.runs > 0 && e.runs <= 1000)) throw bad(`runs must be an integer from 1 to 1000, got "${e.runs}"`)
   const load = { ...e.load }
+  // shards of one load over several machines (syncbench ab --segment, --start-at): not a run's, whose server is its own
+  for (const [section, value] of [['load', load], ['warmup', e.warmup]]) {
+    for (const key of ['segment', 'startAt']) {
+      if (value !== null && typeof value === 'object' && Object.hasOwn(value, key)) throw bad(`${section}.${key} is for syncbench ab shards on several machines; syncbench run starts a server per run and loads it from here`)
+    }
+  }
   checkLoad(() => checkLoadOptions(load, keySpelling('load.')))
   if (e.warmup !== null && typeof e.warmup === 'object') checkLoad(() => checkLoadOptions(e.warmup, keySpelling('warmup.')))
   const axes = e.axes ?? {}
