@@ -18,6 +18,7 @@ export { loadtest } from './lib/load/loadtest.js'
 export { defaultOptions, MAX_CONCURRENCY } from './lib/load/options.js'
 export { parseAbArgs } from './lib/load/ab-args.js'
 export { formatAbReport } from './lib/load/ab-report.js'
+export { mergeLoadResults } from './lib/load/merge.js'
 
 // --- lib/lab: the servers under test (syncbench serve) ---
 export { spawnServer } from './lib/lab/spawn.js'
@@ -42,6 +43,8 @@ export { writeReport } from './lib/report/report.js'
 /** @typedef {import('./lib/types.js').OpenLoop} OpenLoop */
 /** @typedef {import('./lib/types.js').TlsInfo} TlsInfo */
 /** @typedef {import('./lib/types.js').TlsProtocol} TlsProtocol */
+/** @typedef {import('./lib/types.js').Segment} Segment */
+/** @typedef {import('./lib/types.js').Merged} Merged */
 /** @typedef {import('./lib/types.js').TimeRow} TimeRow */
 /** @typedef {import('./lib/types.js').RequestRecord} RequestRecord */
 /** @typedef {import('./lib/types.js').ServerHandle} ServerHandle */

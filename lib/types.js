@@ -19,6 +19,14 @@
  *                                        is busy is sent the moment it is free, and its latency counts from its intended
  *                                        send time (corrected for coordinated omission). `requests` counts intended
  *                                        requests. Absent: ab's closed loop
+ * @property {Segment} [segment]         --segment i/N: this process is shard `index` (0-based) of `count` and runs its share of
+ *                                        `requests`, `concurrency` and `rate` (lib/load/options.js segmentShares: the first
+ *                                        total % N shards take one more; rate / N each, shard i's schedule offset by i / rate).
+ *                                        Given as { index, count }; the LoadResult's options hold the shares, and options.segment
+ *                                        the whole run's requests, concurrency and rate as well
+ * @property {string} [startAt]           --start-at: an ISO 8601 time with a time zone; loadtest() waits until then (plus the
+ *                                        shard's offset under `rate`) before it starts. At most 1 s past, at most 1 hour ahead;
+ *                                        `signal` ends the wait (the result then has no request)
  * @property {number} [timeout=30]        -s: seconds the whole run may go without receiving a byte before it is
  *                                        aborted (ab's inactivity timeout: one stalled socket among busy ones does not trip it)
  * @property {number} [responseTimeout=0] --response-timeout: seconds one response may take in total, from its request's
@@ -63,6 +71,16 @@
  */
 
 /**
+ * A shard of a run spread over several processes or machines (LoadOptions.segment).
+ * @typedef {object} Segment
+ * @property {number} index        0-based: 0 .. count - 1
+ * @property {number} count        how many shards
+ * @property {number} [requests]   in a LoadResult: the whole run's -n (the shard's share is options.requests)
+ * @property {number} [concurrency] in a LoadResult: the whole run's -c
+ * @property {number} [rate]       in a LoadResult: the whole run's -R
+ */
+
+/**
  * One completed request, in ab's terms (milliseconds since the epoch for start, ms for the rest),
  * as ab's -g gnuplot file lists them.
  * @typedef {object} RequestRecord
@@ -70,6 +88,8 @@
  * @property {number} connect  ms from start to connected (0 on a reused keep-alive connection)
  * @property {number} waiting  ms from the end of the write to the first response byte
  * @property {number} total    ms from start to the end of the response
+ * @property {number} latency  ms from its intended send time to the end of the response under `rate` (the corrected
+ *                             latency, as LoadResult.latency counts it); else the same as total
  */
 
 /**
@@ -86,7 +106,9 @@
  * @property {{ name: 'syncbench', version: string }} tool
  * @property {Omit<LoadOptions, 'body'|'signal'|'onProgress'|'onRequest'> & { bodyBytes?: number }} options  the LoadOptions used, body
  *                                              replaced by its byte length (bodyBytes; absent from an external engine's result)
- * @property {string} startedAt                  ISO time
+ * @property {string} startedAt                  ISO time the run started (after any --start-at wait)
+ * @property {string} [endedAt]                  ISO time of its last response: startedAt + timeTakenSeconds, what
+ *                                              `syncbench merge` unites into the shards' common time window
  * @property {{ software: string, hostname: string, port: number }} server  software from the first response's Server header ('' if none)
  * @property {TlsInfo} [tls]                     https only: the TLS of the run (ab's SSL/TLS Protocol, Server Temp Key, TLS Server Name)
  * @property {{ path: string, length: number, variable: boolean }} document  length of the first good response body
@@ -119,6 +141,10 @@
  *           with `rate` only: the same figures measured from each request's actual send (what a closed-loop tool reports),
  *           while `latency` then counts from each request's intended send time (corrected for coordinated omission)
  * @property {OpenLoop} [openLoop]                 with `rate` only: how well the schedule was held
+ * @property {{ connect: string, processing: string, waiting: string }} [connectionTimesHistograms] the other three rows of
+ *           `connectionTimes` as histograms (same encoding as latencyHistogram), so `syncbench merge` reads their medians from
+ *           the merged histograms too
+ * @property {Merged} [merged]                   set by `syncbench merge` (mergeLoadResults): what was merged
  * @property {string} [latencyHistogramUncorrected] with `rate` only: latencyHistogram's uncorrected twin (same encoding)
  * @property {string|null} latencyHistogram        the total time per request of every completed request (with `rate`: from
  *           its intended send time, as `latency`), recorded in
@@ -126,6 +152,14 @@
  *           (V2, hdr-histogram-js `encodeIntoCompressedBase64`; any HdrHistogram port decodes it). Runs are combined by
  *           adding these histograms, never by averaging percentiles. null from an external engine (ab, wrk,
  *           autocannon: they report percentiles only); absent from files written before syncbench 0.1.0 kept it.
+ */
+
+/**
+ * What a merged LoadResult was made of (lib/load/merge.js).
+ * @typedef {object} Merged
+ * @property {number} results        how many LoadResults were added
+ * @property {{ startedAt: string, endedAt: string, segment: string|null, completeRequests: number }[]} parts  each one's window
+ *           and shard ("0/2"), in the order given
  */
 
 /**

@@ -59,6 +59,18 @@ syncbench's own:
   --unix path     connect to the server's unix socket at path; the URL still gives the Host header
                   and the path (autocannon -S, vegeta -unix-socket)
   --json          print the LoadResult (schema syncbench/load-result@1) as JSON on stdout, nothing else
+  --hdr-log file  write the latency (corrected under -R) as an HdrHistogram interval log, one
+                  interval per second, in HdrHistogram's HistogramLogWriter format (values in
+                  microseconds): HdrHistogram's HistogramLogProcessor reads it
+
+Many machines (see docs/distributed.md; syncbench merge adds up their --json results):
+  --segment i/N   this process is shard i of N, counted from 0 (0/2 and 1/2 for two shards): it
+                  runs its share of -n, -c and -R (the first shards take one more request or
+                  connection when they do not divide; rate / N each); -c must be at least N
+  --start-at time wait until this ISO 8601 time with a time zone (2026-11-23T18:30:00Z) before
+                  starting: at most 1 s past (started at once), at most 3600 s ahead. Under -R
+                  shard i starts i / rate later, so the shards' schedules interleave into one.
+                  Ctrl-C while waiting sends nothing and exits 130
 
 https:// as ab: the server's certificate is NOT verified (a self-signed one is fine), SNI is the
 -H Host or the URL's host (none for an IP address), every new connection makes a full handshake,
@@ -111,6 +123,7 @@ export async function main (argv, io) {
   if (output.version) { io.stdout.write(`This is syncbench ${version}, an ApacheBench 2.3 compatible load generator\n`); return 0 }
   if (output.gnuplot) checkWritable('-g', output.gnuplot)
   if (output.csv) checkWritable('-e', output.csv)
+  if (output.hdrLog) checkWritable('--hdr-log', output.hdrLog)
   const { loadtest, normalizeOptions } = await import('../load/loadtest.js')
   const { parseTarget, requestHead } = await import('../load/request.js')
 
@@ -120,12 +133,16 @@ export async function main (argv, io) {
     options.onProgress = (done) => io.stderr.write(`Completed ${done} requests\n`)
   }
   // -g and -e only: the files module (and node:crypto behind its atomic write) costs startup otherwise.
-  const files = output.gnuplot || output.csv ? await import('../load/ab-files.js') : null
-  const log = files ? files.createRequestLog() : null
-  if (log) options.onRequest = log.onRequest
+  const files = output.gnuplot || output.csv || output.hdrLog ? await import('../load/ab-files.js') : null
+  const log = files && (output.gnuplot || output.csv) ? files.createRequestLog() : null
+  const hdrLog = output.hdrLog ? new (await import('../load/hdr-log.js')).IntervalLog() : null
+  if (log && hdrLog) options.onRequest = (r) => { log.onRequest(r); hdrLog.onRequest(r) }
+  else if (log) options.onRequest = log.onRequest
+  else if (hdrLog) options.onRequest = (r) => hdrLog.onRequest(r)
   const controller = new AbortController()
   options.signal = controller.signal
-  const onSigint = () => controller.abort()
+  let abortedAt = Infinity
+  const onSigint = () => { abortedAt = Date.now(); controller.abort() }
 
   // On a terminal the banner shows before the run, as ab does; into a pipe or file it is held back
   // so that a run that cannot start leaves stdout empty.
@@ -140,6 +157,8 @@ export async function main (argv, io) {
   let result
   // once: a second Ctrl-C gets the default behaviour and ends the process at once
   process.once('SIGINT', onSigint)
+  // a shard may wait minutes: say so (stderr, as progress), once Ctrl-C is handled
+  if (options.startAt !== undefined && !output.quiet) io.stderr.write(`syncbench ab: waiting until ${options.startAt} (--start-at)\n`)
   try {
     result = await loadtest(options)
   } catch (err) {
@@ -151,6 +170,13 @@ export async function main (argv, io) {
     throw err
   }
   const interrupted = controller.signal.aborted
+  // (a shard under -R starts i / rate after --start-at: lib/load/loadtest.js)
+  const startMs = options.startAt === undefined ? -Infinity : Date.parse(options.startAt) + (options.segment && options.rate ? options.segment.index * 1000 / options.rate : 0)
+  if (interrupted && result.completeRequests === 0 && abortedAt < startMs) {
+    // Ctrl-C before --start-at: nothing was sent, so no report, no files; the shell's code for SIGINT
+    io.stderr.write(`syncbench ab: interrupted while waiting for --start-at ${options.startAt}: nothing was sent\n`)
+    return 130
+  }
 
   if (output.json) {
     io.stdout.write(JSON.stringify(result, null, 2) + '\n')
@@ -171,6 +197,11 @@ export async function main (argv, io) {
     if (files && log && result.completeRequests > 0) {
       if (output.csv) await files.writeAbFile('-e', output.csv, files.formatAbCsv(log.records.map((r) => r.total)))
       if (output.gnuplot) await files.writeAbFile('-g', output.gnuplot, files.formatAbGnuplot(log.records))
+    }
+    // the interval log also when nothing completed: its intervals then say so
+    if (files && hdrLog && output.hdrLog) {
+      const endMs = Date.parse(/** @type {string} */ (result.endedAt))
+      await files.writeAbFile('--hdr-log', output.hdrLog, hdrLog.format(endMs, Date.parse(result.startedAt)))
     }
   } finally {
     process.off('SIGINT', onSigint)

@@ -13,6 +13,7 @@ export const commands = {
   ab: { summary: 'an Apache Bench drop-in load generator: same flags, same report', load: () => import('./ab.js') },
   serve: { summary: 'start the seed apps or the lab server of workloads x strategies', load: () => import('./serve.js') },
   report: { summary: 'render charts, markdown and the HTML report from a results.json', load: () => import('./report.js') },
+  merge: { summary: 'add up the --json results of syncbench ab shards (--segment i/N): exact merged percentiles', load: () => import('./merge.js') },
   compare: { summary: 'compare two results (files or folders): ratio CIs, Welch t-tests, a CI gate (--fail-if-slower)', load: () => import('./compare.js') }
 }
 

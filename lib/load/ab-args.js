@@ -2,7 +2,7 @@
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync, statSync } from 'node:fs'
 import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode } from '../errors.js'
-import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, checkTlsOptions, argvSpelling, requestsDue } from './options.js'
+import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, checkTlsOptions, argvSpelling, requestsDue, segmentShares } from './options.js'
 import { checkUnixSocket } from './connection.js'
 
 // Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
@@ -23,10 +23,11 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
  * @property {boolean} sendBody      -p / -u (the report shows Total body sent and kb/s sent)
  * @property {string|null} gnuplot   -g file
  * @property {string|null} csv       -e file
+ * @property {string|null} hdrLog    --hdr-log file
  * @property {number} heartbeat      ab's progress interval (0: ab prints no progress and "...done")
  */
 
-/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'responseTimeout'|'unix'} ValueFlag ab's flags that take a value, with our own */
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'} ValueFlag ab's flags that take a value, with our own */
 /** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'} BooleanFlag the others, with our long ones */
 /**
  * One flag of the command line, by its short name: a value flag always has its value.
@@ -53,7 +54,7 @@ const UNSUPPORTED = {
 /** @type {Record<string, BooleanFlag>} */
 const LONG = { help: 'h', version: 'V', json: 'json', 'http1.1': 'http11' }
 /** @type {Record<string, ValueFlag>} our long flags that take a value (`--name value` or `--name=value`) */
-const LONG_WITH_VALUE = { 'response-timeout': 'responseTimeout', unix: 'unix' }
+const LONG_WITH_VALUE = { 'response-timeout': 'responseTimeout', unix: 'unix', segment: 'segment', 'start-at': 'startAt', 'hdr-log': 'hdrLog' }
 
 /**
  * Split argv into [flag, value] pairs and positionals, as getopt does for ab: `-kc 20`, `-n100`,
@@ -192,6 +193,7 @@ export function parseAbArgs (argv) {
     sendBody: false,
     gnuplot: null,
     csv: null,
+    hdrLog: null,
     heartbeat: 0
   }
   // ab's defaults, from the one table of option rules
@@ -204,6 +206,10 @@ export function parseAbArgs (argv) {
   let responseTimeout = defaultOptions.responseTimeout
   /** @type {number|undefined} */
   let rate
+  /** @type {import('../types.js').Segment|undefined} */
+  let segment
+  /** @type {string|undefined} */
+  let startAt
   /** @type {string|null} */
   let method = null
   /** @type {string|null} */
@@ -252,6 +258,9 @@ export function parseAbArgs (argv) {
       case 's': timeout = parseLoadArg('timeout', flag, token.value); break
       case 'responseTimeout': responseTimeout = parseLoadArg('responseTimeout', flag, token.value); break
       case 'R': rate = parseLoadArg('rate', flag, token.value); break
+      case 'segment': segment = parseLoadArg('segment', flag, token.value); break
+      case 'startAt': startAt = parseLoadArg('startAt', flag, token.value); break
+      case 'hdrLog': output.hdrLog = fileName(flag, token.value); break
       case 'k': output.keepAlive = true; break
       case 'q': output.quiet = true; break
       case 'd': output.percentiles = false; break
@@ -295,6 +304,8 @@ export function parseAbArgs (argv) {
     requestsFlag = `-t ${timelimit} with -R ${rate}, which implies -n`
   }
   checkConcurrencyWithinRequests(concurrency, requests, argvSpelling, { requests: `${requestsFlag} ${requests}`, got: rawConcurrency })
+  // refused here, with the flags as typed, rather than by loadtest() after the banner
+  if (segment !== undefined) segmentShares({ requests, concurrency, rate }, segment, argvSpelling)
   if (output.sendBody && contentType === undefined) contentType = 'text/plain'
 
   /** @type {import('../types.js').LoadOptions} */
@@ -320,6 +331,8 @@ export function parseAbArgs (argv) {
   if (ciphers !== undefined) options.ciphers = ciphers
   if (tlsProtocol !== undefined) options.tlsProtocol = tlsProtocol
   if (socketPath !== undefined) options.socketPath = socketPath
+  if (segment !== undefined) options.segment = segment
+  if (startAt !== undefined) options.startAt = startAt
   if (body !== undefined) options.body = body
   if (output.sendBody) options.contentType = contentType
   output.heartbeat = abHeartbeat(requests, output.quiet)

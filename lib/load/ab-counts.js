@@ -15,6 +15,7 @@ import { encodeCounts } from './histogram.js'
  * @property {import('../types.js').LoadResult['options']} options  the LoadOptions as recorded
  * @property {import('./request.js').Target} target
  * @property {string} startedAt           ISO time
+ * @property {string} endedAt             ISO time: startedAt + the time taken
  * @property {number} concurrency
  * @property {boolean} bodySent           a -p / -u body was sent (ab prints "Total body sent" only then)
  * @property {import('./engine.js').RunEnd} end
@@ -160,7 +161,7 @@ export class AbCounts {
    * @param {ResultContext} context
    * @returns {import('../types.js').LoadResult}
    */
-  toResult ({ options, target, startedAt, concurrency, bodySent, end }) {
+  toResult ({ options, target, startedAt, endedAt, concurrency, bodySent, end }) {
     const timeTakenSeconds = end.timeTakenSeconds
     /** @type {import('../types.js').LoadResult} */
     const result = {
@@ -168,6 +169,7 @@ export class AbCounts {
       tool: { name: 'syncbench', version },
       options,
       startedAt,
+      endedAt,
       server: { software: this.servername, hostname: target.hostname, port: target.port },
       document: { path: target.path, length: this.doclen, variable: this.variableLength },
       concurrency,
@@ -191,6 +193,10 @@ export class AbCounts {
       aborted: end.aborted,
       latencyHistogram: ''
     }
+    // the other rows' histograms too, so that a merge of shards reads every median from merged counts
+    const times = this.times
+    result.connectionTimesHistograms = { connect: '', processing: '', waiting: '' }
+    for (const key of /** @type {const} */ (['connect', 'processing', 'waiting'])) withLazyHistogram(result.connectionTimesHistograms, key, times[key].counts)
     const corrected = this.corrected
     if (corrected === null) return withLazyHistogram(result, 'latencyHistogram', this.times.total.counts)
     // open loop: `latency` and `latencyHistogram` from the intended send times, their twins from the actual ones
@@ -209,14 +215,16 @@ export class AbCounts {
 }
 
 /**
- * Set `latencyHistogram` to the encoding of `counts` when it is first read (JSON.stringify for --json
+ * Set `latencyHistogram` (or another histogram field of `result`) to the encoding of `counts` when it is
+ * first read (JSON.stringify for --json
  * and results.json, a caller's code), then keep the string: encoding loads hdr-histogram-js (~20 ms of
  * CPU, lib/load/histogram.js), which a plain `syncbench ab` printing ab's report never needs. The
  * property is enumerable, so spreads, JSON and structuredClone see it like any other field.
- * @param {import('../types.js').LoadResult} result
- * @param {'latencyHistogram'|'latencyHistogramUncorrected'} key
- * @param {Float64Array} counts the total time's bucket counts (stats.js Row.counts)
- * @returns {import('../types.js').LoadResult}
+ * @template {object} T
+ * @param {T} result  the LoadResult, or its connectionTimesHistograms
+ * @param {keyof T & string} key
+ * @param {Float64Array} counts a row's bucket counts (stats.js Row.counts)
+ * @returns {T}
  */
 function withLazyHistogram (result, key, counts) {
   Object.defineProperty(result, key, {
@@ -254,7 +262,7 @@ function achievedRate (done, timeTakenSeconds, requests, rate) {
  * @param {Record<K, T>} obj @param {(v: T) => U} f
  * @returns {Record<K, U>} the same keys, the values mapped
  */
-function mapValues (obj, f) {
+export function mapValues (obj, f) {
   // Object.entries and fromEntries forget the keys; they are obj's own
   return /** @type {Record<K, U>} */ (Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, f(/** @type {T} */ (v))])))
 }

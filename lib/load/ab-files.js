@@ -78,6 +78,6 @@ export function createRequestLog () {
   const records = []
   return {
     records,
-    onRequest (r) { records.push({ start: r.start, connect: r.connect, waiting: r.waiting, total: r.total }) }
+    onRequest (r) { records.push({ start: r.start, connect: r.connect, waiting: r.waiting, total: r.total, latency: r.latency }) }
   }
 }

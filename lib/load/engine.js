@@ -557,10 +557,11 @@ export class Engine {
     const wait = c.beginread > c.endwrite ? c.beginread - c.endwrite : 0
     counts.complete(ctime, time, wait, keptAlive)
     // open loop: the latency from the intended send time, connect and waiting for the connection included
-    if (counts.corrected !== null) counts.corrected.record(now > c.intended ? now - c.intended : 0)
+    const latency = counts.corrected !== null ? (now > c.intended ? now - c.intended : 0) : time
+    if (counts.corrected !== null) counts.corrected.record(latency)
     if (this.onRequest !== null) {
       try {
-        this.onRequest({ start: performance.timeOrigin + c.start, connect: ctime, waiting: wait, total: time })
+        this.onRequest({ start: performance.timeOrigin + c.start, connect: ctime, waiting: wait, total: time, latency })
       } catch (err) {
         this.callbackFailed(err)
       }

@@ -32,6 +32,15 @@ function load () {
   return hdr
 }
 
+/**
+ * hdr-histogram-js's HistogramLogWriter (HdrHistogram's interval log format, as the Java
+ * HistogramLogWriter writes it), loaded on demand as the rest.
+ * @returns {typeof import('hdr-histogram-js/dist/HistogramLogWriter.js').default}
+ */
+export function logWriterClass () {
+  return createRequire(import.meta.url)('hdr-histogram-js/dist/HistogramLogWriter.js').default
+}
+
 /** An empty hdr-histogram-js histogram of the engine's layout. @returns {Histogram} */
 export function createHistogram () {
   const { lowestDiscernibleValue: lo, highestTrackableValue: hi, numberOfSignificantValueDigits: digits } = HISTOGRAM_LAYOUT
@@ -68,4 +77,21 @@ export function encodeCounts (counts) {
  */
 export function decodeHistogram (base64) {
   return load().encoding.decodeFromCompressedBase64(base64, 32)
+}
+
+/**
+ * The inverse of histogramOfCounts: a histogram's counts in stats.js's layout (Row.counts), after
+ * adding it into one of the engine's layout (HDR's own add, so a histogram of another layout is
+ * re-bucketed as HdrHistogram does it).
+ * @param {Histogram} histogram
+ * @param {number} length  Row.counts' length
+ * @returns {Float64Array}
+ */
+export function countsOfHistogram (histogram, length) {
+  const h = /** @type {Histogram & { getCountAtIndex: (index: number) => number, countsArrayLength: number }} */ (createHistogram())
+  h.add(histogram)
+  const counts = new Float64Array(length)
+  const n = Math.min(length, h.countsArrayLength)
+  for (let i = 0; i < n; i++) counts[i] = h.getCountAtIndex(i)
+  return counts
 }

@@ -1,5 +1,6 @@
 // loadtest(options) -> LoadResult: validate LoadOptions, resolve the host once, run the engine,
 // and hand back the LoadResult (lib/types.js) that ab's counts (AbCounts) make of it.
+import { performance } from 'node:perf_hooks'
 import { ConnectError, systemCode } from '../errors.js'
 import { parseTarget, buildRequest, isIpAddress } from './request.js'
 import { checkUnixSocket } from './connection.js'
@@ -52,7 +53,46 @@ export async function loadtest (options) {
       throw new ConnectError(`${target.hostname}:${target.port}: cannot resolve host (${code})`, { cause: err })
     }
   }
+  if (o.startAt !== undefined) await waitUntil(Date.parse(o.startAt) + startOffsetMs(o), o.signal)
   return runEngine(o, target, addresses)
+}
+
+/**
+ * A shard's offset from --start-at under -R: shard i of N starts i / rate after it (the whole run's
+ * rate), so that the shards' schedules interleave into the one a single generator would follow.
+ * @param {ReturnType<typeof normalizeOptions>} o
+ */
+function startOffsetMs (o) {
+  const s = o.segment
+  return s !== undefined && s.rate !== undefined ? s.index * 1000 / s.rate : 0
+}
+
+/**
+ * Wait until the wall clock reads `epochMs` (Date.now()), or `signal` aborts (then the run starts
+ * aborted and measures nothing). A timer may fire a little early or late: it is re-armed until the
+ * clock has passed the moment, so the start is late by a timer's granularity (~1 ms) at most.
+ * @param {number} epochMs
+ * @param {AbortSignal|undefined} signal
+ * @returns {Promise<void>}
+ */
+export function waitUntil (epochMs, signal) {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    /** @type {NodeJS.Timeout|null} */
+    let timer = null
+    const done = () => {
+      if (timer !== null) clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const arm = () => {
+      const left = epochMs - Date.now()
+      if (left <= 0) return done()
+      timer = setTimeout(arm, Math.min(left, 2 ** 31 - 1))
+    }
+    signal?.addEventListener('abort', done, { once: true })
+    arm()
+  })
 }
 
 /**
@@ -63,7 +103,6 @@ export async function loadtest (options) {
  * @returns {Promise<import('../types.js').LoadResult>}
  */
 export async function runEngine (o, target, addresses) {
-  const startedAt = new Date().toISOString()
   const counts = new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
   const framingOptions = { keepAlive: o.keepAlive === true, head: o.method === 'HEAD' }
   // https only: node:tls and the run's TLS context (-Z, -f checked against OpenSSL here)
@@ -90,10 +129,15 @@ export async function runEngine (o, target, addresses) {
     // The HTTP/1.1 framing is loaded only under --http1.1: a plain ab run skips two modules.
     framing: o.http11 === true ? new (await import('./http11.js')).Http11Framing(framingOptions) : new AbFraming(framingOptions)
   })
+  // the run's window on the wall clock, from the engine's monotonic times: what the merge of shards
+  // run on several machines unites (their clocks agree as NTP keeps them)
+  const wallOffset = Date.now() - performance.now()
   const end = await engine.run()
+  const startedAt = new Date(wallOffset + engine.startTime).toISOString()
+  const endedAt = new Date(wallOffset + engine.startTime + end.timeTakenSeconds * 1000).toISOString()
 
   const result = counts.toResult({
-    options: publicOptions(o), target, startedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end
+    options: publicOptions(o), target, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end
   })
   if (tls !== null) result.tls = tls.result()
   if (end.failure !== null) {

@@ -30,6 +30,18 @@ export const MAX_RATE = 1_000_000
 /** --response-timeout's bound, in seconds: a day. */
 export const MAX_RESPONSE_TIMEOUT = 86400
 
+/**
+ * --start-at's bounds, in seconds from now. A time this little in the past starts at once (a shard's
+ * process may be scheduled a moment late); one further past would skew the union of the shards' time
+ * windows, and one further ahead is more likely a typo (a date, a time zone) than a plan: a scheduler
+ * (cron, a Kubernetes CronJob) starts runs hours ahead, syncbench only lines shards up.
+ */
+export const START_AT_LATE_SECONDS = 1
+export const START_AT_AHEAD_SECONDS = 3600
+
+/** --start-at's text: an ISO 8601 date and time with seconds optional, milliseconds at most, and a time zone (Z or +hh:mm). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/
+
 /** RFC 9110 token: what a method, or a header's name, may be made of. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const HEADER_NAME_COLON = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/
@@ -103,6 +115,40 @@ function seconds (allowZero) {
 const boolean = { check: (v) => typeof v === 'boolean' ? null : 'must be true or false' }
 /** @type {Pick<OptionRule, 'check'>} */
 const text = { check: (v) => typeof v === 'string' ? null : 'must be a string' }
+/**
+ * --segment's text "i/N" (0-based: the first shard is 0/N) to { index, count }; NaN when malformed.
+ * @param {string} raw
+ */
+function segmentFromArg (raw) {
+  const m = /^(\d+)\/(\d+)$/.exec(raw)
+  return m ? { index: Number(m[1]), count: Number(m[2]) } : NaN
+}
+
+/** @param {unknown} v */
+function segmentProblem (v) {
+  const s = /** @type {{ index?: unknown, count?: unknown }|null} */ (v)
+  const shape = 'must be i/N, shard i of N counted from 0 (0/2 and 1/2 for two shards)'
+  if (s === null || typeof s !== 'object' || !Number.isInteger(s.index) || !Number.isInteger(s.count)) return shape
+  const index = /** @type {number} */ (s.index)
+  const count = /** @type {number} */ (s.count)
+  if (count < 1 || count > MAX_CONCURRENCY) return `must have 1 <= N <= ${MAX_CONCURRENCY} shards (each takes at least one connection)`
+  if (index < 0 || index >= count) return `must have 0 <= i < N (counted from 0: the last of ${count} shards is ${count - 1}/${count})`
+  return null
+}
+
+/**
+ * --start-at: a wall-clock time a little in the past at most, an hour ahead at most (checked against
+ * the clock when the option is read).
+ * @param {unknown} v
+ */
+function startAtProblem (v) {
+  if (typeof v !== 'string' || !ISO_TIME.test(v) || Number.isNaN(Date.parse(v))) return 'must be an ISO 8601 time with a time zone, as in 2026-11-23T18:30:00Z'
+  const ahead = (Date.parse(v) - Date.now()) / 1000
+  if (ahead < -START_AT_LATE_SECONDS) return `must not be more than ${START_AT_LATE_SECONDS} s in the past (it is ${(-ahead).toFixed(1)} s past)`
+  if (ahead > START_AT_AHEAD_SECONDS) return `must be at most ${START_AT_AHEAD_SECONDS} s ahead (it is ${ahead.toFixed(0)} s ahead)`
+  return null
+}
+
 /** @type {Pick<OptionRule, 'check'>} */
 const callback = { check: (v) => typeof v === 'function' ? null : 'must be a function' }
 
@@ -122,6 +168,10 @@ const rules = [
     fromArg: (raw) => /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN,
     check: (v) => typeof v !== 'number' || !Number.isFinite(v) || v <= 0 ? 'must be a positive number of requests per second' : v > MAX_RATE ? `must be at most ${MAX_RATE} requests per second` : null
   },
+  // many machines: this process is shard i of N and takes its share of -n, -c and -R (segmentShares)
+  { name: 'segment', flag: '--segment', fromArg: segmentFromArg, check: segmentProblem },
+  // many machines: wait until this wall-clock moment before starting (every shard the same one)
+  { name: 'startAt', flag: '--start-at', check: startAtProblem },
   { name: 'timeout', flag: '-s', ...seconds(false), default: 30 },
   // our own bound (ab has none): the longest one response may take, in total; 0: none. A day at most,
   // so the engine's one timer never needs more than a few turns.
@@ -313,6 +363,39 @@ export function requestsDue (rate, timelimit) {
 }
 
 /**
+ * Shard `index` (0-based) of `count`'s share of `total`: the first total % count shards take one more,
+ * so the shares differ by at most 1 and add up to total exactly. Shard i of the requests takes those
+ * numbered i, i + N, i + 2N... of the whole run's schedule (k6's execution segments, simplified).
+ * @param {number} total @param {number} index @param {number} count
+ */
+export function segmentShare (total, index, count) {
+  return Math.floor(total / count) + (index < total % count ? 1 : 0)
+}
+
+/**
+ * A shard's share of the whole run: its -n and -c (segmentShare) and its -R, rate / N. With -R, the
+ * shard's requests are every N-th of the one schedule a single generator would follow (due at k / rate),
+ * so shard i follows that schedule's requests i, i + N...: rate / N, its first one due i / rate after the
+ * start (the offset loadtest() adds to --start-at).
+ * @param {{ requests: number, concurrency: number, rate?: number }} totals
+ * @param {{ index: number, count: number }} segment
+ * @param {Spelling} spell
+ * @returns {{ requests: number, concurrency: number, rate?: number, offsetMs: number }}
+ */
+export function segmentShares (totals, { index, count }, spell) {
+  if (totals.concurrency < count) {
+    throw invalidOption(spell(loadOptionRule('segment')), `${index}/${count}`, `needs at least one connection per shard: ${spell(loadOptionRule('concurrency'))} ${totals.concurrency} cannot be split over ${count} shards`)
+  }
+  const share = {
+    requests: segmentShare(totals.requests, index, count),
+    concurrency: segmentShare(totals.concurrency, index, count),
+    offsetMs: 0
+  }
+  if (totals.rate === undefined) return share
+  return { ...share, rate: totals.rate / count, offsetMs: index * 1000 / totals.rate }
+}
+
+/**
  * LoadOptions with every default filled in.
  * @typedef {Required<Pick<import('../types.js').LoadOptions, 'url'|'requests'|'concurrency'|'timelimit'|'timeout'|'keepAlive'|'method'|'headers'|'cookies'|'variableLength'|'continueOnReceiveError'|'http11'|'verbosity'>> & import('../types.js').LoadOptions} NormalizedLoadOptions
  */
@@ -340,5 +423,14 @@ export function normalizeLoadOptions (options) {
   if (options.cookies === undefined) o.cookies = []
   if (o.method === undefined) o.method = o.body ? 'POST' : 'GET'
   checkConcurrencyWithinRequests(o.concurrency, o.requests, apiSpelling)
+  if (o.segment !== undefined) {
+    // this process runs its share; options.segment keeps the whole run's figures for the merge
+    const { index, count } = o.segment
+    const share = segmentShares(o, o.segment, apiSpelling)
+    o.segment = { index, count, requests: o.requests, concurrency: o.concurrency, ...(o.rate === undefined ? {} : { rate: o.rate }) }
+    o.requests = share.requests
+    o.concurrency = share.concurrency
+    if (share.rate !== undefined) o.rate = share.rate
+  }
   return o
 }

@@ -284,6 +284,12 @@ export function validateExperiment (e, where) {
   }
   if (e.reference !== undefined && !labels.has(e.reference)) throw bad(`reference "${e.reference}" names no variant (labels: ${[...labels].join(', ')})`)
   const load = { ...e.load }
+  // shards of one load over several machines (syncbench ab --segment, --start-at): not a run's, whose server is its own
+  for (const [section, value] of [['load', load], ['warmup', e.warmup]]) {
+    for (const key of ['segment', 'startAt']) {
+      if (value !== null && typeof value === 'object' && Object.hasOwn(value, key)) throw bad(`${section}.${key} is for syncbench ab shards on several machines; syncbench run starts a server per run and loads it from here`)
+    }
+  }
   for (const key of Object.keys(load)) {
     if (key === 'url') throw bad('load.url cannot be set: each run loads its server\'s address and the variant\'s path')
     if (!EXPERIMENT_LOAD_KEYS.includes(key)) throw bad(`load has an unexpected key "${key}" (load options: ${EXPERIMENT_LOAD_KEYS.join(', ')})`)
