@@ -19,6 +19,9 @@
  *                                        is busy is sent the moment it is free, and its latency counts from its intended
  *                                        send time (corrected for coordinated omission). `requests` counts intended
  *                                        requests. Absent: ab's closed loop
+ * @property {number} [workers=1]       --workers: worker threads the run is split over (1..64, at most `concurrency`):
+ *                                        connections, requests and rate divided as evenly as they go, the counts
+ *                                        and histograms merged exactly into one LoadResult, as one thread reports it
  * @property {number} [timeout=30]        -s: seconds the whole run may go without receiving a byte before it is
  *                                        aborted (ab's inactivity timeout: one stalled socket among busy ones does not trip it)
  * @property {number} [responseTimeout=0] --response-timeout: seconds one response may take in total, from its request's

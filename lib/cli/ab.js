@@ -53,6 +53,9 @@ syncbench's own:
                   the longest one response may take in total, from its request's start (default 0:
                   none; at most 86400); a response past it is a failed request (Exceptions,
                   RESPONSE_TIMEOUT in --json's errors) and the run goes on
+  --workers N     split the run over N threads (1 to 64, at most -c; default 1): connections,
+                  requests and -R shared evenly, counts and histograms merged exactly into the
+                  same report; more than one pays only when the generator's core is the limit
   --json          print the LoadResult (schema syncbench/load-result@1) as JSON on stdout, nothing else
 
 Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the report of what was measured.

@@ -2,7 +2,7 @@
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync, statSync } from 'node:fs'
 import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode } from '../errors.js'
-import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, argvSpelling, requestsDue } from './options.js'
+import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, argvSpelling, requestsDue } from './options.js'
 
 // Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
 export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
@@ -25,7 +25,7 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
  * @property {number} heartbeat      ab's progress interval (0: ab prints no progress and "...done")
  */
 
-/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'responseTimeout'} ValueFlag ab's flags that take a value, with our own */
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'responseTimeout'|'workers'} ValueFlag ab's flags that take a value, with our own */
 /** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'} BooleanFlag the others, with our long ones */
 /**
  * One flag of the command line, by its short name: a value flag always has its value.
@@ -54,7 +54,7 @@ const UNSUPPORTED = {
 /** @type {Record<string, BooleanFlag>} */
 const LONG = { help: 'h', version: 'V', json: 'json', 'http1.1': 'http11' }
 /** @type {Record<string, ValueFlag>} our long flags that take a value (`--name value` or `--name=value`) */
-const LONG_WITH_VALUE = { 'response-timeout': 'responseTimeout' }
+const LONG_WITH_VALUE = { 'response-timeout': 'responseTimeout', workers: 'workers' }
 
 /**
  * Split argv into [flag, value] pairs and positionals, as getopt does for ab: `-kc 20`, `-n100`,
@@ -204,6 +204,8 @@ export function parseAbArgs (argv) {
   let responseTimeout = defaultOptions.responseTimeout
   /** @type {number|undefined} */
   let rate
+  let workers = defaultOptions.workers
+  let rawWorkers = String(workers)
   /** @type {string|null} */
   let method = null
   /** @type {string|null} */
@@ -246,6 +248,7 @@ export function parseAbArgs (argv) {
       case 's': timeout = parseLoadArg('timeout', flag, token.value); break
       case 'responseTimeout': responseTimeout = parseLoadArg('responseTimeout', flag, token.value); break
       case 'R': rate = parseLoadArg('rate', flag, token.value); break
+      case 'workers': workers = parseLoadArg('workers', flag, token.value); rawWorkers = token.value; break
       case 'k': output.keepAlive = true; break
       case 'q': output.quiet = true; break
       case 'd': output.percentiles = false; break
@@ -284,6 +287,7 @@ export function parseAbArgs (argv) {
     requestsFlag = `-t ${timelimit} with -R ${rate}, which implies -n`
   }
   checkConcurrencyWithinRequests(concurrency, requests, argvSpelling, { requests: `${requestsFlag} ${requests}`, got: rawConcurrency })
+  checkWorkersWithinConcurrency(workers, concurrency, argvSpelling, rawWorkers)
   if (output.sendBody && contentType === undefined) contentType = 'text/plain'
 
   /** @type {import('../types.js').LoadOptions} */
@@ -306,6 +310,7 @@ export function parseAbArgs (argv) {
   if (auth !== undefined) options.auth = auth
   if (proxyAuth !== undefined) options.proxyAuth = proxyAuth
   if (rate !== undefined) options.rate = rate
+  if (workers !== defaultOptions.workers) options.workers = workers
   if (body !== undefined) options.body = body
   if (output.sendBody) options.contentType = contentType
   output.heartbeat = abHeartbeat(requests, output.quiet)

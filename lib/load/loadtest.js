@@ -52,6 +52,8 @@ export async function loadtest (options) {
 
 /**
  * The run itself, on addresses already resolved (separate so that tests can give a host several).
+ * With `workers` above 1 the run is split over that many threads (workers.js), whose counts are
+ * merged into one LoadResult.
  * @param {ReturnType<typeof normalizeOptions>} o
  * @param {import('./request.js').Target} target
  * @param {string[]} addresses
@@ -59,9 +61,34 @@ export async function loadtest (options) {
  */
 export async function runEngine (o, target, addresses) {
   const startedAt = new Date().toISOString()
-  const counts = new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
+  if ((o.workers ?? 1) > 1) {
+    const { runWorkers } = await import('./workers.js')
+    const { counts, end } = await runWorkers(o, target, addresses)
+    return finishRun(o, target, startedAt, counts, end)
+  }
+  const counts = newCounts(o)
+  const engine = await createEngine(o, target, addresses, counts)
+  return finishRun(o, target, startedAt, counts, await engine.run())
+}
+
+/**
+ * The counts of one run (or of one worker's share of it).
+ * @param {ReturnType<typeof normalizeOptions>} o
+ */
+export function newCounts (o) {
+  return new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
+}
+
+/**
+ * The Engine of a run (or of one worker's share of it), ready to run.
+ * @param {ReturnType<typeof normalizeOptions>} o
+ * @param {import('./request.js').Target} target
+ * @param {string[]} addresses
+ * @param {AbCounts} counts
+ */
+export async function createEngine (o, target, addresses, counts) {
   const framingOptions = { keepAlive: o.keepAlive === true, head: o.method === 'HEAD' }
-  const engine = new Engine({
+  return new Engine({
     addresses,
     hostname: target.hostname,
     port: target.port,
@@ -81,8 +108,18 @@ export async function runEngine (o, target, addresses) {
     // The HTTP/1.1 framing is loaded only under --http1.1: a plain ab run skips two modules.
     framing: o.http11 === true ? new (await import('./http11.js')).Http11Framing(framingOptions) : new AbFraming(framingOptions)
   })
-  const end = await engine.run()
+}
 
+/**
+ * The LoadResult of a run's counts, or the run's failure with it attached.
+ * @param {ReturnType<typeof normalizeOptions>} o
+ * @param {import('./request.js').Target} target
+ * @param {string} startedAt
+ * @param {AbCounts} counts
+ * @param {import('./engine.js').RunEnd} end
+ * @returns {import('../types.js').LoadResult}
+ */
+function finishRun (o, target, startedAt, counts, end) {
   const result = counts.toResult({
     options: publicOptions(o), target, startedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end
   })
