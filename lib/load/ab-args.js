@@ -305,12 +305,12 @@ export function parseAbArgs (argv) {
     variableLength: output.variableLength,
     continueOnReceiveError,
     http11,
-    verbosity
+    verbosity,
+    workers
   }
   if (auth !== undefined) options.auth = auth
   if (proxyAuth !== undefined) options.proxyAuth = proxyAuth
   if (rate !== undefined) options.rate = rate
-  if (workers !== defaultOptions.workers) options.workers = workers
   if (body !== undefined) options.body = body
   if (output.sendBody) options.contentType = contentType
   output.heartbeat = abHeartbeat(requests, output.quiet)
