@@ -32,7 +32,7 @@ const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSiz
 
 /**
  * @param {import('./experiment-loader.js').Experiment} experiment
- * @param {{ requests?: number, concurrency?: number, keepAlive?: boolean }} [overrides] command-line -n / -c / -k
+ * @param {{ requests?: number, concurrency?: number, keepAlive?: boolean, workers?: number }} [overrides] command-line -n / -c / -k
  * @returns {Configuration[]}
  */
 export function expandExperiment (experiment, overrides = {}) {
@@ -46,7 +46,7 @@ export function expandExperiment (experiment, overrides = {}) {
   for (const { point, variant } of pairs) {
     /** @type {Configuration['load']} */
     const load = { concurrency: 1, requests: 1, ...experiment.load }
-    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive'])) if (overrides[key] !== undefined) load[key] = overrides[key]
+    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'workers'])) if (overrides[key] !== undefined) load[key] = overrides[key]
     const server = {
       ...experiment.server,
       ...variant.server,
@@ -65,6 +65,9 @@ export function expandExperiment (experiment, overrides = {}) {
     }
     // ab (and lib/load) refuse -c above -n; a sweep point at c=100 needs at least 100 requests anyway.
     if (load.concurrency > load.requests) load.requests = load.concurrency
+    // workers (--workers or the load section) mean "up to n": a sweep point with fewer connections
+    // runs on as many threads as it has connections (lib/load refuses more workers than connections)
+    if (typeof load.workers === 'number' && load.workers > load.concurrency) load.workers = load.concurrency
     config.requests = load.requests
     config.concurrency = load.concurrency
     config.keepAlive = Boolean(load.keepAlive)

@@ -26,7 +26,7 @@ const STOP_GRACE_AFTER_ABORT_MS = 1000
  *                                              experiment's own `runs`, else 1)
  * @property {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} [engine]  builtin by default
  * @property {string} [target]                  URL of a server already running: no server is started
- * @property {{ requests?: number, concurrency?: number, keepAlive?: boolean }} [overrides]
+ * @property {{ requests?: number, concurrency?: number, keepAlive?: boolean, workers?: number }} [overrides]
  * @property {boolean} [allowErrors=false]      count runs with failed requests or non-2xx responses (a lab that
  *                                              answers 404 on purpose); else such a run is recorded invalid
  * @property {boolean} [calibrate=true]

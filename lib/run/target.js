@@ -8,7 +8,7 @@ import { expandExperiment } from './plan.js'
 /**
  * Throw when the experiments' configurations need more than one server, naming them grouped by server.
  * @param {import('./experiment-loader.js').Experiment[]} experiments
- * @param {{ requests?: number, concurrency?: number, keepAlive?: boolean }} [overrides]
+ * @param {{ requests?: number, concurrency?: number, keepAlive?: boolean, workers?: number }} [overrides]
  */
 export function checkTarget (experiments, overrides = {}) {
   /** @type {Map<string, { server: string, configurations: string[] }>} */
