@@ -49,7 +49,7 @@ const seconds = values.quick ? 1 : Math.max(2, Math.round(requests / 25000))
 const has = (cmd, args) => spawnSync(cmd, args, { stdio: 'ignore' }).error === undefined
 const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true'], { encoding: 'utf8' }).stderr.trim() !== ''
 
-/** @typedef {{ name: string, argv: (url: string) => string[], count: (out: string) => number, available: boolean }} Peer */
+/** @typedef {{ name: string, argv: (url: string) => string[], count: (out: string) => number, available: boolean, timeoutMs?: number }} Peer */
 /** @type {Peer[]} */
 const peers = [
   {
@@ -100,8 +100,8 @@ async function measure (peer, url) {
   child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
   child.stderr.setEncoding('utf8').on('data', (d) => { out += d })
   const started = process.hrtime.bigint()
-  // Every load loop is bounded: a peer that hangs is killed after two minutes.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+  // Every load loop is bounded: a peer that hangs is killed after two minutes (or its own bound).
+  const timer = setTimeout(() => child.kill('SIGKILL'), peer.timeoutMs ?? 120_000)
   let raw
   try {
     await once(child, 'close')
@@ -114,7 +114,10 @@ async function measure (peer, url) {
   let cpu
   let rssKiB = NaN
   if (gnuTime) {
-    const [user, sys, rss] = raw.split('\n').at(-1).split(/\s+/).map(Number)
+    // GNU time's own line (it may be preceded by "Command exited with non-zero status N")
+    const line = raw.split('\n').reverse().find((l) => /^[\d.]+ [\d.]+ \d+$/.test(l.trim()))
+    if (line === undefined) throw new Error(`${peer.name}: GNU time wrote no figures:\n${raw}\n${out.slice(-2000)}`)
+    const [user, sys, rss] = line.trim().split(/\s+/).map(Number)
     cpu = user + sys
     rssKiB = rss
   } else {
@@ -219,7 +222,7 @@ async function nginxTargets (nginx) {
   const rows = [
     { name: 'syncbench ab -k -c 50', argv: sb(['-k', '-c', '50', '-n', n]), count: abCount, available: true, ref: 'wrk -t1 -c 50' },
     { name: 'wrk -t1 -c 50', argv: (u) => pin(['wrk', '-t1', '-c50', `-d${seconds}s`, u]), count: wrkCount, available: hasWrk, ref: null },
-    { name: `syncbench ab -k -c 1000 -n ${big}`, argv: sb(['-k', '-c', '1000', '-n', big]), count: abCount, available: true, ref: 'wrk -t1 -c 1000' },
+    { name: `syncbench ab -k -c 1000 -n ${big}`, argv: sb(['-k', '-c', '1000', '-n', big]), count: abCount, available: true, ref: 'wrk -t1 -c 1000', timeoutMs: 600_000 },
     { name: 'wrk -t1 -c 1000', argv: (u) => pin(['wrk', '-t1', '-c1000', `-d${seconds}s`, u]), count: wrkCount, available: hasWrk, ref: null },
     { name: 'syncbench ab -c 50 (no -k)', argv: sb(['-c', '50', '-n', String(Math.round(requests / 4))]), count: abCount, available: true, ref: 'ab -c 50 (no -k)' },
     { name: 'ab -c 50 (no -k)', argv: (u) => pin(['ab', '-q', '-c', '50', '-n', String(Math.round(requests / 4)), u]), count: abCount, available: hasAb, ref: null },
