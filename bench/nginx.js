@@ -41,9 +41,10 @@ async function waitListening (port) {
 /**
  * Start nginx answering "hello world\n" on every path (200, Content-Length, keep-alive for good).
  * @param {string} exe
+ * @param {{ cpu?: number }} [options] pin it to this core (taskset, which execs nginx: the child is nginx)
  * @returns {Promise<{ url: string, stop: () => Promise<void> }>}
  */
-export async function startNginx (exe) {
+export async function startNginx (exe, options = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'syncbench-nginx-'))
   const port = await freePort()
   const conf = join(dir, 'nginx.conf')
@@ -68,7 +69,9 @@ http {
   }
 }
 `)
-  const child = spawn(exe, ['-p', dir, '-c', conf], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const argv = [exe, '-p', dir, '-c', conf]
+  if (options.cpu !== undefined) argv.unshift('taskset', '-c', String(options.cpu))
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'inherit'] })
   const exited = once(child, 'exit')
   try {
     await Promise.race([waitListening(port), exited.then(([code]) => { throw new Error(`nginx exited with code ${code}`) })])

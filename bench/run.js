@@ -10,8 +10,13 @@
 // and 10000 req/s (5 s each), against nginx when it is installed (else the node:http hello server),
 // then doubling the rate, and bisecting twice, to find the highest rate one generator holds within 1%.
 //
-// Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk,open-loop]
-//                      [--rates 100,1000,10000 --rate-seconds 5 --max-rate 320000]
+// Then the performance targets against nginx (when installed, and taskset): nginx pinned to one core,
+// every generator to the other, so a generator's limit is its own core: CPU per request against wrk -t1
+// at c=50 and c=1000 (keep-alive) and against ab without keep-alive, peak RSS of -c 1000 -n 1000000,
+// and --workers 2 beside one worker on the same core.
+//
+// Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk,nginx,open-loop]
+//                      [--rates 100,1000,10000 --rate-seconds 5 --max-rate 320000 --big-requests 1000000]
 import { spawn, fork, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
@@ -31,7 +36,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     rates: { type: 'string', default: '100,1000,10000' },
     'rate-seconds': { type: 'string', default: '5' },
-    'max-rate': { type: 'string', default: '320000' }
+    'max-rate': { type: 'string', default: '320000' },
+    'big-requests': { type: 'string', default: '1000000' }
   }
 })
 const requests = values.quick ? 5000 : Number(values.requests)
@@ -43,7 +49,7 @@ const seconds = values.quick ? 1 : Math.max(2, Math.round(requests / 25000))
 const has = (cmd, args) => spawnSync(cmd, args, { stdio: 'ignore' }).error === undefined
 const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true'], { encoding: 'utf8' }).stderr.trim() !== ''
 
-/** @typedef {{ name: string, argv: (url: string) => string[], count: (out: string) => number, available: boolean }} Peer */
+/** @typedef {{ name: string, argv: (url: string) => string[], count: (out: string) => number, available: boolean, timeoutMs?: number }} Peer */
 /** @type {Peer[]} */
 const peers = [
   {
@@ -94,8 +100,8 @@ async function measure (peer, url) {
   child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
   child.stderr.setEncoding('utf8').on('data', (d) => { out += d })
   const started = process.hrtime.bigint()
-  // Every load loop is bounded: a peer that hangs is killed after two minutes.
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+  // Every load loop is bounded: a peer that hangs is killed after two minutes (or its own bound).
+  const timer = setTimeout(() => child.kill('SIGKILL'), peer.timeoutMs ?? 120_000)
   let raw
   try {
     await once(child, 'close')
@@ -108,7 +114,10 @@ async function measure (peer, url) {
   let cpu
   let rssKiB = NaN
   if (gnuTime) {
-    const [user, sys, rss] = raw.split('\n').at(-1).split(/\s+/).map(Number)
+    // GNU time's own line (it may be preceded by "Command exited with non-zero status N")
+    const line = raw.split('\n').reverse().find((l) => /^[\d.]+ [\d.]+ \d+$/.test(l.trim()))
+    if (line === undefined) throw new Error(`${peer.name}: GNU time wrote no figures:\n${raw}\n${out.slice(-2000)}`)
+    const [user, sys, rss] = line.trim().split(/\s+/).map(Number)
     cpu = user + sys
     rssKiB = rss
   } else {
@@ -146,7 +155,7 @@ async function openLoop (url, serverName) {
   const listed = values.quick ? [100, 1000] : values.rates.split(',').map(Number)
   const maxRate = Number(values['max-rate'])
   console.error(`open loop: syncbench ab -k -R <rate> -c ${concurrency} -t ${runSeconds} against ${serverName}`)
-  /** @type {Map<number, { achieved: number, cpuPercent: number, late: number, p99: number, uncorrectedP99: number }>} */
+  /** @type {Map<number, { rss: number, achieved: number, cpuPercent: number, late: number, p99: number, uncorrectedP99: number }>} */
   const measured = new Map()
   /** @param {number} rate */
   const run = async (rate) => {
@@ -158,7 +167,7 @@ async function openLoop (url, serverName) {
     }
     const m = await measure(peer, url)
     const r = JSON.parse(m.out.slice(m.out.indexOf('{')))
-    const row = { achieved: r.openLoop.achievedRate, cpuPercent: Math.max(0, m.cpu - idle.cpu) / Math.max(0.001, m.wall - idle.wall) * 100, late: r.openLoop.lateRequests, p99: r.latency.p99, uncorrectedP99: r.latencyUncorrected.p99 }
+    const row = { rss: m.rssKiB / 1024, achieved: r.openLoop.achievedRate, cpuPercent: Math.max(0, m.cpu - idle.cpu) / Math.max(0.001, m.wall - idle.wall) * 100, late: r.openLoop.lateRequests, p99: r.latency.p99, uncorrectedP99: r.latencyUncorrected.p99 }
     measured.set(rate, row)
     // (the CPU of the whole process too, start-up included, for the record)
     console.error(`  -R ${rate}: achieved ${row.achieved.toFixed(1)} req/s, generator CPU ${row.cpuPercent.toFixed(1)}% of a core (${(m.cpu / m.wall * 100).toFixed(1)}% with start-up), ${row.late} late`)
@@ -186,12 +195,64 @@ async function openLoop (url, serverName) {
   }
   const rows = [...measured.keys()].sort((a, b) => a - b).map((rate) => {
     const m = measured.get(rate)
-    return [String(rate), m.achieved.toFixed(1), `${((m.achieved / rate - 1) * 100).toFixed(2)}%`, holds(rate, m) ? 'yes' : 'no', m.cpuPercent.toFixed(1), String(m.late), m.p99.toFixed(2), m.uncorrectedP99.toFixed(2)]
+    return [String(rate), m.achieved.toFixed(1), `${((m.achieved / rate - 1) * 100).toFixed(2)}%`, holds(rate, m) ? 'yes' : 'no', m.cpuPercent.toFixed(1), String(m.late), m.p99.toFixed(2), m.uncorrectedP99.toFixed(2), Number.isFinite(m.rss) ? m.rss.toFixed(1) : 'n/a']
   })
   console.log(`\nopen loop against ${serverName}, -k -c ${concurrency}, ${runSeconds} s per rate (one run each):`)
-  printTable(['target req/s', 'achieved req/s', 'error', 'within 1%', 'generator CPU % of a core', 'late requests', 'corrected p99 ms', 'uncorrected p99 ms'], rows)
+  printTable(['target req/s', 'achieved req/s', 'error', 'within 1%', 'generator CPU % of a core', 'late requests', 'corrected p99 ms', 'uncorrected p99 ms', 'peak RSS MiB'], rows)
   const limit = bad === Infinity ? `at least ${good} req/s (the highest rate tried)` : `${good} req/s (${bad} req/s missed by more than 1%)`
   console.log(`\nhighest rate one generator held within 1% here: ${limit}. Generator CPU: the process's user + system time over its wall time, less a one-request run's (start-up and exit: ${(idle.cpu * 1000).toFixed(0)} ms CPU).`)
+}
+
+/**
+ * The targets against nginx: nginx on core 1, each generator on core 0 (taskset), rounds interleaved;
+ * each row's CPU per request as a ratio to its reference peer's (the target: at most 1).
+ * @param {string} nginx the executable
+ */
+async function nginxTargets (nginx) {
+  const target = await startNginx(nginx, { cpu: 1 })
+  const pin = (/** @type {string[]} */ argv) => ['taskset', '-c', '0', ...argv]
+  const sb = (/** @type {string[]} */ args) => (/** @type {string} */ u) => pin([process.execPath, join(root, 'bin/syncbench.js'), 'ab', '-q', ...args, u])
+  const abCount = (/** @type {string} */ out) => Number(/^Complete requests:\s+(\d+)/m.exec(out)?.[1])
+  const wrkCount = (/** @type {string} */ out) => Number(/^\s*(\d+) requests in/m.exec(out)?.[1])
+  const n = String(requests)
+  const big = values.quick ? '20000' : values['big-requests']
+  const hasWrk = has('wrk', ['-v'])
+  const hasAb = has('ab', ['-V'])
+  /** @type {(Peer & { ref: string|null })[]} */
+  const rows = [
+    { name: 'syncbench ab -k -c 50', argv: sb(['-k', '-c', '50', '-n', n]), count: abCount, available: true, ref: 'wrk -t1 -c 50' },
+    { name: 'wrk -t1 -c 50', argv: (u) => pin(['wrk', '-t1', '-c50', `-d${seconds}s`, u]), count: wrkCount, available: hasWrk, ref: null },
+    { name: `syncbench ab -k -c 1000 -n ${big}`, argv: sb(['-k', '-c', '1000', '-n', big]), count: abCount, available: true, ref: 'wrk -t1 -c 1000', timeoutMs: 600_000 },
+    { name: 'wrk -t1 -c 1000', argv: (u) => pin(['wrk', '-t1', '-c1000', `-d${seconds}s`, u]), count: wrkCount, available: hasWrk, ref: null },
+    { name: 'syncbench ab -c 50 (no -k)', argv: sb(['-c', '50', '-n', String(Math.round(requests / 4))]), count: abCount, available: true, ref: 'ab -c 50 (no -k)' },
+    { name: 'ab -c 50 (no -k)', argv: (u) => pin(['ab', '-q', '-c', '50', '-n', String(Math.round(requests / 4)), u]), count: abCount, available: hasAb, ref: null },
+    { name: 'syncbench ab -k -c 50 --workers 2', argv: sb(['-k', '-c', '50', '-n', n, '--workers', '2']), count: abCount, available: true, ref: 'syncbench ab -k -c 50' }
+  ].filter((p) => p.available)
+  console.error(`nginx targets: nginx pinned to core 1, generators to core 0, ${repeat} round(s)`)
+  /** @type {Map<string, { cpuPerReq: number[], rss: number[], rps: number[] }>} */
+  const samples = new Map(rows.map((p) => [p.name, { cpuPerReq: [], rss: [], rps: [] }]))
+  try {
+    for (let round = 1; round <= repeat; round++) {
+      for (const peer of rows) {
+        const m = await measure(peer, target.url)
+        const s = samples.get(peer.name)
+        s.cpuPerReq.push(m.cpu / m.done * 1e6)
+        s.rss.push(m.rssKiB / 1024)
+        s.rps.push(m.done / m.wall)
+        console.error(`  round ${round} ${peer.name}: ${m.done} requests, ${(m.cpu / m.done * 1e6).toFixed(2)} us CPU/request, ${(m.rssKiB / 1024).toFixed(1)} MiB`)
+      }
+    }
+  } finally {
+    await target.stop()
+  }
+  const cpuOf = (/** @type {string} */ name) => median(samples.get(name).cpuPerReq)
+  printTable(['generator (core 0; nginx on core 1)', 'CPU us/request', 'x reference', 'reference', 'peak RSS MiB', 'req/s'], rows.map((p) => {
+    const s = samples.get(p.name)
+    const cpu = cpuOf(p.name)
+    const ref = p.ref !== null && samples.has(p.ref) ? p.ref : null
+    return [p.name, cpu.toFixed(2), ref === null ? '' : (cpu / cpuOf(ref)).toFixed(2), ref ?? '', Number.isFinite(median(s.rss)) ? median(s.rss).toFixed(1) : 'n/a', median(s.rps).toFixed(0)]
+  }))
+  console.log(`\nmedian of ${repeat} interleaved round(s), each a fresh process timed whole (start-up included); "x reference" is CPU per request over the reference's (target: at most 1.00).`)
 }
 
 const server = fork(join(root, 'bench/hello-server.js'), { stdio: 'inherit' })
@@ -224,6 +285,11 @@ try {
     })
     printTable(['generator', 'CPU us/request', 'x syncbench', 'peak RSS MiB', 'req/s (server-bound)'], rows)
     console.log(`\nmedian of ${repeat} interleaved round(s); "x syncbench" above 1 means the peer spends more CPU per request than syncbench ab.`)
+  }
+  if (!wanted || wanted.includes('nginx')) {
+    const nginx = findNginx()
+    if (nginx === null || !has('taskset', ['-V'])) console.error('nginx targets: skipped (nginx or taskset not installed)')
+    else await nginxTargets(nginx)
   }
   if (!wanted || wanted.includes('open-loop')) {
     const nginx = findNginx()

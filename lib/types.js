@@ -27,6 +27,9 @@
  * @property {string} [startAt]           --start-at: an ISO 8601 time with a time zone; loadtest() waits until then (plus the
  *                                        shard's offset under `rate`) before it starts. At most 1 s past, at most 1 hour ahead;
  *                                        `signal` ends the wait (the result then has no request)
+ * @property {number} [workers=1]       --workers: worker threads the run is split over (1..64, at most `concurrency`):
+ *                                        connections, requests and rate divided as evenly as they go, the counts
+ *                                        and histograms merged exactly into one LoadResult, as one thread reports it
  * @property {number} [timeout=30]        -s: seconds the whole run may go without receiving a byte before it is
  *                                        aborted (ab's inactivity timeout: one stalled socket among busy ones does not trip it)
  * @property {number} [responseTimeout=0] --response-timeout: seconds one response may take in total, from its request's

@@ -328,7 +328,8 @@ function readLog (text) {
 
 test('--hdr-log round trip: the intervals read back (hdr-histogram-js) add up to the run\'s histogram; -R logs the corrected latency', async () => {
   const s = await server()
-  for (const extra of [[], ['-R', '400']]) {
+  // --workers 2: the workers forward each request's corrected latency to the main thread's log
+  for (const extra of [[], ['-R', '400'], ['-R', '400', '--workers', '2']]) {
     const file = path.join(dir, `run${extra.length}.hlog`)
     const r = await abJson(['-n', '600', '-c', '4', '-k', '--hdr-log', file, ...extra, s.url])
     const text = readFileSync(file, 'utf8')

@@ -134,6 +134,11 @@ test('loadtest({ url: "https://..." }): LoadResult.tls, --http1.1 and the open l
   assert.equal(o.completeRequests, 20)
   assert.equal(o.openLoop?.targetRate, 200)
   assert.equal(o.tls?.serverName, 'localhost')
+  // worker threads: each makes its own handshakes; the result keeps the TLS as one thread's would
+  const w = await loadtest({ url: `https://localhost:${s.port}/w`, requests: 20, concurrency: 2, keepAlive: true, workers: 2 })
+  assert.equal(w.completeRequests, 20)
+  assert.equal(w.tls?.protocol, 'TLSv1.3')
+  assert.equal(w.tls?.serverName, 'localhost')
   // the Host header as ab writes it (port unless 443), and -H Host sets the SNI as in ab
   const h = await loadtest({ url: `https://127.0.0.1:${s.port}/c`, requests: 1, headers: ['Host: example.test:9'] })
   assert.equal(h.tls?.serverName, 'example.test')

@@ -58,6 +58,9 @@ syncbench's own:
                   RESPONSE_TIMEOUT in --json's errors) and the run goes on
   --unix path     connect to the server's unix socket at path; the URL still gives the Host header
                   and the path (autocannon -S, vegeta -unix-socket)
+  --workers N     split the run over N threads (1 to 64, at most -c; default 1): connections,
+                  requests and -R shared evenly, counts and histograms merged exactly into the
+                  same report; more than one pays only when the generator's core is the limit
   --json          print the LoadResult (schema syncbench/load-result@1) as JSON on stdout, nothing else
   --hdr-log file  write the latency (corrected under -R) as an HdrHistogram interval log, one
                   interval per second, in HdrHistogram's HistogramLogWriter format (values in

@@ -56,6 +56,8 @@ Options:
   -n, --requests <n>     override the experiments' request count
   -c, --concurrency <n>  override the experiments' concurrency (sweeps keep their own axis); a run whose
                          concurrency is above its request count gets that many requests (ab refuses -c > -n)
+  --workers <n>          split each run's load over up to n threads (1 to 64, at most the run's
+                         concurrency; built-in engine only), merged into one result (syncbench ab --workers)
   --engine <name>        load generator: ${engineNames.join(', ')} (default builtin; external ones must be installed)
   --target <url>         load a server already running there instead of starting one per run; it
                          stands for one server, so only configurations that share one are accepted
@@ -189,7 +191,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       target: options.target,
       allowErrors: options.allowErrors,
       runTimeout: options.runTimeout,
-      overrides: { requests: options.requests, concurrency: options.concurrency, responseTimeout: options.responseTimeout },
+      overrides: { requests: options.requests, concurrency: options.concurrency, responseTimeout: options.responseTimeout, workers: options.workers },
       calibrate: options.calibrate,
       outDir,
       argv,
@@ -314,7 +316,7 @@ const RUN_MAX_REQUESTS = 10_000_000
  * other whole-number flags ("must be an integer from 1 to 20000").
  * @param {string} flag
  * @param {string|undefined} raw
- * @param {'requests'|'concurrency'} name the load option it overrides
+ * @param {'requests'|'concurrency'|'workers'} name the load option it overrides
  * @param {number} [cap] a tighter upper bound of run's own
  * @returns {number|undefined}
  */
@@ -337,6 +339,7 @@ export function parseRunArgs (argv) {
     runs: { type: 'string' },
     requests: { type: 'string', short: 'n' },
     concurrency: { type: 'string', short: 'c' },
+    workers: { type: 'string' },
     engine: { type: 'string' },
     target: { type: 'string' },
     out: { type: 'string' },
@@ -365,6 +368,7 @@ export function parseRunArgs (argv) {
     runs: integerOption('--runs', values.runs, 1, 1000),
     requests: loadOverride('-n', values.requests, 'requests', RUN_MAX_REQUESTS),
     concurrency: loadOverride('-c', values.concurrency, 'concurrency'),
+    workers: loadOverride('--workers', values.workers, 'workers'),
     engine: values.engine ?? 'builtin',
     target: values.target,
     out: values.out,
@@ -385,6 +389,7 @@ export function parseRunArgs (argv) {
   }
   if (options.baseline !== undefined && options.workload === undefined) throw invalidOption('--baseline', options.baseline, 'applies to --workload only (an experiment file sets its own baseline)')
   if (!engineNames.includes(options.engine)) throw invalidOption('--engine', options.engine, `must be one of ${engineNames.join(', ')}`)
+  if (options.workers !== undefined && options.engine !== 'builtin') throw invalidOption('--workers', String(values.workers), `applies to the built-in engine only, not --engine ${options.engine}`)
   if (options.target !== undefined) {
     let url
     try { url = new URL(options.target) } catch { url = null }

@@ -2,7 +2,7 @@
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync, statSync } from 'node:fs'
 import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode } from '../errors.js'
-import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, checkTlsOptions, argvSpelling, requestsDue, segmentShares } from './options.js'
+import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, checkTlsOptions, argvSpelling, requestsDue, segmentShares } from './options.js'
 import { checkUnixSocket } from './connection.js'
 
 // Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
@@ -27,7 +27,7 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
  * @property {number} heartbeat      ab's progress interval (0: ab prints no progress and "...done")
  */
 
-/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'} ValueFlag ab's flags that take a value, with our own */
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'|'workers'} ValueFlag ab's flags that take a value, with our own */
 /** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'} BooleanFlag the others, with our long ones */
 /**
  * One flag of the command line, by its short name: a value flag always has its value.
@@ -54,7 +54,7 @@ const UNSUPPORTED = {
 /** @type {Record<string, BooleanFlag>} */
 const LONG = { help: 'h', version: 'V', json: 'json', 'http1.1': 'http11' }
 /** @type {Record<string, ValueFlag>} our long flags that take a value (`--name value` or `--name=value`) */
-const LONG_WITH_VALUE = { 'response-timeout': 'responseTimeout', unix: 'unix', segment: 'segment', 'start-at': 'startAt', 'hdr-log': 'hdrLog' }
+const LONG_WITH_VALUE = { 'response-timeout': 'responseTimeout', unix: 'unix', segment: 'segment', 'start-at': 'startAt', 'hdr-log': 'hdrLog', workers: 'workers' }
 
 /**
  * Split argv into [flag, value] pairs and positionals, as getopt does for ab: `-kc 20`, `-n100`,
@@ -210,6 +210,8 @@ export function parseAbArgs (argv) {
   let segment
   /** @type {string|undefined} */
   let startAt
+  let workers = defaultOptions.workers
+  let rawWorkers = String(workers)
   /** @type {string|null} */
   let method = null
   /** @type {string|null} */
@@ -261,6 +263,7 @@ export function parseAbArgs (argv) {
       case 'segment': segment = parseLoadArg('segment', flag, token.value); break
       case 'startAt': startAt = parseLoadArg('startAt', flag, token.value); break
       case 'hdrLog': output.hdrLog = fileName(flag, token.value); break
+      case 'workers': workers = parseLoadArg('workers', flag, token.value); rawWorkers = token.value; break
       case 'k': output.keepAlive = true; break
       case 'q': output.quiet = true; break
       case 'd': output.percentiles = false; break
@@ -304,8 +307,10 @@ export function parseAbArgs (argv) {
     requestsFlag = `-t ${timelimit} with -R ${rate}, which implies -n`
   }
   checkConcurrencyWithinRequests(concurrency, requests, argvSpelling, { requests: `${requestsFlag} ${requests}`, got: rawConcurrency })
-  // refused here, with the flags as typed, rather than by loadtest() after the banner
-  if (segment !== undefined) segmentShares({ requests, concurrency, rate }, segment, argvSpelling)
+  // refused here, with the flags as typed, rather than by loadtest() after the banner; each worker
+  // holds at least one of this process's connections (its shard's, with --segment)
+  const ownConcurrency = segment === undefined ? concurrency : segmentShares({ requests, concurrency, rate }, segment, argvSpelling).concurrency
+  checkWorkersWithinConcurrency(workers, ownConcurrency, argvSpelling, rawWorkers)
   if (output.sendBody && contentType === undefined) contentType = 'text/plain'
 
   /** @type {import('../types.js').LoadOptions} */
@@ -323,7 +328,8 @@ export function parseAbArgs (argv) {
     variableLength: output.variableLength,
     continueOnReceiveError,
     http11,
-    verbosity
+    verbosity,
+    workers
   }
   if (auth !== undefined) options.auth = auth
   if (proxyAuth !== undefined) options.proxyAuth = proxyAuth

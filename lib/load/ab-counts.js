@@ -145,6 +145,44 @@ export class AbCounts {
   }
 
   /**
+   * Add the counts of another share of the run (a worker thread's AbCounts, cloned to this thread:
+   * its fields without the methods), as if its requests had been counted here. Every count is a sum
+   * and every time row merges exactly (stats.js Row.add). The Server name and the Length check's
+   * reference length are the first share's that had a good response: each worker checked lengths
+   * against its own first good response, so responses of two lengths split between workers are not
+   * counted as Length failures against each other (with one document, as in a benchmark, no difference).
+   * @param {AbCounts} other
+   */
+  add (other) {
+    if (this.good === 0 && other.good > 0) {
+      this.servername = other.servername
+      this.doclen = other.doclen
+    } else if (this.good === 0 && this.servername === '') {
+      this.servername = other.servername
+    }
+    this.late += other.late
+    this.started += other.started
+    this.done += other.done
+    this.good += other.good
+    this.bad += other.bad
+    this.doneka += other.doneka
+    this.errConn += other.errConn
+    this.errRecv += other.errRecv
+    this.errLength += other.errLength
+    this.errExcept += other.errExcept
+    this.errResponse += other.errResponse
+    this.epipe += other.epipe
+    this.totalRead += other.totalRead
+    this.totalBread += other.totalBread
+    this.totalPosted += other.totalPosted
+    for (let i = 0; i < 1000; i++) this.statusCounts[i] += other.statusCounts[i]
+    for (const [k, v] of Object.entries(other.oddStatus)) this.oddStatus[k] = (this.oddStatus[k] ?? 0) + v
+    for (const [k, v] of Object.entries(other.errors)) this.errors[k] = (this.errors[k] ?? 0) + v
+    this.times.add(other.times)
+    if (this.corrected !== null && other.corrected !== null) this.corrected.add(other.corrected)
+  }
+
+  /**
    * status code -> count, for LoadResult.statusCodes
    * @returns {Record<string, number>}
    */

@@ -68,6 +68,8 @@ export const LATE_THRESHOLD_MS = 5
  * How a run ended, as Engine.run() resolves.
  * @typedef {object} RunEnd
  * @property {number} timeTakenSeconds from the first connect to the last response, whole microseconds
+ * @property {number} [startTime]  the run's start and end, performance.now() of the engine's thread (the
+ * @property {number} [endTime]    same clock in every thread of a process: workers.js merges the windows)
  * @property {boolean} aborted  ended early: a signal, ab's exit, a callback that threw
  * @property {ConnectError|TimeoutError|null} failure where ab would exit
  * @property {{ thrown: unknown }|null} callbackError what a caller's callback threw (boxed: a callback
@@ -751,7 +753,7 @@ export class Engine {
     for (const c of this.conns) c.drop()
     // ab measures in whole microseconds; digits beyond that are float noise in the JSON.
     const timeTakenSeconds = Math.round((this.lastTime - this.startTime) * 1000) / 1e6
-    this.resolve({ timeTakenSeconds, aborted: this.aborted, failure: this.failure, callbackError: this.callbackError })
+    this.resolve({ timeTakenSeconds, startTime: this.startTime, endTime: this.lastTime, aborted: this.aborted, failure: this.failure, callbackError: this.callbackError })
   }
 
   /** host:port (or the unix socket) for messages. */

@@ -97,17 +97,49 @@ export function waitUntil (epochMs, signal) {
 
 /**
  * The run itself, on addresses already resolved (separate so that tests can give a host several).
+ * With `workers` above 1 the run is split over that many threads (workers.js), whose counts are
+ * merged into one LoadResult.
  * @param {ReturnType<typeof normalizeOptions>} o
  * @param {import('./request.js').Target} target
  * @param {string[]} addresses
  * @returns {Promise<import('../types.js').LoadResult>}
  */
 export async function runEngine (o, target, addresses) {
-  const counts = new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
+  // the run's window on the wall clock, from the engines' monotonic times (performance.now(), one clock
+  // for every thread of the process): what the merge of shards run on several machines unites (their
+  // clocks agree as NTP keeps them)
+  const wallOffset = Date.now() - performance.now()
+  if ((o.workers ?? 1) > 1) {
+    const { runWorkers } = await import('./workers.js')
+    const { counts, end, tls } = await runWorkers(o, target, addresses)
+    return finishRun(o, target, wallOffset, counts, end, tls)
+  }
+  const counts = newCounts(o)
+  const engine = await createEngine(o, target, addresses, counts)
+  const end = await engine.run()
+  return finishRun(o, target, wallOffset, counts, end, engine.tls === null ? null : engine.tls.result())
+}
+
+/**
+ * The counts of one run (or of one worker's share of it).
+ * @param {ReturnType<typeof normalizeOptions>} o
+ */
+export function newCounts (o) {
+  return new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
+}
+
+/**
+ * The Engine of a run (or of one worker's share of it), ready to run.
+ * @param {ReturnType<typeof normalizeOptions>} o
+ * @param {import('./request.js').Target} target
+ * @param {string[]} addresses
+ * @param {AbCounts} counts
+ */
+export async function createEngine (o, target, addresses, counts) {
   const framingOptions = { keepAlive: o.keepAlive === true, head: o.method === 'HEAD' }
   // https only: node:tls and the run's TLS context (-Z, -f checked against OpenSSL here)
   const tls = target.tls ? await tlsTransport(o, target) : null
-  const engine = new Engine({
+  return new Engine({
     addresses,
     hostname: target.hostname,
     port: target.port,
@@ -129,17 +161,26 @@ export async function runEngine (o, target, addresses) {
     // The HTTP/1.1 framing is loaded only under --http1.1: a plain ab run skips two modules.
     framing: o.http11 === true ? new (await import('./http11.js')).Http11Framing(framingOptions) : new AbFraming(framingOptions)
   })
-  // the run's window on the wall clock, from the engine's monotonic times: what the merge of shards
-  // run on several machines unites (their clocks agree as NTP keeps them)
-  const wallOffset = Date.now() - performance.now()
-  const end = await engine.run()
-  const startedAt = new Date(wallOffset + engine.startTime).toISOString()
-  const endedAt = new Date(wallOffset + engine.startTime + end.timeTakenSeconds * 1000).toISOString()
+}
 
+/**
+ * The LoadResult of a run's counts, or the run's failure with it attached.
+ * @param {ReturnType<typeof normalizeOptions>} o
+ * @param {import('./request.js').Target} target
+ * @param {number} wallOffset Date.now() - performance.now(): the engines' clock on the wall clock
+ * @param {AbCounts} counts
+ * @param {import('./engine.js').RunEnd} end
+ * @param {import('../types.js').TlsInfo|null} tls https: the run's TLS
+ * @returns {import('../types.js').LoadResult}
+ */
+function finishRun (o, target, wallOffset, counts, end, tls) {
+  const startTime = wallOffset + (end.startTime ?? performance.now() - end.timeTakenSeconds * 1000)
+  const startedAt = new Date(startTime).toISOString()
+  const endedAt = new Date(startTime + end.timeTakenSeconds * 1000).toISOString()
   const result = counts.toResult({
     options: publicOptions(o), target, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end
   })
-  if (tls !== null) result.tls = tls.result()
+  if (tls !== null) result.tls = tls
   if (end.failure !== null) {
     end.failure.result = result
     throw end.failure

@@ -27,6 +27,12 @@ export const MAX_REQUESTS = 2 ** 31 - 1
  */
 export const MAX_RATE = 1_000_000
 
+/**
+ * --workers' bound: threads of one process. Far above the cores of the machines syncbench runs on
+ * (each worker holds a V8 isolate, ~10 MB); the bound refuses a typo, not a choice.
+ */
+export const MAX_WORKERS = 64
+
 /** --response-timeout's bound, in seconds: a day. */
 export const MAX_RESPONSE_TIMEOUT = 86400
 
@@ -172,6 +178,8 @@ const rules = [
   { name: 'segment', flag: '--segment', fromArg: segmentFromArg, check: segmentProblem },
   // many machines: wait until this wall-clock moment before starting (every shard the same one)
   { name: 'startAt', flag: '--start-at', check: startAtProblem },
+  // threads the run is split over (workers.js); 1: the run stays on the calling thread (measured best on 2 cores: README)
+  { name: 'workers', flag: '--workers', ...integer(1, MAX_WORKERS), default: 1 },
   { name: 'timeout', flag: '-s', ...seconds(false), default: 30 },
   // our own bound (ab has none): the longest one response may take, in total; 0: none. A day at most,
   // so the engine's one timer never needs more than a few turns.
@@ -249,7 +257,7 @@ export function loadOptionRule (name) {
  * ab's defaults, in LoadOptions terms (requests and method have computed defaults too: see
  * normalizeLoadOptions).
  */
-export const defaultOptions = /** @type {Readonly<{ requests: number, concurrency: number, timelimit: number, timeout: number, responseTimeout: number, keepAlive: boolean, headers: readonly string[], cookies: readonly string[], variableLength: boolean, continueOnReceiveError: boolean, http11: boolean, verbosity: number }>} */ (Object.freeze(Object.fromEntries(
+export const defaultOptions = /** @type {Readonly<{ requests: number, concurrency: number, timelimit: number, timeout: number, responseTimeout: number, keepAlive: boolean, headers: readonly string[], cookies: readonly string[], variableLength: boolean, continueOnReceiveError: boolean, http11: boolean, verbosity: number, workers: number }>} */ (Object.freeze(Object.fromEntries(
   loadOptionRules.filter((rule) => rule.default !== undefined).map((rule) => [rule.name, rule.default])
 )))
 
@@ -353,6 +361,18 @@ export function checkTlsOptions (values, tls, spell) {
 }
 
 /**
+ * --workers' rule: each worker thread holds at least one of the -c connections.
+ * @param {number} workers
+ * @param {number} concurrency
+ * @param {Spelling} spell
+ * @param {string} [got] the workers as typed
+ */
+export function checkWorkersWithinConcurrency (workers, concurrency, spell, got) {
+  if (workers <= concurrency) return
+  throw invalidOption(spell(loadOptionRule('workers')), got ?? shown(workers), `must not exceed the concurrency (${spell(loadOptionRule('concurrency'))} ${concurrency}): each worker holds at least one connection`)
+}
+
+/**
  * With -R, what -t implies for -n in place of ab's 50000: the requests whose intended send time
  * falls within the time limit (request k is due k / rate seconds after the start), at most MAX_REQUESTS.
  * @param {number} rate requests per second
@@ -397,7 +417,7 @@ export function segmentShares (totals, { index, count }, spell) {
 
 /**
  * LoadOptions with every default filled in.
- * @typedef {Required<Pick<import('../types.js').LoadOptions, 'url'|'requests'|'concurrency'|'timelimit'|'timeout'|'keepAlive'|'method'|'headers'|'cookies'|'variableLength'|'continueOnReceiveError'|'http11'|'verbosity'>> & import('../types.js').LoadOptions} NormalizedLoadOptions
+ * @typedef {Required<Pick<import('../types.js').LoadOptions, 'url'|'requests'|'concurrency'|'timelimit'|'timeout'|'keepAlive'|'method'|'headers'|'cookies'|'variableLength'|'continueOnReceiveError'|'http11'|'verbosity'|'workers'>> & import('../types.js').LoadOptions} NormalizedLoadOptions
  */
 
 /**
@@ -432,5 +452,6 @@ export function normalizeLoadOptions (options) {
     o.concurrency = share.concurrency
     if (share.rate !== undefined) o.rate = share.rate
   }
+  checkWorkersWithinConcurrency(o.workers, o.concurrency, apiSpelling)
   return o
 }

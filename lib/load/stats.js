@@ -39,6 +39,11 @@ function highestAtIndex (index) {
   return index < SUB_BUCKETS ? index : valueAtIndex(index) + 2 ** ((index >>> HALF_MAGNITUDE) - 1) - 1
 }
 
+/**
+ * A Row's fields, as a Row cloned to another thread has them (no methods).
+ * @typedef {Pick<Row, 'count'|'min'|'max'|'sum'|'sumSquares'|'counts'>} RowState
+ */
+
 /** One row of the Connection Times table: exact moments plus bucket counts for the order statistics. */
 export class Row {
   constructor () {
@@ -60,6 +65,23 @@ export class Row {
     let us = Math.round(ms * 1000)
     if (us > HIGHEST_US) us = HIGHEST_US
     this.counts[countsIndex(us)]++
+  }
+
+  /**
+   * Add another row's times, as if they had been recorded here (workers.js merges its threads' rows):
+   * count, min, max, sum, sum of squares and bucket counts are all additive, so the mean, the sd
+   * (from the sums, as ab computes it) and every order statistic of the union follow exactly.
+   * @param {RowState} other a Row, or one cloned across threads (structuredClone keeps the fields)
+   */
+  add (other) {
+    this.count += other.count
+    if (other.min < this.min) this.min = other.min
+    if (other.max > this.max) this.max = other.max
+    this.sum += other.sum
+    this.sumSquares += other.sumSquares
+    const counts = this.counts
+    const more = other.counts
+    for (let i = 0; i < COUNTS_LENGTH; i++) counts[i] += more[i]
   }
 
   /**
@@ -172,6 +194,14 @@ export class RequestTimes {
 
   get count () {
     return this.total.count
+  }
+
+  /** Add another RequestTimes' rows (Row.add). @param {{ connect: RowState, processing: RowState, waiting: RowState, total: RowState }} other */
+  add (other) {
+    this.connect.add(other.connect)
+    this.processing.add(other.processing)
+    this.waiting.add(other.waiting)
+    this.total.add(other.total)
   }
 
   connectionTimes () {

@@ -33,14 +33,14 @@ const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSiz
 
 /**
  * The load options the command line sets for every configuration, over the experiments' own.
- * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, responseTimeout?: number }} LoadOverrides
+ * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, responseTimeout?: number, workers?: number }} LoadOverrides
  */
 
 /**
  * Every configuration of an experiment. Its load is the experiment's, over syncbench run's default
  * per-response deadline (DEFAULT_RESPONSE_TIMEOUT), under the command line's overrides.
  * @param {import('./experiment-loader.js').Experiment} experiment
- * @param {LoadOverrides} [overrides] command-line -n / -c / -k / --response-timeout
+ * @param {LoadOverrides} [overrides] command-line -n / -c / -k / --response-timeout / --workers
  * @returns {Configuration[]}
  */
 export function expandExperiment (experiment, overrides = {}) {
@@ -54,7 +54,7 @@ export function expandExperiment (experiment, overrides = {}) {
   for (const { point, variant } of pairs) {
     /** @type {Configuration['load']} */
     const load = { concurrency: 1, requests: 1, responseTimeout: DEFAULT_RESPONSE_TIMEOUT, ...experiment.load }
-    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'responseTimeout'])) if (overrides[key] !== undefined) load[key] = overrides[key]
+    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'responseTimeout', 'workers'])) if (overrides[key] !== undefined) load[key] = overrides[key]
     const server = {
       ...experiment.server,
       ...variant.server,
@@ -73,6 +73,9 @@ export function expandExperiment (experiment, overrides = {}) {
     }
     // ab (and lib/load) refuse -c above -n; a sweep point at c=100 needs at least 100 requests anyway.
     if (load.concurrency > load.requests) load.requests = load.concurrency
+    // workers (--workers or the load section) mean "up to n": a sweep point with fewer connections
+    // runs on as many threads as it has connections (lib/load refuses more workers than connections)
+    if (typeof load.workers === 'number' && load.workers > load.concurrency) load.workers = load.concurrency
     config.requests = load.requests
     config.concurrency = load.concurrency
     config.keepAlive = Boolean(load.keepAlive)
