@@ -11,9 +11,11 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { pbkdf2Sync } from 'node:crypto'
 import { binPath, closedPort, runCli, tempCacheDir } from './helper.js'
 import { parseCommand } from '../lib/lab/command.js'
 import { parseAppOption } from '../lib/run/experiment-loader.js'
+import { BLOCKING_DELAY_MS } from '../lib/run/profile.js'
 
 const apps = fileURLToPath(new URL('./fixtures/apps/', import.meta.url))
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -80,9 +82,28 @@ for (const [args, message] of [
   })
 }
 
-// About 65 ms of pbkdf2Sync per request on an idle core (more on a busy one): every hash blocks the
-// loop well past the profile's 20 ms threshold, however fast the machine is at the time.
-const BLOCKING_ITERATIONS = '100000'
+/**
+ * pbkdf2Sync iterations that take about `cpuMs` of CPU time on this machine. CPU time, not wall time: a
+ * busy machine only makes the app's hash take longer than measured here, never shorter.
+ * @param {number} cpuMs
+ */
+function hashIterationsFor (cpuMs) {
+  const probe = 50_000
+  let least = Infinity
+  for (let i = 0; i < 3; i++) {
+    const before = process.cpuUsage()
+    pbkdf2Sync('secret', 'salt', probe, 32, 'sha256')
+    const used = process.cpuUsage(before)
+    least = Math.min(least, (used.user + used.system) / 1000)
+  }
+  return Math.ceil(probe * cpuMs / Math.max(least, 0.1))
+}
+
+// About 60 ms of pbkdf2Sync per request, whatever the machine's speed. A block of B ms reads as a loop
+// delay of about B - 10 ms (the 10 ms ticker runs just before the poll phase that runs the handler), so
+// the profile's 20 ms threshold needs blocks past 30 ms: a fixed 100000 iterations hashed in 20 ms on
+// an idle core here, and /hash counted as blocking only when two requests shared a loop turn.
+const BLOCKING_ITERATIONS = String(hashIterationsFor(60))
 const frameworks = [
   ['node:http', 'node test/fixtures/apps/http-app.js', 'test/fixtures/apps/http-app.js:8', true],
   ['Express', 'node test/fixtures/apps/express-app.js', 'test/fixtures/apps/express-app.js:8', false],
@@ -111,7 +132,8 @@ for (const [framework, command, where, noReport] of frameworks) {
     assert.deepEqual({ name: hash.profile.self[0].name, location: hash.profile.self[0].location, via: hash.profile.self[0].via },
       { name: 'hashPasswordSlowly', location: where, via: 'pbkdf2Sync' })
     // What blocks is what the blocking windows hold: the sync route's loop was late, its hash is first.
-    assert.ok(hash.profile.blocking.ms > 0)
+    assert.ok(Math.max(...hash.server.series.loopDelayMaxMs) > BLOCKING_DELAY_MS, `the loop was late past the threshold: ${hash.server.series.loopDelayMaxMs}`)
+    assert.ok(hash.profile.blocking.ms > 0, `a sample inside a blocking window (startOffsetMs lines them up): ${JSON.stringify(hash.server.series)}`)
     assert.equal(hash.profile.blocking.self[0].name, 'hashPasswordSlowly')
     assert.ok(hash.profile.inclusive.some((e) => e.name === 'pbkdf2Sync' && e.location.startsWith('node:')))
     // The async route never runs the hash on the main thread.

@@ -70,6 +70,15 @@ test('samples inside a blocking window (the loop late by more than the threshold
   assert.equal(summarizeProfile(profile, { file: 'x', intervalUs: 1000, root, series, startOffsetMs: 50 }).blocking?.ms, 0)
 })
 
+test('a busy thread whose loop was never late past the threshold has no blocking time', () => {
+  // Hashes of 20 ms back to back, one per loop turn: the 10 ms ticker sees them about 10 ms late, at
+  // most the threshold itself. Blocking is the loop's lateness, not the thread's busyness.
+  const series = { intervalMs: 100, t: [5, 11], loopDelayMaxMs: [BLOCKING_DELAY_MS, 10], cpuPercent: [100, 100], rssBytes: [1, 1] }
+  const s = summarizeProfile(profile, { file: 'x', intervalUs: 1000, root, series })
+  assert.equal(s.self[0].ms, 6, 'the hash still holds the thread')
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 0, self: [] })
+})
+
 test('the runs of a configuration add up', () => {
   const one = summarizeProfile(profile, { file: 'a', intervalUs: 1000, root })
   const both = combineProfiles([one, { ...one, file: 'b' }])
