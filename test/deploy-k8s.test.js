@@ -4,14 +4,12 @@
 // command line syncbench's own parser accepts, the merge reading what the shards write.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import yaml from 'js-yaml'
 import { parseAbArgs } from '../lib/load/ab-args.js'
-import { binPath, startHttpServer } from './helper.js'
+import { binPath, runCommand, startHttpServer } from './helper.js'
 
 const read = (/** @type {string} */ name) => readFileSync(new URL(`../deploy/k8s/${name}`, import.meta.url), 'utf8')
 
@@ -88,15 +86,7 @@ test('deploy/k8s/merge-job.yaml merges the shards\' files from the same volume; 
  */
 async function runPodScript (script, env, volume) {
   const prelude = `syncbench () { "${process.execPath}" "${binPath}" "$@"; }\n`
-  const child = spawn('sh', ['-c', prelude + script.replaceAll('/results', volume)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
-  const [code] = await once(child, 'close')
-  clearTimeout(timer)
-  return { code, stdout, stderr }
+  return runCommand('sh', ['-c', prelude + script.replaceAll('/results', volume)], { env, timeoutMs: 60_000 })
 }
 
 test('the pods\' shell commands, run here with a smaller load: every shard\'s file lands whole on the volume, the merge adds them up', async () => {

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createHistogram, decodeHistogram } from '../lib/load/histogram.js'
-import { binPath, runCli } from './helper.js'
+import { binPath, runCli, runCommand } from './helper.js'
 
 const id = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`
 const ns = { server: `sb-srv-${id}`, shards: [`sb-g0-${id}`, `sb-g1-${id}`] }
@@ -100,14 +100,7 @@ async function startServer () {
  * @param {number} i @param {string[]} args
  */
 async function shard (i, args) {
-  const child = spawn('ip', ['netns', 'exec', ns.shards[i], process.execPath, binPath, 'ab', '--json', '-q', '--segment', `${i}/2`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
-  const [code] = await once(child, 'close')
-  clearTimeout(timer)
+  const { code, stdout, stderr } = await runCommand('ip', ['netns', 'exec', ns.shards[i], process.execPath, binPath, 'ab', '--json', '-q', '--segment', `${i}/2`, ...args], { timeoutMs: 60_000 })
   assert.equal(code, 0, stderr)
   const file = path.join(dir, `${args.includes('-R') ? 'ol' : 'cl'}-shard-${i}.json`)
   writeFileSync(file, stdout)

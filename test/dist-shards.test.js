@@ -17,7 +17,7 @@ import { mergeLoadResults } from '../lib/load/merge.js'
 import { createHistogram, decodeHistogram } from '../lib/load/histogram.js'
 import { loadResultProblem } from '../lib/run/results-schema.js'
 import { validateExperiment } from '../lib/run/experiment-loader.js'
-import { binPath, runCli, startHttpServer } from './helper.js'
+import { binPath, runCli, startHttpServer, abJson } from './helper.js'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'syncbench-dist-'))
 /** @type {Array<() => Promise<unknown>>} */
@@ -31,13 +31,6 @@ async function server () {
   const s = await startHttpServer((req, res) => res.end('hello shards'))
   closers.push(s.close)
   return s
-}
-
-/** @param {string[]} args */
-async function abJson (args) {
-  const r = await runCli(['ab', '--json', ...args], { timeoutMs: 30_000 })
-  assert.equal(r.code, 0, r.stderr)
-  return JSON.parse(r.stdout)
 }
 
 test('--segment shares: they differ by at most 1, add up to the totals, and shard i takes every N-th request of the schedule', () => {

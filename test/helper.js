@@ -5,6 +5,7 @@ import { once } from 'node:events'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { before, after } from 'node:test'
+import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
@@ -87,13 +88,25 @@ export async function runCli (args, options = {}) {
 }
 
 /**
- * Run an external command (ab, wrk) and collect its output.
- * @param {string} cmd
+ * `syncbench ab --json ...args`: its LoadResult, asserting that it exited 0.
  * @param {string[]} args
  * @param {{ timeoutMs?: number }} [options]
  */
+export async function abJson (args, options = {}) {
+  const r = await runCli(['ab', '--json', ...args], { timeoutMs: options.timeoutMs ?? 30_000 })
+  assert.equal(r.code, 0, r.stderr)
+  return JSON.parse(r.stdout)
+}
+
+/**
+ * Run an external command (ab, wrk) and collect its output.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ timeoutMs?: number, env?: Record<string, string> }} [options] env: added to this process's
+ */
 export async function runCommand (cmd, args, options = {}) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const env = options.env === undefined ? undefined : { ...process.env, ...options.env }
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })

@@ -11,7 +11,7 @@ import { normalizeLoadOptions } from '../lib/load/options.js'
 import { createHistogram, decodeHistogram } from '../lib/load/histogram.js'
 import { RequestTimes, HIGHEST_US } from '../lib/load/stats.js'
 import { roundTo } from '../lib/format.js'
-import { binPath, closedPort, runCli, startHttpServer } from './helper.js'
+import { binPath, closedPort, runCli, startHttpServer, abJson } from './helper.js'
 
 /** @type {Array<() => Promise<unknown>>} */
 const closers = []
@@ -31,11 +31,7 @@ async function fixedServer () {
 }
 
 /** @param {string[]} args */
-async function abJson (args) {
-  const r = await runCli(['ab', '--json', ...args], { timeoutMs: 60_000 })
-  assert.equal(r.code, 0, r.stderr)
-  return JSON.parse(r.stdout)
-}
+const abJsonLong = (args) => abJson(args, { timeoutMs: 60_000 })
 
 test('the split: -c, -n and -R shared as evenly as they go, each worker at least one connection', () => {
   const o = normalizeLoadOptions({ url: 'http://127.0.0.1:1/', requests: 1001, concurrency: 10, rate: 300, workers: 3 })
@@ -53,8 +49,8 @@ test('the split: -c, -n and -R shared as evenly as they go, each worker at least
 
 test('--workers 1 vs --workers 3 on a fixed-length server: the same counts and byte totals (CLI --json)', async () => {
   const s = await fixedServer()
-  const one = await abJson(['-n', '3000', '-c', '6', '-k', '--workers', '1', s.url])
-  const three = await abJson(['-n', '3000', '-c', '6', '-k', '--workers', '3', s.url])
+  const one = await abJsonLong(['-n', '3000', '-c', '6', '-k', '--workers', '1', s.url])
+  const three = await abJsonLong(['-n', '3000', '-c', '6', '-k', '--workers', '3', s.url])
   for (const key of ['completeRequests', 'failedRequests', 'failures', 'writeErrors', 'non2xxResponses', 'keepAliveRequests',
     'totalTransferredBytes', 'htmlTransferredBytes', 'totalBodySentBytes', 'statusCodes', 'errors', 'aborted', 'document', 'server', 'concurrency']) {
     assert.deepEqual(three[key], one[key], key)
@@ -67,7 +63,7 @@ test('--workers 1 vs --workers 3 on a fixed-length server: the same counts and b
   // the merged histogram holds every request
   assert.equal(decodeHistogram(three.latencyHistogram).totalCount, 3000)
   // the same without keep-alive: every request its own connection, in every worker
-  const closed = await abJson(['-n', '600', '-c', '4', '--workers', '2', s.url])
+  const closed = await abJsonLong(['-n', '600', '-c', '4', '--workers', '2', s.url])
   assert.equal(closed.completeRequests, 600)
   assert.equal(closed.keepAliveRequests, 0)
   assert.equal(closed.htmlTransferredBytes, 600 * BODY.length)
@@ -116,7 +112,7 @@ test('--workers 3: the merged histogram, percentiles and connection times equal 
 
 test('-R 600 -n 1200 --workers 3: every request, the schedule held (achieved rate within 3%), the corrected histogram merged', async () => {
   const s = await fixedServer()
-  const r = await abJson(['-R', '600', '-n', '1200', '-c', '6', '-k', '--workers', '3', s.url])
+  const r = await abJsonLong(['-R', '600', '-n', '1200', '-c', '6', '-k', '--workers', '3', s.url])
   assert.equal(r.completeRequests, 1200)
   assert.equal(r.failedRequests, 0)
   assert.equal(r.openLoop.targetRate, 600)
