@@ -181,9 +181,25 @@
  * @property {Environment|null} serverEnv
  * @property {string} startedAt
  * @property {{ code: string, message: string }|null} error
+ * @property {ProbeRecord|null} [probe]  the probe that ran beside the measured load (lib/run/probe.js); null when
+ *                                       none ran (--no-probe, or an experiment without one); absent in older files
  * @property {{ reason: string }|null} [invalid]  set when the load had failed requests or non-2xx responses
  *                                       ("20 of 20 non-2xx"): left out of every figure (lib/run/validity.js);
  *                                       null when valid or under --allow-errors; absent in files written before it
+ */
+
+/**
+ * The probe of one run (lib/run/probe.js): a light open-loop load (`rate` requests a second over
+ * `connections` keep-alive connections) on the same server's GET /__syncbench/health while the run's own
+ * load ran, from its start to its end. Its LoadResult's `latency` is corrected for coordinated omission
+ * (measured from each request's intended send time, as wrk2 does), so it is how long any request of that
+ * server waited for the event loop. `load.aborted` is always true: the probe is stopped when the run ends.
+ * @typedef {object} ProbeRecord
+ * @property {string} path             /__syncbench/health
+ * @property {number} rate             target requests per second
+ * @property {number} connections
+ * @property {LoadResult|null} load    what it measured (null when it could not start)
+ * @property {{ code: string, message: string }|null} error  why the probe failed (the run stands)
  */
 
 /**

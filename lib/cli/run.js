@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { parseCommandArgs, integerOption } from '../args.js'
 import { MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT } from '../run/run-deadline.js'
-import { InvalidUrlError, invalidOption } from '../errors.js'
+import { InvalidOptionError, InvalidUrlError, invalidOption } from '../errors.js'
 import { painter } from './output.js'
 import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload } from '../run/experiment-loader.js'
 import { defaultExperiments } from '../run/experiments.js'
@@ -51,6 +51,10 @@ Options:
                          (default results/<timestamp>)
   --no-report            write only results.json and summary.md (no report.html, no charts/)
   --no-calibrate         skip timing one operation alone (no ceiling in the verdict)
+  --probe, --no-probe    during every measured run, send a light open-loop load (10 req/s, latency
+                         corrected for coordinated omission) to the same server's /__syncbench/health:
+                         how long every other request waits while the route under test is loaded
+                         (default: on for the seeds, off for the other experiments and --target)
   --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
                          404 on purpose); without it such a run is marked invalid, left out of every
                          figure and ratio, and syncbench run exits 1 naming it
@@ -175,9 +179,10 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       runTimeout: options.runTimeout,
       overrides: { requests: options.requests, concurrency: options.concurrency },
       calibrate: options.calibrate,
+      probe: options.probe,
       outDir,
       argv,
-      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report },
+      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null },
       signal,
       onEvent (e) {
         const event = /** @type {import('./progress.js').RunEvent} */ (e)
@@ -318,6 +323,8 @@ export function parseRunArgs (argv) {
     target: { type: 'string' },
     out: { type: 'string' },
     'no-calibrate': { type: 'boolean' },
+    probe: { type: 'boolean' },
+    'no-probe': { type: 'boolean' },
     'no-report': { type: 'boolean' },
     'allow-errors': { type: 'boolean' },
     'run-timeout': { type: 'string' },
@@ -340,6 +347,8 @@ export function parseRunArgs (argv) {
     target: values.target,
     out: values.out,
     calibrate: !values['no-calibrate'],
+    /** @type {boolean|undefined} undefined: each experiment's own default */
+    probe: values.probe ? true : values['no-probe'] ? false : undefined,
     report: !values['no-report'],
     allowErrors: Boolean(values['allow-errors']),
     runTimeout: integerOption('--run-timeout', values['run-timeout'], MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT),
@@ -356,6 +365,7 @@ export function parseRunArgs (argv) {
     // the load engine sends no credentials from a URL (ab refuses them too): say so rather than run unauthenticated
     if (url.username || url.password) throw new InvalidUrlError(`--target cannot carry credentials (set an Authorization header in the experiment's load.headers), got "${options.target}"`)
   }
+  if (values.probe && values['no-probe']) throw new InvalidOptionError('--probe and --no-probe contradict each other: give one of them')
   if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
   // --list lists and exits: a name beside it would be silently ignored
   if (options.list && positionals.length > 0) throw invalidOption('--list', positionals.join(' '), 'takes no experiment names')

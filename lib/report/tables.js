@@ -4,6 +4,7 @@
 import { formatPValue, invalidCell, formatComparison, formatRateInterval, formatEfficiency, formatFlag } from './verdicts.js'
 import { MIB, formatNumber } from '../format.js'
 import { threadCostTable } from './table-thread-cost.js'
+import { probeTable } from './probe.js'
 import { SERVER_FIGURES } from '../run/summarize.js'
 import { describeLatencyCombine, LATENCY_PERCENTILES } from '../run/latency.js'
 import { formatRatioInterval, formatThreshold, gateText } from './compare-gate.js'
@@ -50,7 +51,7 @@ export function experimentTables (s) {
   const shown = s.rows.filter((r) => r.runs.length > 0 || r.invalid.length > 0)
   if (shown.length === 0) return []
   const main = s.table === 'seed-001' ? seed001(s, shown) : s.table === 'seed-002' ? seed002(s, shown) : s.table === 'thread-cost' ? threadCostTable(s, shown) : generic(s, shown)
-  const rest = measured.length ? [latencyTable(s, measured), serverTable(s, measured)] : []
+  const rest = measured.length ? [latencyTable(s, measured), probeTable(s, measured), serverTable(s, measured)] : []
   return [main, ...rest].filter((t) => t !== null).map(dropEmptyColumns)
 }
 

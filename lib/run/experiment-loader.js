@@ -47,6 +47,8 @@ import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.
  * @property {Record<string, string>} [serverAxes]  axes the server takes as a `syncbench serve` option at spawn
  *                                         rather than in the query string: { delay: '--delay' } (a seed server reads no query)
  * @property {import('./calibrate.js').CalibrationSpec} [calibration]
+ * @property {boolean} [probe]             run the probe (lib/run/probe.js) beside every measured load unless
+ *                                         --no-probe says otherwise (default false; --probe turns it on)
  */
 
 const TABLES = ['seed-001', 'seed-002', 'generic', 'thread-cost']
@@ -182,6 +184,7 @@ export function validateExperiment (e, where) {
     if (!Object.hasOwn(axes, name)) throw bad(`serverAxes.${name} names no axis (axes: ${Object.keys(axes).join(', ') || 'none'})`)
     if (typeof flag !== 'string' || !/^--[a-z][\w-]*$/.test(flag)) throw bad(`serverAxes.${name} must be a syncbench serve option such as "--delay", got "${flag}"`)
   }
+  if (e.probe !== undefined && typeof e.probe !== 'boolean') throw bad(`probe must be true or false, got "${e.probe}"`)
   if (e.calibration !== undefined && !OPS.includes(e.calibration?.op)) throw bad(`calibration.op must be one of ${OPS.join(', ')}, got "${e.calibration?.op}"`)
   const baseline = e.baseline ?? e.variants[0].label
   return {

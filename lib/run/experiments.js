@@ -22,6 +22,8 @@
 //   serverAxes   { axis: '--option' }: axes the server takes as a `syncbench serve` option (the seed servers read no query)
 //   calibration  { op: 'bcrypt', cost } | { op: 'readfile', bytes } | { op: 'bcryptjs', cost }: what one
 //                request costs, timed alone, for the physical ceiling in the verdict line
+//   probe        true: during every measured run, a light open-loop load on the same server's
+//                /__syncbench/health (lib/run/probe.js): how long everyone else waits (--no-probe turns it off)
 
 const BCRYPT_COST = 10
 const READFILE_BYTES = 4 * 1024 * 1024
@@ -37,6 +39,7 @@ export const experiments = [
     runs: 2,
     server: { app: 'seed-bcrypt' },
     load: { requests: 250, concurrency: 20, keepAlive: true },
+    probe: true,
     variants: [
       { label: 'sync', path: '/sync', config: { strategy: 'sync', workload: 'bcrypt' } },
       { label: 'async', path: '/async', config: { strategy: 'async', workload: 'bcrypt' } }
@@ -53,6 +56,7 @@ export const experiments = [
     reference: 'readFile',
     server: { app: 'seed-readfile' },
     load: { requests: 1000, concurrency: 100 },
+    probe: true,
     variants: [
       { label: 'readFile', path: '/', server: { args: ['--only', 'readfile'] }, config: { strategy: 'async', workload: 'readfile' } },
       { label: 'readFileSync', path: '/', server: { args: ['--only', 'readfilesync'] }, config: { strategy: 'sync', workload: 'readfile' } },

@@ -53,13 +53,14 @@ export function validateResults (data, file) {
  */
 export function contentProblem (data) {
   for (const [i, run] of data.runs.entries()) {
-    const histogram = run.load?.latencyHistogram
-    if (typeof histogram === 'string') {
+    // the run's load and its probe's: both are merged across runs (lib/run/latency.js)
+    for (const [where, histogram] of /** @type {const} */ ([['load', run.load?.latencyHistogram], ['probe/load', run.probe?.load?.latencyHistogram]])) {
+      if (typeof histogram !== 'string') continue
       try {
         // added to a histogram of syncbench's layout, as lib/run/latency.js merges the runs
         createHistogram().add(decodeHistogram(histogram))
       } catch (err) {
-        return `/runs/${i}/load/latencyHistogram (run ${JSON.stringify(run.id)}) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour (${err instanceof Error ? err.message : err})`
+        return `/runs/${i}/${where}/latencyHistogram (run ${JSON.stringify(run.id)}) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour (${err instanceof Error ? err.message : err})`
       }
     }
     const series = run.server?.series

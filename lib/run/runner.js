@@ -15,6 +15,7 @@ import { mean } from './stats.js'
 import { loadInvalidity } from './validity.js'
 import { checkTarget } from './target.js'
 import { runDeadlineMs } from './run-deadline.js'
+import { startProbe } from './probe.js'
 
 /** After an interrupt, how long a server child gets between SIGTERM and SIGKILL. */
 const STOP_GRACE_AFTER_ABORT_MS = 1000
@@ -30,6 +31,9 @@ const STOP_GRACE_AFTER_ABORT_MS = 1000
  * @property {boolean} [allowErrors=false]      count runs with failed requests or non-2xx responses (a lab that
  *                                              answers 404 on purpose); else such a run is recorded invalid
  * @property {boolean} [calibrate=true]
+ * @property {boolean} [probe]                 --probe / --no-probe: run the probe (lib/run/probe.js) beside every
+ *                                              measured load, or never; default: where the experiment says
+ *                                              (`probe: true`: the seeds), never against a --target
  * @property {string} outDir                    results.json goes there
  * @property {string[]} [argv]
  * @property {object} [options]                 recorded as ResultsFile.options
@@ -134,7 +138,8 @@ export async function runExperiments (options) {
       index++
       onEvent({ type: 'run-start', index, total, experiment: experiment.name, label: configuration.label, repeat, etaMs: eta(plans, index, durations) })
       const started = Date.now()
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout })
+      const probe = options.probe ?? (experiment.probe === true && !target)
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, probe })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
       const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load))
       record.invalid = reason === null ? null : { reason }
@@ -187,9 +192,10 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {string} [run.target]
  * @param {AbortSignal} [run.signal]
  * @param {number} [run.runTimeout] seconds (run-deadline.js)
+ * @param {boolean} [run.probe]  run the probe beside the measured load
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, probe = false }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${configuration.label}#${repeat}`,
@@ -203,6 +209,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     serverEnv: null,
     startedAt: new Date().toISOString(),
     error: null,
+    probe: null,
     invalid: null
   }
   /** @type {MeasuredServer|null} */
@@ -238,12 +245,16 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     }
     // `signal`: after a Ctrl-C a server blocked in its handler gets 2 s to answer, then its metrics are missing.
     await within(handle.metrics({ reset: true, signal }))
+    // the probe covers the measured load, from its start to its end (lib/run/probe.js)
+    const prober = probe ? startProbe({ origin: new URL(url).origin, signal: runSignal }) : null
     try {
       record.load = await engine.run({ ...configuration.load, url, signal: runSignal })
     } catch (err) {
       // What was measured before the failure (loadtest's partial LoadResult) is kept either way.
       record.load = partialResult(err)
       throw err
+    } finally {
+      if (prober) record.probe = await prober.stop()
     }
     record.server = await within(handle.metrics({ signal }))
   } catch (err) {

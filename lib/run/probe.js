@@ -1,0 +1,59 @@
+// The probe: what blocking does to everyone else. While a run loads its route, a second, light
+// open-loop load (PROBE_RATE requests a second, wrk2's schedule: latency measured from each request's
+// intended send time, so a stall counts for every request that was due during it) asks the same server
+// for its cheapest answer, GET /__syncbench/health (lib/lab/http-host.js). That route does no work:
+// its latency is the time any other request of that server waits for the event loop. A sync handler
+// stalls it for the length of a request; an async one leaves it at a millisecond or so.
+import { loadtest } from '../load/loadtest.js'
+import { HEALTH_PATH } from '../lab/http-host.js'
+import { SyncbenchError } from '../errors.js'
+
+/** Requests a second: light beside any route worth measuring, yet ten chances a second to see a stall. */
+export const PROBE_RATE = 10
+/** Two connections, each on its own schedule, as two independent clients. */
+export const PROBE_CONNECTIONS = 2
+export { HEALTH_PATH as PROBE_PATH }
+
+/**
+ * What the probe measured during one run: RunRecord.probe (lib/types.js ProbeRecord).
+ * @typedef {import('../types.js').ProbeRecord} ProbeRecord
+ */
+
+/**
+ * Start the probe against a server's origin; `stop()` ends it and resolves with its record. It never
+ * rejects: a probe that could not run says so in its record (`error`), and the run it watched stands.
+ * @param {object} o
+ * @param {string} o.origin   http://host:port of the server the run loads
+ * @param {number} [o.rate]
+ * @param {AbortSignal} [o.signal]  Ctrl-C, the run's deadline
+ * @returns {{ stop: () => Promise<ProbeRecord> }}
+ */
+export function startProbe ({ origin, rate = PROBE_RATE, signal }) {
+  const controller = new AbortController()
+  const ended = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal
+  /** @type {ProbeRecord} */
+  const record = { path: HEALTH_PATH, rate, connections: PROBE_CONNECTIONS, load: null, error: null }
+  // An hour of requests at most: the run's end (stop) or its deadline ends the probe long before.
+  const running = loadtest(/** @type {import('../types.js').LoadOptions} */ ({
+    url: origin + HEALTH_PATH,
+    rate,
+    concurrency: PROBE_CONNECTIONS,
+    requests: rate * 3600,
+    keepAlive: true,
+    signal: ended
+  })).then((load) => { record.load = load }, (err) => {
+    if (!(err instanceof SyncbenchError)) throw err
+    record.load = /** @type {{ result?: import('../types.js').LoadResult }} */ (err).result ?? null
+    record.error = { code: err.code, message: err.message }
+  })
+  return {
+    async stop () {
+      // The load has ended, so the server is answering again: a probe request it still holds is answered
+      // within a moment. One interval of the schedule lets it arrive, rather than cut off the slowest one.
+      if (!ended.aborted) await new Promise((resolve) => setTimeout(resolve, 1000 / rate))
+      controller.abort()
+      await running
+      return record
+    }
+  }
+}
