@@ -12,6 +12,13 @@
  * @property {number} [requests=1]        -n: requests to perform
  * @property {number} [concurrency=1]     -c: requests in flight at once (connections)
  * @property {number} [timelimit=0]       -t: seconds at most (0 = no limit); -t implies requests=50000 unless -n follows it
+ *                                        (with `rate`: the requests due within the limit, ceil(rate x timelimit))
+ * @property {number} [rate]              -R: open loop (wrk2's -R): total requests per second over all connections, each
+ *                                        connection following its own evenly spaced schedule at rate / concurrency,
+ *                                        phase-shifted (connection i starts at i / rate); a request due while its connection
+ *                                        is busy is sent the moment it is free, and its latency counts from its intended
+ *                                        send time (corrected for coordinated omission). `requests` counts intended
+ *                                        requests. Absent: ab's closed loop
  * @property {number} [timeout=30]        -s: seconds the whole run may go without receiving a byte before it is
  *                                        aborted (ab's inactivity timeout: one stalled socket among busy ones does not trip it)
  * @property {number} [responseTimeout=0] --response-timeout: seconds one response may take in total, from its request's
@@ -87,11 +94,26 @@
  * @property {Record<string, number>} errors        count per error code (ECONNREFUSED, ETIMEDOUT, ...) and, under
  *           --http1.1, per fault of a malformed response (HPE_INVALID_CHUNK_SIZE, DATA_AFTER_RESPONSE, ...: lib/load/http11.js)
  * @property {boolean} aborted                     true when the run ended early (signal, fatal error)
+ * @property {{ p50: number, p75: number, p90: number, p99: number, p999: number, p9999: number, max: number, mean: number, stddev: number }} [latencyUncorrected]
+ *           with `rate` only: the same figures measured from each request's actual send (what a closed-loop tool reports),
+ *           while `latency` then counts from each request's intended send time (corrected for coordinated omission)
+ * @property {OpenLoop} [openLoop]                 with `rate` only: how well the schedule was held
+ * @property {string} [latencyHistogramUncorrected] with `rate` only: latencyHistogram's uncorrected twin (same encoding)
  * @property {string|null} latencyHistogram        the total time per request of every completed request, recorded in
  *           MICROSECONDS (HDR range 1 us to 1 hour, 3 significant digits), as HdrHistogram's compressed base64 encoding
  *           (V2, hdr-histogram-js `encodeIntoCompressedBase64`; any HdrHistogram port decodes it). Runs are combined by
  *           adding these histograms, never by averaging percentiles. null from an external engine (ab, wrk,
  *           autocannon: they report percentiles only); absent from files written before syncbench 0.1.0 kept it.
+ */
+
+/**
+ * How an open-loop run (`rate`) held its schedule.
+ * @typedef {object} OpenLoop
+ * @property {number} targetRate      the requested rate, requests per second (LoadOptions.rate)
+ * @property {number} achievedRate    completed requests per second of the run (completeRequests / timeTakenSeconds)
+ * @property {number} lateRequests    requests sent more than lateThresholdMs after their intended send time (their
+ *                                    connection was still busy, or the generator fell behind)
+ * @property {number} lateThresholdMs the threshold of lateRequests (lib/load/engine.js LATE_THRESHOLD_MS)
  */
 
 /**

@@ -42,6 +42,11 @@ Options (ab's names, defaults and meaning):
   -V, --version   print the version
 
 syncbench's own:
+  -R rate         open loop (wrk2's -R): send rate requests per second in all, each of the -c
+                  connections on its own evenly spaced schedule (rate / c each), and measure each
+                  request's latency from its intended send time (corrected for coordinated
+                  omission); -n counts intended requests, -t implies the ones due within it.
+                  A positive number, at most 1000000; adds the corrected latency section
   --http1.1       send HTTP/1.1 requests instead of ab's HTTP/1.0 and read the responses as RFC 9112
                   says: a malformed one is a failed request (Exceptions)
   --response-timeout seconds

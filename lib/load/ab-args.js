@@ -2,7 +2,7 @@
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync } from 'node:fs'
 import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode } from '../errors.js'
-import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, argvSpelling } from './options.js'
+import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, argvSpelling, requestsDue } from './options.js'
 
 // Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
 export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
@@ -25,16 +25,17 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
  * @property {number} heartbeat      ab's progress interval (0: ab prints no progress and "...done")
  */
 
-/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'responseTimeout'} ValueFlag ab's flags that take a value, with our long ones */
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'responseTimeout'} ValueFlag ab's flags that take a value, with our own */
 /** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'} BooleanFlag the others, with our long ones */
 /**
  * One flag of the command line, by its short name: a value flag always has its value.
  * @typedef {{ flag: string, name: BooleanFlag }|{ flag: string, name: ValueFlag, value: string }} FlagToken
  */
 
-// Flags that take a value, and flags that do not: ab's getopt string, plus the SSL/proxy ones we refuse.
+// Flags that take a value, and flags that do not: ab's getopt string (plus our -R, wrk2's rate flag),
+// and the SSL/proxy ones we refuse.
 /** @type {ReadonlySet<string>} */
-const WITH_VALUE = new Set(['n', 'c', 't', 's', 'T', 'p', 'u', 'v', 'C', 'H', 'P', 'A', 'g', 'e', 'm'])
+const WITH_VALUE = new Set(['n', 'c', 't', 's', 'T', 'p', 'u', 'v', 'C', 'H', 'P', 'A', 'g', 'e', 'm', 'R'])
 /** @type {ReadonlySet<string>} */
 const BOOLEAN = new Set(['l', 'r', 'k', 'V', 'h', 'w', 'i', 'd', 'S', 'q'])
 /** @type {Record<string, string>} */
@@ -193,6 +194,8 @@ export function parseAbArgs (argv) {
   let timelimit = defaultOptions.timelimit
   let timeout = defaultOptions.timeout
   let responseTimeout = defaultOptions.responseTimeout
+  /** @type {number|undefined} */
+  let rate
   /** @type {string|null} */
   let method = null
   /** @type {string|null} */
@@ -234,6 +237,7 @@ export function parseAbArgs (argv) {
       case 'c': concurrency = parseLoadArg('concurrency', flag, token.value); rawConcurrency = token.value; break
       case 's': timeout = parseLoadArg('timeout', flag, token.value); break
       case 'responseTimeout': responseTimeout = parseLoadArg('responseTimeout', flag, token.value); break
+      case 'R': rate = parseLoadArg('rate', flag, token.value); break
       case 'k': output.keepAlive = true; break
       case 'q': output.quiet = true; break
       case 'd': output.percentiles = false; break
@@ -266,6 +270,11 @@ export function parseAbArgs (argv) {
   if (positionals.length > 1) throw new InvalidOptionError(`expected one URL, got ${positionals.length} arguments: "${positionals.join('" "')}"`)
   const url = parseUrl(positionals[0])
 
+  // open loop: -t implies the requests due within it rather than ab's 50000 (a -n after -t still wins)
+  if (rate !== undefined && timelimit > 0 && requestsFlag !== '-n') {
+    requests = requestsDue(rate, timelimit)
+    requestsFlag = `-t ${timelimit} with -R ${rate}, which implies -n`
+  }
   checkConcurrencyWithinRequests(concurrency, requests, argvSpelling, { requests: `${requestsFlag} ${requests}`, got: rawConcurrency })
   if (output.sendBody && contentType === undefined) contentType = 'text/plain'
 
@@ -288,6 +297,7 @@ export function parseAbArgs (argv) {
   }
   if (auth !== undefined) options.auth = auth
   if (proxyAuth !== undefined) options.proxyAuth = proxyAuth
+  if (rate !== undefined) options.rate = rate
   if (body !== undefined) options.body = body
   if (output.sendBody) options.contentType = contentType
   output.heartbeat = abHeartbeat(requests, output.quiet)

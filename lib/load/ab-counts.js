@@ -5,7 +5,8 @@
 import { version } from '../version.js'
 import { roundTo } from '../format.js'
 import { indexOfCI, SERVER } from './response-parser.js'
-import { RequestTimes, rates } from './stats.js'
+import { RequestTimes, Row, rates } from './stats.js'
+import { LATE_THRESHOLD_MS } from './engine.js'
 import { encodeCounts } from './histogram.js'
 
 /**
@@ -20,10 +21,19 @@ import { encodeCounts } from './histogram.js'
  */
 
 export class AbCounts {
-  /** @param {{ variableLength: boolean }} options -l: responses of another length are not failures */
-  constructor ({ variableLength }) {
+  /**
+   * @param {{ variableLength: boolean, rate?: number }} options -l: responses of another length are not
+   *        failures; -R: the open loop's rate (requests per second), absent or 0 for ab's closed loop
+   */
+  constructor ({ variableLength, rate = 0 }) {
     /** @type {boolean} */
     this.variableLength = variableLength
+    /** -R (0: closed loop) */
+    this.rate = rate
+    /** @type {Row|null} open loop: each request's total time from its intended send time (corrected) */
+    this.corrected = rate > 0 ? new Row() : null
+    /** open loop: requests sent more than LATE_THRESHOLD_MS after their intended time */
+    this.late = 0
     /** requests written */
     this.started = 0
     /** requests completed (ab's "Complete requests") */
@@ -181,7 +191,20 @@ export class AbCounts {
       aborted: end.aborted,
       latencyHistogram: ''
     }
-    return withLazyHistogram(result, this.times.total.counts)
+    const corrected = this.corrected
+    if (corrected === null) return withLazyHistogram(result, 'latencyHistogram', this.times.total.counts)
+    // open loop: `latency` and `latencyHistogram` from the intended send times, their twins from the actual ones
+    result.latencyUncorrected = result.latency
+    result.latency = mapValues(corrected.latency(), (ms) => roundTo(ms, 3))
+    result.openLoop = {
+      targetRate: this.rate,
+      achievedRate: roundTo(result.requestsPerSecond, 6),
+      lateRequests: this.late,
+      lateThresholdMs: LATE_THRESHOLD_MS
+    }
+    withLazyHistogram(result, 'latencyHistogram', corrected.counts)
+    result.latencyHistogramUncorrected = ''
+    return withLazyHistogram(result, 'latencyHistogramUncorrected', this.times.total.counts)
   }
 }
 
@@ -191,20 +214,21 @@ export class AbCounts {
  * CPU, lib/load/histogram.js), which a plain `syncbench ab` printing ab's report never needs. The
  * property is enumerable, so spreads, JSON and structuredClone see it like any other field.
  * @param {import('../types.js').LoadResult} result
+ * @param {'latencyHistogram'|'latencyHistogramUncorrected'} key
  * @param {Float64Array} counts the total time's bucket counts (stats.js Row.counts)
  * @returns {import('../types.js').LoadResult}
  */
-function withLazyHistogram (result, counts) {
-  Object.defineProperty(result, 'latencyHistogram', {
+function withLazyHistogram (result, key, counts) {
+  Object.defineProperty(result, key, {
     enumerable: true,
     configurable: true,
     get () {
       const value = encodeCounts(counts)
-      Object.defineProperty(result, 'latencyHistogram', { value, enumerable: true, configurable: true, writable: true })
+      Object.defineProperty(result, key, { value, enumerable: true, configurable: true, writable: true })
       return value
     },
     set (value) {
-      Object.defineProperty(result, 'latencyHistogram', { value, enumerable: true, configurable: true, writable: true })
+      Object.defineProperty(result, key, { value, enumerable: true, configurable: true, writable: true })
     }
   })
   return result

@@ -67,6 +67,13 @@ export class Connection {
     this.decoder = null
     /** ab's -r bookkeeping: the next receive error on this connection adds no Exception */
     this.skipException = false
+    // Open loop (-R) only (engine.js): the connection's schedule.
+    /** the run's index of this connection's next request (due at start + seq / rate) */
+    this.seq = 0
+    /** when its request in flight was due to be sent (performance.now() ms) */
+    this.intended = 0
+    /** free and waiting for its next request's time (its kept-alive socket idle, or none) */
+    this.parked = false
   }
 
   /** Open a new socket for the next request. @param {net.NetConnectOpts} options */

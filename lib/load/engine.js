@@ -10,6 +10,17 @@
 //   - Connection (connection.js): one socket and ab's struct connection, whose socket events call
 //     connected(), data(), eof() and error() below.
 // The hot path (data -> header -> body -> responseDone -> writeRequest) allocates nothing per request.
+//
+// Open loop (-R, `rate`: wrk2's semantics). Request j of the run (0-based) is due at start + j / rate
+// and goes to connection j % concurrency, so each connection follows its own evenly spaced schedule at
+// rate / concurrency, connection i starting at i / rate. A connection that is free before its next
+// request is due is parked; the scheduler (tick()) sends every parked connection's request that is
+// due, all of them in one timer turn (Node's timers have 1 ms granularity: at 10000 req/s a turn sends
+// ~10), and arms its one timer for the next intended time. Intended times come from the schedule
+// (start + j / rate), never from the last send, so a late turn does not shift the ones after it. A
+// connection still busy when its request comes due sends it the moment it is free (freed()), and
+// that request's latency counts from its intended time: wrk2's correction for coordinated omission.
+// No pipelining: a connection carries one request at a time.
 import { performance } from 'node:perf_hooks'
 import { ConnectError, TimeoutError } from '../errors.js'
 import {
@@ -22,12 +33,22 @@ import { COMPLETE, INVALID, INTERIM } from './framing.js'
 const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
+ * Open loop: a request sent more than this many ms after its intended time counts as late. Node's
+ * timers fire up to ~1 ms after the time asked (and the scheduler's turn shares the loop with the
+ * responses), so on-time sends lag their schedule by up to ~1-2 ms on an idle machine; 5 ms leaves
+ * that jitter out and counts what matters: a request whose connection was still busy, or a
+ * generator that fell behind. (wrk2 reports no such count; its correction is in the latencies.)
+ */
+export const LATE_THRESHOLD_MS = 5
+
+/**
  * @typedef {object} EngineOptions
  * @property {string[]} addresses IP addresses of the host, in resolver order (resolved once, as ab does)
  * @property {string} hostname     for messages
  * @property {number} port
  * @property {Buffer} request      the bytes written for each request
- * @property {number} requests     -n
+ * @property {number} requests     -n (open loop: intended requests)
+ * @property {number} rate         -R, requests per second (0: ab's closed loop)
  * @property {number} concurrency  -c
  * @property {boolean} continueOnReceiveError -r
  * @property {number} timeoutMs    -s
@@ -112,6 +133,16 @@ export class Engine {
     this.conns = Array.from({ length: o.concurrency }, () => new Connection(this))
     /** for the message when connect runs out of descriptors (-1: unknown, or one connection) */
     this.openFilesLimit = o.concurrency > 1 ? openFilesLimit() : -1
+
+    // Open loop (-R): 0 ms between intended sends means ab's closed loop.
+    /** @type {number} ms between two intended sends of the run (1000 / rate) */
+    this.intervalMs = o.rate > 0 ? 1000 / o.rate : 0
+    /** the next request of the schedule the scheduler has not reached */
+    this.nextDue = 0
+    /** @type {NodeJS.Timeout|null} the scheduler's timer */
+    this.tickTimer = null
+    this.onTick = this.tick.bind(this)
+    if (this.intervalMs > 0) this.conns.forEach((c, i) => { c.seq = i })
   }
 
   /**
@@ -130,6 +161,13 @@ export class Engine {
         signal.addEventListener('abort', this.onAbort, { once: true })
       }
       this.timer = setTimeout(this.onWatchdog, Math.min(this.timeoutMs, this.stopAt - this.startTime, this.responseTimeoutMs || Infinity, MAX_TIMER_MS))
+      if (this.intervalMs > 0) {
+        // open loop: every connection waits for its schedule
+        this.requestsInitialized = true
+        for (const c of this.conns) c.parked = true
+        this.tick()
+        return
+      }
       // ab connects one socket first and opens the others once a response header has arrived.
       this.startConnect(this.conns[0])
     })
@@ -172,6 +210,80 @@ export class Engine {
     c.state = READING
   }
 
+  // The open loop's schedule (-R).
+
+  /**
+   * The scheduler's turn: send every parked connection's request that is due by now, then arm the
+   * timer for the next intended time. A due request whose connection is busy is left to freed().
+   */
+  tick () {
+    this.tickTimer = null
+    if (this.finished) return
+    const now = performance.now()
+    const conns = this.conns
+    const requests = this.requests
+    let j = this.nextDue
+    let due = 0
+    for (; j < requests; j++) {
+      due = this.startTime + j * this.intervalMs
+      if (due > now) break
+      const c = conns[j % conns.length]
+      if (c.parked && c.seq === j) this.send(c, now)
+    }
+    this.nextDue = j
+    if (this.finished || j >= requests) return
+    // at least 1 ms, as the watchdog's: a timer may fire a fraction of a millisecond early
+    this.tickTimer = setTimeout(this.onTick, Math.max(1, Math.min(due - now, MAX_TIMER_MS)))
+  }
+
+  /**
+   * Open loop: connection c is free (its last request ended; its socket kept alive, or none). Send its
+   * next request now if that is due (late if it came due while c was busy), else park c until the
+   * scheduler reaches it.
+   * @param {Connection} c @param {number} now
+   */
+  freed (c, now) {
+    if (c.seq >= this.requests) {
+      // its schedule is done: nothing keeps its socket open
+      c.parked = false
+      c.drop()
+      return
+    }
+    if (this.startTime + c.seq * this.intervalMs <= now) this.send(c, now)
+    else c.parked = true
+  }
+
+  /**
+   * Open loop: start connection c's next request, due at its intended time, now.
+   * @param {Connection} c @param {number} now
+   */
+  send (c, now) {
+    const intended = this.startTime + c.seq * this.intervalMs
+    c.parked = false
+    c.intended = intended
+    c.seq += this.conns.length
+    if (now - intended > LATE_THRESHOLD_MS) this.counts.late++
+    // a send is activity for -s: a slow schedule (-R 0.01) is not an idle server
+    this.lastActivity = now
+    if (c.state === CONNECTED) {
+      // a kept-alive socket: ab's zero connect time
+      c.start = now
+      this.writeRequest(c, now)
+    } else {
+      this.startConnect(c)
+    }
+  }
+
+  /**
+   * Open loop: a parked connection's kept-alive socket ended, failed or spoke unasked (a server closes
+   * idle connections after its keep-alive timeout). No request was in flight: nothing counts; the
+   * next request opens a new connection at its time.
+   * @param {Connection} c
+   */
+  idleSocketEnded (c) {
+    c.drop()
+  }
+
   /** ab connects one socket first and opens the others once a response header has arrived. */
   startOthers () {
     if (!this.requestsInitialized) {
@@ -209,6 +321,7 @@ export class Engine {
    * @param {Connection} c @param {Buffer} chunk @param {number} r
    */
   data (c, chunk, r) {
+    if (c.parked) return this.idleSocketEnded(c)
     const now = performance.now()
     const counts = this.counts
     this.lastActivity = now
@@ -327,7 +440,7 @@ export class Engine {
       this.fail(ConnectError, `${this.target()}: test aborted after 10 failures: response header over ${HEADER_LIMIT} bytes`)
       return -1
     }
-    this.startConnect(c)
+    this.next(c, this.lastActivity)
     return -1
   }
 
@@ -353,17 +466,19 @@ export class Engine {
       // ab: zero connect time with keep-alive.
       c.start = c.connect = this.lastTime = now
       c.state = CONNECTED
-      this.writeRequest(c, now)
+      if (this.intervalMs > 0) this.freed(c, now)
+      else this.writeRequest(c, now)
     } else {
       this.lastTime = now
       c.drop()
-      this.startConnect(c)
+      this.next(c, now)
     }
     this.checkEnd()
   }
 
   /** The socket's 'end': the server closed, which ends the response. @param {Connection} c */
   eof (c) {
+    if (c.parked) return this.idleSocketEnded(c)
     const now = this.lastActivity = performance.now()
     if (this.framing.eof(c) === INVALID) return this.malformed(c, now)
     this.counts.good++
@@ -394,7 +509,7 @@ export class Engine {
     if (this.finished) return
     this.lastTime = now
     c.drop()
-    this.startConnect(c)
+    this.next(c, now)
     this.checkEnd()
   }
 
@@ -412,7 +527,17 @@ export class Engine {
     if (this.finished) return
     this.lastTime = now
     c.drop()
-    this.startConnect(c)
+    this.next(c, now)
+  }
+
+  /**
+   * A connection's request has ended and its socket is dropped: ab connects for the next request at
+   * once; the open loop waits for its schedule.
+   * @param {Connection} c @param {number} now
+   */
+  next (c, now) {
+    if (this.intervalMs > 0) this.freed(c, now)
+    else this.startConnect(c)
   }
 
   /**
@@ -425,6 +550,8 @@ export class Engine {
     const time = now > c.start ? now - c.start : 0
     const wait = c.beginread > c.endwrite ? c.beginread - c.endwrite : 0
     counts.complete(ctime, time, wait, keptAlive)
+    // open loop: the latency from the intended send time, connect and waiting for the connection included
+    if (counts.corrected !== null) counts.corrected.record(now > c.intended ? now - c.intended : 0)
     if (this.onRequest !== null) {
       try {
         this.onRequest({ start: performance.timeOrigin + c.start, connect: ctime, waiting: wait, total: time })
@@ -445,6 +572,7 @@ export class Engine {
 
   /** The socket's 'error'. @param {Connection} c @param {ErrnoException} err */
   error (c, err) {
+    if (c.parked) return this.idleSocketEnded(c)
     const counts = this.counts
     this.lastActivity = performance.now()
     const code = err.code ?? 'ERROR'
@@ -600,6 +728,8 @@ export class Engine {
     this.finished = true
     if (this.timer !== null) clearTimeout(this.timer)
     this.timer = null
+    if (this.tickTimer !== null) clearTimeout(this.tickTimer)
+    this.tickTimer = null
     if (this.signal) this.signal.removeEventListener('abort', this.onAbort)
     for (const c of this.conns) c.drop()
     // ab measures in whole microseconds; digits beyond that are float noise in the JSON.

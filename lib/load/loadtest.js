@@ -59,7 +59,7 @@ export async function loadtest (options) {
  */
 export async function runEngine (o, target, addresses) {
   const startedAt = new Date().toISOString()
-  const counts = new AbCounts({ variableLength: o.variableLength === true })
+  const counts = new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
   const framingOptions = { keepAlive: o.keepAlive === true, head: o.method === 'HEAD' }
   const engine = new Engine({
     addresses,
@@ -67,6 +67,7 @@ export async function runEngine (o, target, addresses) {
     port: target.port,
     request: buildRequest(o, target),
     requests: o.requests,
+    rate: o.rate ?? 0,
     concurrency: o.concurrency,
     continueOnReceiveError: o.continueOnReceiveError === true,
     timeoutMs: o.timeout * 1000,

@@ -17,6 +17,12 @@ export const TIMELIMIT_REQUESTS = 50000
  */
 export const MAX_REQUESTS = 2 ** 31 - 1
 
+/**
+ * -R's bound, requests per second. Far above what one generator core holds (npm run bench measures
+ * it): the bound only refuses a typo, such as a rate whose interval is below a nanosecond's float noise.
+ */
+export const MAX_RATE = 1_000_000
+
 /** --response-timeout's bound, in seconds: a day. */
 export const MAX_RESPONSE_TIMEOUT = 86400
 
@@ -102,6 +108,16 @@ const rules = [
   { name: 'requests', flag: '-n', ...integer(1, MAX_REQUESTS), default: 1 },
   { name: 'concurrency', flag: '-c', ...integer(1, MAX_CONCURRENCY), default: 1 },
   { name: 'timelimit', flag: '-t', ...seconds(true), default: 0 },
+  // open loop (wrk2's -R): total requests per second over all connections; absent: ab's closed loop
+  {
+    name: 'rate',
+    flag: '-R',
+    min: 0,
+    max: MAX_RATE,
+    // a plain decimal, as -t: "1e3" or "0x10" are refused
+    fromArg: (raw) => /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN,
+    check: (v) => typeof v !== 'number' || !Number.isFinite(v) || v <= 0 ? 'must be a positive number of requests per second' : v > MAX_RATE ? `must be at most ${MAX_RATE} requests per second` : null
+  },
   { name: 'timeout', flag: '-s', ...seconds(false), default: 30 },
   // our own bound (ab has none): the longest one response may take, in total; 0: none. A day at most,
   // so the engine's one timer never needs more than a few turns.
@@ -258,6 +274,16 @@ export function checkConcurrencyWithinRequests (concurrency, requests, spell, sa
 }
 
 /**
+ * With -R, what -t implies for -n in place of ab's 50000: the requests whose intended send time
+ * falls within the time limit (request k is due k / rate seconds after the start), at most MAX_REQUESTS.
+ * @param {number} rate requests per second
+ * @param {number} timelimit seconds
+ */
+export function requestsDue (rate, timelimit) {
+  return Math.min(MAX_REQUESTS, Math.max(1, Math.ceil(rate * timelimit - 1e-9)))
+}
+
+/**
  * LoadOptions with every default filled in.
  * @typedef {Required<Pick<import('../types.js').LoadOptions, 'url'|'requests'|'concurrency'|'timelimit'|'timeout'|'keepAlive'|'method'|'headers'|'cookies'|'variableLength'|'continueOnReceiveError'|'http11'|'verbosity'>> & import('../types.js').LoadOptions} NormalizedLoadOptions
  */
@@ -279,7 +305,7 @@ export function normalizeLoadOptions (options) {
     // a property set to undefined is not given: it gets the default as an absent one does
     if (o[rule.name] === undefined && rule.default !== undefined) /** @type {Record<string, unknown>} */ (o)[rule.name] = rule.default
   }
-  if (options.requests === undefined && o.timelimit > 0) o.requests = TIMELIMIT_REQUESTS
+  if (options.requests === undefined && o.timelimit > 0) o.requests = o.rate === undefined ? TIMELIMIT_REQUESTS : requestsDue(o.rate, o.timelimit)
   // fresh arrays: the shared frozen defaults must not reach a caller that pushes onto them
   if (options.headers === undefined) o.headers = []
   if (options.cookies === undefined) o.cookies = []

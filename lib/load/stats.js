@@ -124,6 +124,24 @@ export class Row {
     return this.at(k)
   }
 
+  /** HDR view of the row, ms: LoadResult.latency's figures. */
+  latency () {
+    if (this.count === 0) return { p50: 0, p75: 0, p90: 0, p99: 0, p999: 0, p9999: 0, max: 0, mean: 0, stddev: 0 }
+    /** @param {number} p */
+    const q = (p) => Math.min(this.max, Math.max(this.min, this.valueAtPercentile(p) / 1000))
+    return {
+      p50: q(50),
+      p75: q(75),
+      p90: q(90),
+      p99: q(99),
+      p999: q(99.9),
+      p9999: q(99.99),
+      max: this.max,
+      mean: this.mean,
+      stddev: this.sd()
+    }
+  }
+
   /** @returns {import('../types.js').TimeRow} */
   toTimeRow () {
     if (this.count === 0) return { min: 0, mean: 0, sd: 0, median: 0, max: 0 }
@@ -183,21 +201,7 @@ export class RequestTimes {
 
   /** HDR view of the total time, ms. */
   latency () {
-    const t = this.total
-    if (t.count === 0) return { p50: 0, p75: 0, p90: 0, p99: 0, p999: 0, p9999: 0, max: 0, mean: 0, stddev: 0 }
-    /** @param {number} p */
-    const q = (p) => Math.min(t.max, Math.max(t.min, t.valueAtPercentile(p) / 1000))
-    return {
-      p50: q(50),
-      p75: q(75),
-      p90: q(90),
-      p99: q(99),
-      p999: q(99.9),
-      p9999: q(99.99),
-      max: t.max,
-      mean: t.mean,
-      stddev: t.sd()
-    }
+    return this.total.latency()
   }
 }
 
