@@ -64,7 +64,7 @@ export function probeSentence (s) {
   const errors = list.reduce((n, p) => n + p.probe.errors, 0)
   return `probe: while ${name(worst.row)} was loaded, ${worst.probe.path} waited ${tail.what} ${formatMs(tail.ms)}` +
     (others.length ? `; ${others.join('; ')}` : '') +
-    ` (${formatNumber(worst.probe.rate)} req/s, corrected for coordinated omission${errors ? `; ${errors} probe error${errors === 1 ? '' : 's'}` : ''})`
+    ` (${Number(worst.probe.rate.toPrecision(3))} req/s, corrected for coordinated omission${errors ? `; ${errors} probe error${errors === 1 ? '' : 's'}` : ''})`
 }
 
 /**
@@ -83,7 +83,7 @@ export function probeTable (s, rows) {
     return q.isMax ? `${formatNumber(q.ms)} (max)` : formatNumber(q.ms)
   }
   return {
-    title: `${s.name}: probe, ${formatNumber(first.rate)} req/s to ${first.path} during each run (latency corrected for coordinated omission, ms)`,
+    title: `${s.name}: probe, ${Number(first.rate.toPrecision(3))} req/s to ${first.path} during each run (latency corrected for coordinated omission, ms)`,
     columns: ['Configuration', 'probe requests', 'errors', ...SHOWN.map((k) => `${k} ms`), 'max ms', 'runs combined'],
     align: ['left', 'right', 'right', ...SHOWN.map(() => /** @type {const} */ ('right')), 'right', 'left'],
     rows: list.map(({ row, probe }) => [row.label, String(probe.requests), String(probe.errors), ...SHOWN.map((k) => cell(probe.latency, k)),
