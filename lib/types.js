@@ -225,6 +225,17 @@
  */
 
 /**
+ * A rate-sweep variant's capacity: a closed-loop run of `concurrency` connections for `seconds` on a fresh
+ * server before its steps (lib/run/runner.js). `rps` 0 with `error` when it could not be measured.
+ * @typedef {object} Capacity
+ * @property {number} rps
+ * @property {number} seconds
+ * @property {number} concurrency
+ * @property {number} requests            completed
+ * @property {string|null} error
+ */
+
+/**
  * results/<timestamp>/results.json, rewritten atomically after every run.
  * @typedef {object} ResultsFile
  * @property {'syncbench/results@1'} schema
@@ -238,8 +249,8 @@
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number,
  *                timings?: { opMs: number, cpuMs?: number, samples: number }[], opMsMin?: number, opMsMax?: number, ceilingLowRps?: number,
  *                ceilingHighRps?: number, opCpuMsMin?: number },
- *              table?: 'seed-001'|'seed-002'|'generic'|'thread-cost', reference?: string, target?: string, labels: string[],
- *              comparisons: Record<string, string> }[]} experiments
+ *              table?: 'seed-001'|'seed-002'|'generic'|'thread-cost'|'rate-sweep', reference?: string, target?: string, labels: string[],
+ *              comparisons: Record<string, string>, capacity?: Record<string, Capacity>, sloP99Ms?: number }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
  *           experiment's default), `table` which comparison table the experiment prints (absent: generic),
  *           `reference` the seed-002 100% row, `labels` the configurations in table order, `comparisons`
@@ -248,7 +259,9 @@
  *           'readfile'...), `unit` ('hash/s') and `samples` (timed calls), once the operation was timed; `timings` each
  *           independent timing (a fresh child each), `opMs` their median, `opMsMin`..`opMsMax` their range and
  *           `ceilingLowRps`..`ceilingHighRps` the ceiling's, `opCpuMsMin` the least CPU time of one call
- *           (absent in files from before the repeats).
+ *           (absent in files from before the repeats). A rate-sweep's `capacity`: variant label -> what its
+ *           closed-loop capacity run measured (the offered rates are fractions of it), `sloP99Ms` the p99 a rate
+ *           must stay under to count as sustained (--slo-p99).
  * @property {RunRecord[]} runs
  */
 

@@ -13,13 +13,14 @@ import { runExperiments } from '../run/runner.js'
 import { checkTarget } from '../run/target.js'
 import { createOutDir } from '../run/results-writer.js'
 import { summarizeResults } from '../report/verdicts.js'
-import { getEngine, engineNames } from '../run/engines/index.js'
+import { getEngine, engineNames, checkOpenLoopEngine } from '../run/engines/index.js'
+import { openLoops } from '../run/plan.js'
 import { experimentTables, renderText } from '../report/tables.js'
 import { writeReport } from '../report/report.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from './progress.js'
 import { killChildren } from '../run/children.js'
-import { loadOptionRule } from '../load/options.js'
+import { loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { compareWithArticles, articleTable, REPRODUCE_RULE } from '../report/articles.js'
 
@@ -43,6 +44,12 @@ Options:
   -n, --requests <n>     override the experiments' request count
   -c, --concurrency <n>  override the experiments' concurrency (sweeps keep their own axis); a run whose
                          concurrency is above its request count gets that many requests (ab refuses -c > -n)
+  -R, --rate <req/s>     open loop: send the experiments' requests at this total rate over their -c
+                         connections (wrk2's -R: each request's latency counts from its intended send
+                         time, corrected for coordinated omission); -n counts intended requests.
+                         Builtin engine only
+  --slo-p99 <ms>         rate-sweep: the p99 latency a strategy must stay under to "sustain" a rate
+                         (default 500 ms)
   --engine <name>        load generator: ${engineNames.join(', ')} (default builtin; external ones must be installed)
   --target <url>         load a server already running there instead of starting one per run; it
                          stands for one server, so only configurations that share one are accepted
@@ -97,6 +104,8 @@ export async function main (argv, io) {
   // before the results folder exists: a refused --target leaves nothing behind
   if (options.target) checkTarget(experiments, { requests: options.requests, concurrency: options.concurrency })
   const engine = getEngine(options.engine)
+  checkOpenLoopEngine(engine.name, openLoops(experiments, { requests: options.requests, concurrency: options.concurrency, rate: options.rate }))
+  if (options.sloP99 !== undefined && !experiments.some((e) => e.rateSweep)) throw invalidOption('--slo-p99', options.sloP99, 'applies to the rate-sweep only (an experiment with rateSweep)')
   if (!(await engine.available())) throw invalidOption('--engine', options.engine, `needs ${options.engine} installed (not found on PATH)`)
   const outDir = await createOutDir({ out: options.out, cwd })
 
@@ -177,7 +186,8 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       target: options.target,
       allowErrors: options.allowErrors,
       runTimeout: options.runTimeout,
-      overrides: { requests: options.requests, concurrency: options.concurrency },
+      overrides: { requests: options.requests, concurrency: options.concurrency, rate: options.rate },
+      sloP99Ms: options.sloP99,
       calibrate: options.calibrate,
       probe: options.probe,
       outDir,
@@ -305,6 +315,22 @@ function loadOverride (flag, raw, name, cap = Infinity) {
   return integerOption(flag, raw, rule.min ?? 1, Math.min(rule.max ?? Infinity, cap))
 }
 
+/** --slo-p99's bound: an hour. */
+const MAX_SLO_MS = 3_600_000
+
+/**
+ * A positive number of milliseconds (a plain decimal), or undefined when not given.
+ * @param {string} flag
+ * @param {string|undefined} raw
+ * @returns {number|undefined}
+ */
+function positiveMs (flag, raw) {
+  if (raw === undefined) return undefined
+  const ms = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
+  if (!(ms > 0 && ms <= MAX_SLO_MS)) throw invalidOption(flag, raw, `must be a positive number of milliseconds up to ${MAX_SLO_MS}`)
+  return ms
+}
+
 /** @typedef {ReturnType<typeof parseRunArgs>} RunArgs */
 
 /**
@@ -319,6 +345,8 @@ export function parseRunArgs (argv) {
     runs: { type: 'string' },
     requests: { type: 'string', short: 'n' },
     concurrency: { type: 'string', short: 'c' },
+    rate: { type: 'string', short: 'R' },
+    'slo-p99': { type: 'string' },
     engine: { type: 'string' },
     target: { type: 'string' },
     out: { type: 'string' },
@@ -343,6 +371,9 @@ export function parseRunArgs (argv) {
     runs: integerOption('--runs', values.runs, 1, 1000),
     requests: loadOverride('-n', values.requests, 'requests', RUN_MAX_REQUESTS),
     concurrency: loadOverride('-c', values.concurrency, 'concurrency'),
+    // the load option's own rule and words (lib/load/options.js), as syncbench ab -R says them
+    rate: values.rate === undefined ? undefined : parseLoadArg('rate', '-R', values.rate),
+    sloP99: positiveMs('--slo-p99', values['slo-p99']),
     engine: values.engine ?? 'builtin',
     target: values.target,
     out: values.out,

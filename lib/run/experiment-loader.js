@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { ExperimentError, InvalidOptionError, firstLine, invalidOption, systemCode } from '../errors.js'
 import { experiments as builtins } from './experiments.js'
 import { workloadHandlerNames } from './runner.js'
-import { LOAD_AXES } from './plan.js'
+import { LOAD_AXES, OFFERED_AXIS } from './plan.js'
 import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.js'
 
 /**
@@ -30,11 +30,20 @@ import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.
  */
 
 /**
+ * How a rate-sweep finds its rates and judges them.
+ * @typedef {object} RateSweep
+ * @property {number} stepSeconds          each step sends offered rate x stepSeconds intended requests
+ * @property {number} capacitySeconds      the closed-loop run that measures a variant's capacity (req/s), -t
+ * @property {number} capacityConcurrency  its connections
+ * @property {number} sloP99Ms             the p99 a variant must stay under to sustain a rate (--slo-p99 overrides)
+ */
+
+/**
  * @typedef {object} Experiment
  * @property {string} name
  * @property {string} title
  * @property {string} description
- * @property {'seed-001'|'seed-002'|'generic'|'thread-cost'} [table]
+ * @property {'seed-001'|'seed-002'|'generic'|'thread-cost'|'rate-sweep'} [table]
  * @property {string} [baseline]           a variant label or config.strategy
  * @property {string} [reference]          seed-002: the 100% row
  * @property {number} [runs]             repeats of each configuration unless --runs says otherwise
@@ -47,11 +56,13 @@ import { checkLoadOption, checkLoadOptions, keySpelling } from '../load/options.
  * @property {Record<string, string>} [serverAxes]  axes the server takes as a `syncbench serve` option at spawn
  *                                         rather than in the query string: { delay: '--delay' } (a seed server reads no query)
  * @property {import('./calibrate.js').CalibrationSpec} [calibration]
+ * @property {RateSweep} [rateSweep]      an open-loop sweep: axes.offered are fractions of each variant's capacity,
+ *                                         measured first by a closed-loop run (lib/run/runner.js); builtin engine only
  * @property {boolean} [probe]             run the probe (lib/run/probe.js) beside every measured load unless
  *                                         --no-probe says otherwise (default false; --probe turns it on)
  */
 
-const TABLES = ['seed-001', 'seed-002', 'generic', 'thread-cost']
+const TABLES = ['seed-001', 'seed-002', 'generic', 'thread-cost', 'rate-sweep']
 const OPS = ['bcrypt', 'bcryptjs', 'readfile']
 
 /** @returns {Experiment[]} */
@@ -184,6 +195,8 @@ export function validateExperiment (e, where) {
     if (!Object.hasOwn(axes, name)) throw bad(`serverAxes.${name} names no axis (axes: ${Object.keys(axes).join(', ') || 'none'})`)
     if (typeof flag !== 'string' || !/^--[a-z][\w-]*$/.test(flag)) throw bad(`serverAxes.${name} must be a syncbench serve option such as "--delay", got "${flag}"`)
   }
+  if (e.rateSweep !== undefined) checkRateSweep(e, bad)
+  else if (Object.hasOwn(e.axes ?? {}, OFFERED_AXIS)) throw bad(`axes.${OFFERED_AXIS} are fractions of a measured capacity: they need a rateSweep section`)
   if (e.probe !== undefined && typeof e.probe !== 'boolean') throw bad(`probe must be true or false, got "${e.probe}"`)
   if (e.calibration !== undefined && !OPS.includes(e.calibration?.op)) throw bad(`calibration.op must be one of ${OPS.join(', ')}, got "${e.calibration?.op}"`)
   const baseline = e.baseline ?? e.variants[0].label
@@ -197,6 +210,30 @@ export function validateExperiment (e, where) {
     axes,
     warmup: { requests: 4, concurrency: 2, ...e.warmup }
   }
+}
+
+/** The bounds of a rateSweep's numbers. */
+const RATE_SWEEP_FIELDS = /** @type {const} */ ({ stepSeconds: 3600, capacitySeconds: 3600, capacityConcurrency: 20000, sloP99Ms: 3_600_000 })
+
+/**
+ * A rateSweep section and its offered axis: positive numbers within bounds, fractions of capacity.
+ * @param {any} e
+ * @param {(what: string) => Error} bad
+ */
+function checkRateSweep (e, bad) {
+  const sweep = e.rateSweep
+  if (!sweep || typeof sweep !== 'object') throw bad('rateSweep must be an object')
+  for (const [field, max] of Object.entries(RATE_SWEEP_FIELDS)) {
+    const v = sweep[field]
+    const integer = field === 'capacityConcurrency'
+    if (typeof v !== 'number' || !(v > 0) || v > max || (integer && !Number.isInteger(v))) {
+      throw bad(`rateSweep.${field} must be a positive ${integer ? 'integer' : 'number'} up to ${max}, got "${v}"`)
+    }
+  }
+  const offered = e.axes?.[OFFERED_AXIS]
+  if (!Array.isArray(offered) || offered.length === 0) throw bad(`a rateSweep needs axes.${OFFERED_AXIS}: the offered rates as fractions of each variant's capacity (0.1 ... 1.2)`)
+  for (const f of offered) if (typeof f !== 'number' || !(f > 0) || f > 100) throw bad(`axes.${OFFERED_AXIS} must be fractions of capacity above 0 (1 = the capacity), got "${f}"`)
+  if (e.load?.rate !== undefined) throw bad('load.rate cannot be given with a rateSweep: its rates come from the measured capacity')
 }
 
 /**

@@ -6,7 +6,9 @@ import { ConnectError, ExperimentError, SyncbenchError, TimeoutError, errorCodes
 import { version } from '../version.js'
 import { spawnServer, spawnWorkloadServer, queryWorkloadHandlers } from '../lab/spawn.js'
 import { collectEnvironment } from '../lab/metrics.js'
-import { expandExperiment, baselines, schedule } from './plan.js'
+import { expandExperiment, baselines, schedule, openLoops, OFFERED_AXIS } from './plan.js'
+import { TIMELIMIT_REQUESTS } from '../load/options.js'
+import { checkOpenLoopEngine } from './engines/index.js'
 import { calibrate, calibrationKey } from './calibrate.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
 import { builtinEngine } from './engines/builtin.js'
@@ -27,7 +29,8 @@ const STOP_GRACE_AFTER_ABORT_MS = 1000
  *                                              experiment's own `runs`, else 1)
  * @property {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} [engine]  builtin by default
  * @property {string} [target]                  URL of a server already running: no server is started
- * @property {{ requests?: number, concurrency?: number, keepAlive?: boolean }} [overrides]
+ * @property {{ requests?: number, concurrency?: number, keepAlive?: boolean, rate?: number }} [overrides]
+ * @property {number} [sloP99Ms]               rate-sweep: the p99 a strategy must stay under (--slo-p99; default the experiment's)
  * @property {boolean} [allowErrors=false]      count runs with failed requests or non-2xx responses (a lab that
  *                                              answers 404 on purpose); else such a run is recorded invalid
  * @property {boolean} [calibrate=true]
@@ -46,6 +49,7 @@ const STOP_GRACE_AFTER_ABORT_MS = 1000
 /**
  * What the runner reports while it works (the terminal's progress lines).
  * @typedef {{ type: 'calibrate', experiment: string, op: string }
+ *   | { type: 'capacity', experiment: string, label: string, seconds: number }
  *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
  *   | { type: 'run-end', index: number, total: number, record: import('../types.js').RunRecord }} RunnerEvent
  */
@@ -69,6 +73,7 @@ export async function runExperiments (options) {
   const { experiments, runs, engine = builtinEngine, target, overrides = {}, outDir, signal, onEvent = () => {} } = options
   const allowErrors = options.allowErrors === true
   if (target) checkTarget(experiments, overrides)
+  checkOpenLoopEngine(engine.name, openLoops(experiments, overrides))
   const file = path.join(outDir, 'results.json')
   const plans = experiments.map((experiment) => {
     const configurations = expandExperiment(experiment, overrides)
@@ -133,8 +138,18 @@ export async function runExperiments (options) {
       results.experiments[e].calibration = calibrations.get(key)
       await save()
     }
-    for (const { configuration, repeat } of order) {
+    /** @type {Record<string, import('../types.js').Capacity>} */
+    let capacities = {}
+    if (experiment.rateSweep) {
+      results.experiments[e].sloP99Ms = options.sloP99Ms ?? experiment.rateSweep.sloP99Ms
+      capacities = await measureCapacities({ experiment, sweep: experiment.rateSweep, configurations: plans[e].configurations, engine, target, signal, runTimeout: options.runTimeout, onEvent })
+      results.experiments[e].capacity = capacities
+      await save()
+    }
+    for (const { configuration: planned, repeat } of order) {
       if (signal?.aborted) break
+      // a rate-sweep step's rate is its fraction of the variant's capacity, measured above
+      const configuration = experiment.rateSweep ? atOfferedRate(planned, capacities[planned.variant], experiment.rateSweep) : planned
       index++
       onEvent({ type: 'run-start', index, total, experiment: experiment.name, label: configuration.label, repeat, etaMs: eta(plans, index, durations) })
       const started = Date.now()
@@ -169,6 +184,57 @@ export async function runExperiments (options) {
   }
   const invalid = results.runs.flatMap((r) => r.invalid ? [{ id: r.id, reason: r.invalid.reason }] : [])
   return { results, file, interrupted, error, invalid }
+}
+
+/**
+ * A rate-sweep's capacities: for each of its variants, a closed-loop run (rateSweep.capacityConcurrency
+ * connections for capacitySeconds) on a fresh server, as any run, before its steps. Not a run of the
+ * results: its req/s is what the offered rates are fractions of.
+ * @param {object} o
+ * @param {import('./experiment-loader.js').Experiment} o.experiment
+ * @param {import('./experiment-loader.js').RateSweep} o.sweep
+ * @param {import('./plan.js').Configuration[]} o.configurations
+ * @param {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} o.engine
+ * @param {string} [o.target]
+ * @param {AbortSignal} [o.signal]
+ * @param {number} [o.runTimeout]
+ * @param {(event: RunnerEvent) => void} o.onEvent
+ * @returns {Promise<Record<string, import('../types.js').Capacity>>}
+ */
+async function measureCapacities ({ experiment, sweep, configurations, engine, target, signal, runTimeout, onEvent }) {
+  const { capacitySeconds: seconds, capacityConcurrency: concurrency } = sweep
+  /** @type {Record<string, import('../types.js').Capacity>} */
+  const capacities = {}
+  for (const variant of [...new Set(configurations.map((c) => c.variant))]) {
+    if (signal?.aborted) break
+    const first = /** @type {import('./plan.js').Configuration} */ (configurations.find((c) => c.variant === variant))
+    onEvent({ type: 'capacity', experiment: experiment.name, label: variant, seconds })
+    const { rate, ...closed } = first.load
+    const configuration = { ...first, label: `${variant} capacity`, load: { ...closed, concurrency, timelimit: seconds, requests: TIMELIMIT_REQUESTS } }
+    const record = await runOne({ experiment, configuration, repeat: 1, engine, target, signal, runTimeout })
+    const load = record.load
+    const reason = record.error?.message ?? record.invalid?.reason ?? (load ? loadInvalidity(load) : 'nothing measured')
+    capacities[variant] = { rps: reason === null && load ? load.requestsPerSecond : 0, seconds, concurrency, requests: load?.completeRequests ?? 0, error: reason }
+  }
+  return capacities
+}
+
+/**
+ * A rate-sweep step at its rate: its offered fraction of the variant's capacity, rateSweep.stepSeconds
+ * of intended requests (all of them answered before the run ends: no request left out because it was
+ * slow), at most as many connections as requests.
+ * @param {import('./plan.js').Configuration} c
+ * @param {import('../types.js').Capacity|undefined} capacity
+ * @param {import('./experiment-loader.js').RateSweep} sweep
+ * @returns {import('./plan.js').Configuration}
+ */
+export function atOfferedRate (c, capacity, sweep) {
+  const rps = capacity?.rps ?? 0
+  // no capacity (its run failed): the smallest rate there is, so the step runs and fails or says so
+  const rate = Number(Math.max(0.01, Number(c.config[OFFERED_AXIS]) * rps).toPrecision(4))
+  const requests = Math.max(1, Math.ceil(rate * sweep.stepSeconds))
+  const concurrency = Math.min(c.load.concurrency, requests)
+  return { ...c, load: { ...c.load, rate, requests, concurrency }, config: { ...c.config, rate, requests, concurrency } }
 }
 
 /**

@@ -140,6 +140,8 @@ const METRICS_SHARE = 0.75
  * @property {string} [reference]
  * @property {string} [target]      the --target URL that was measured instead of servers syncbench started
  * @property {import('../types.js').ResultsFile['experiments'][number]['calibration']} [calibration]
+ * @property {Record<string, import('../types.js').Capacity>} [capacity]  rate-sweep: each variant's closed-loop capacity
+ * @property {number} [sloP99Ms]    rate-sweep: the p99 a sustained rate stays under
  * @property {Row[]} rows
  */
 
@@ -170,7 +172,7 @@ export function summarizeExperiments (results) {
       const base = baseLabel && byLabel.get(baseLabel)
       if (base) r.comparison = compareRows(r, base)
     }
-    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, rows }
+    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, capacity: experiment.capacity, sloP99Ms: experiment.sloP99Ms, rows }
   })
 }
 
