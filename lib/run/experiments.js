@@ -149,7 +149,7 @@ export const experiments = [
     ],
     axes: { poolSize: [1, 2, 5, 10, 20] },
     serverAxes: { poolSize: '--pool-size' }
-  }
+  },
   {
     name: 'rate-sweep',
     title: 'Latency against offered load: bcrypt sync, async and worker in an open loop',
