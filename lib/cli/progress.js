@@ -86,5 +86,5 @@ export function formatDuration (ms) {
  * @param {{ experiment: string, label: string, seconds: number }} e
  */
 function capacityLine (e) {
-  return `measuring the capacity of ${e.label} for ${e.experiment} (closed loop, ${formatNumber(e.seconds)} s)`
+  return `measuring the capacity of ${e.label} for ${e.experiment} (closed loop, ${Number(e.seconds.toPrecision(3))} s)`
 }

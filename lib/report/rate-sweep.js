@@ -69,7 +69,8 @@ function variantOf (label) {
 }
 
 /**
- * Each variant's capacity at the SLO: the highest offered rate it sustained (null: none), its
+ * Each variant's capacity at the SLO: the highest offered rate it sustained, with every lower step
+ * sustained too (null: not even the lowest), its
  * closed-loop capacity and its ceiling (one core for a strategy whose work runs on the event loop).
  * @param {ExperimentSummary} s
  */
@@ -77,9 +78,11 @@ export function capacityAtSlo (s) {
   const steps = rateSweepSteps(s)
   const variants = [...new Set(steps.map((x) => x.variant))]
   return variants.map((variant) => {
-    const mine = steps.filter((x) => x.variant === variant)
-    const sustained = mine.filter((x) => x.sustained)
-    const best = sustained.length ? sustained.reduce((a, b) => b.target > a.target ? b : a) : null
+    const mine = steps.filter((x) => x.variant === variant).sort((a, b) => a.target - b.target)
+    // sustained from the lowest rate up: a step that passes again above a failed one is noise, not capacity
+    const firstFail = mine.findIndex((x) => !x.sustained)
+    const held = firstFail === -1 ? mine : mine.slice(0, firstFail)
+    const best = held.length ? held[held.length - 1] : null
     const worst = mine.reduce((a, b) => b.latency.p99 > a.latency.p99 ? b : a)
     const strategy = mine[0].strategy
     const cal = s.calibration
