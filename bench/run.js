@@ -6,7 +6,12 @@
 // completed. Each generator is timed as a whole process by GNU time when it is installed (it also gives
 // peak RSS), else by bash's `times` builtin. Peers that are not installed are skipped with a note.
 //
-// Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk]
+// Then the open loop (syncbench ab -R): target vs achieved rate and the generator's CPU at 100, 1000
+// and 10000 req/s (5 s each), against nginx when it is installed (else the node:http hello server),
+// then doubling the rate, and bisecting twice, to find the highest rate one generator holds within 1%.
+//
+// Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk,open-loop]
+//                      [--rates 100,1000,10000 --rate-seconds 5 --max-rate 320000]
 import { spawn, fork, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
@@ -14,6 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
+import { findNginx, startNginx } from './nginx.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({
@@ -22,7 +28,10 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '50' },
     repeat: { type: 'string', default: '3' },
     quick: { type: 'boolean', default: false },
-    only: { type: 'string' }
+    only: { type: 'string' },
+    rates: { type: 'string', default: '100,1000,10000' },
+    'rate-seconds': { type: 'string', default: '5' },
+    'max-rate': { type: 'string', default: '320000' }
   }
 })
 const requests = values.quick ? 5000 : Number(values.requests)
@@ -110,10 +119,80 @@ async function measure (peer, url) {
   }
   const done = peer.count(out)
   if (!Number.isFinite(done) || done <= 0) throw new Error(`${peer.name}: could not read the request count from its output:\n${out}`)
-  return { cpu, rssKiB, done, wall }
+  return { cpu, rssKiB, done, wall, out }
 }
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)] }
+
+/**
+ * The table as markdown, columns padded.
+ * @param {string[]} head @param {string[][]} rows
+ */
+function printTable (head, rows) {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const line = (cells) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |'
+  console.log(line(head))
+  console.log('| ' + widths.map((w) => '-'.repeat(w)).join(' | ') + ' |')
+  for (const r of rows) console.log(line(r))
+}
+
+/**
+ * The open loop: one syncbench ab -R run per rate, a fresh process each, timed as a whole (its CPU
+ * over its wall time, start-up included), achieved rate and late requests from its --json.
+ * @param {string} url @param {string} serverName
+ */
+async function openLoop (url, serverName) {
+  const runSeconds = values.quick ? 1 : Number(values['rate-seconds'])
+  const listed = values.quick ? [100, 1000] : values.rates.split(',').map(Number)
+  const maxRate = Number(values['max-rate'])
+  console.error(`open loop: syncbench ab -k -R <rate> -c ${concurrency} -t ${runSeconds} against ${serverName}`)
+  /** @type {Map<number, { achieved: number, cpuPercent: number, late: number, p99: number, uncorrectedP99: number }>} */
+  const measured = new Map()
+  /** @param {number} rate */
+  const run = async (rate) => {
+    const peer = {
+      name: `syncbench ab -R ${rate}`,
+      argv: (u) => [process.execPath, join(root, 'bin/syncbench.js'), 'ab', '-q', '-k', '-R', String(rate), '-c', String(concurrency), '-t', String(runSeconds), '--json', u],
+      count: (out) => JSON.parse(out.slice(out.indexOf('{'))).completeRequests,
+      available: true
+    }
+    const m = await measure(peer, url)
+    const r = JSON.parse(m.out.slice(m.out.indexOf('{')))
+    const row = { achieved: r.openLoop.achievedRate, cpuPercent: Math.max(0, m.cpu - idle.cpu) / Math.max(0.001, m.wall - idle.wall) * 100, late: r.openLoop.lateRequests, p99: r.latency.p99, uncorrectedP99: r.latencyUncorrected.p99 }
+    measured.set(rate, row)
+    // (the CPU of the whole process too, start-up included, for the record)
+    console.error(`  -R ${rate}: achieved ${row.achieved.toFixed(1)} req/s, generator CPU ${row.cpuPercent.toFixed(1)}% of a core (${(m.cpu / m.wall * 100).toFixed(1)}% with start-up), ${row.late} late`)
+    return row
+  }
+  // the CPU of a run that sends one request: start-up and exit, taken off each rate's CPU below
+  const idle = await measure({ name: 'syncbench ab -R (start-up)', argv: (u) => [process.execPath, join(root, 'bin/syncbench.js'), 'ab', '-q', '-k', '-R', '1000', '-n', '1', '--json', u], count: () => 1, available: true }, url)
+  console.error(`  start-up and exit: ${(idle.cpu * 1000).toFixed(0)} ms CPU, ${(idle.wall * 1000).toFixed(0)} ms wall`)
+  const holds = (/** @type {number} */ rate, /** @type {{ achieved: number }} */ row) => Math.abs(row.achieved - rate) <= rate / 100
+  for (const rate of listed) await run(rate)
+  // the highest rate held within 1%: double from the highest listed one, then bisect twice
+  let good = Math.max(0, ...listed.filter((rate) => holds(rate, measured.get(rate))))
+  let bad = Infinity
+  if (!values.quick) {
+    for (let rate = Math.max(...listed) * 2; rate <= maxRate && bad === Infinity; rate *= 2) {
+      if (holds(rate, await run(rate))) good = rate
+      else bad = rate
+    }
+    for (let i = 0; i < 2 && bad !== Infinity && good > 0; i++) {
+      const rate = Math.round((good + bad) / 2 / 1000) * 1000
+      if (rate === good || rate === bad) break
+      if (holds(rate, await run(rate))) good = rate
+      else bad = rate
+    }
+  }
+  const rows = [...measured.keys()].sort((a, b) => a - b).map((rate) => {
+    const m = measured.get(rate)
+    return [String(rate), m.achieved.toFixed(1), `${((m.achieved / rate - 1) * 100).toFixed(2)}%`, holds(rate, m) ? 'yes' : 'no', m.cpuPercent.toFixed(1), String(m.late), m.p99.toFixed(2), m.uncorrectedP99.toFixed(2)]
+  })
+  console.log(`\nopen loop against ${serverName}, -k -c ${concurrency}, ${runSeconds} s per rate (one run each):`)
+  printTable(['target req/s', 'achieved req/s', 'error', 'within 1%', 'generator CPU % of a core', 'late requests', 'corrected p99 ms', 'uncorrected p99 ms'], rows)
+  const limit = bad === Infinity ? `at least ${good} req/s (the highest rate tried)` : `${good} req/s (${bad} req/s missed by more than 1%)`
+  console.log(`\nhighest rate one generator held within 1% here: ${limit}. Generator CPU: the process's user + system time over its wall time, less a one-request run's (start-up and exit: ${(idle.cpu * 1000).toFixed(0)} ms CPU).`)
+}
 
 const server = fork(join(root, 'bench/hello-server.js'), { stdio: 'inherit' })
 const [{ port }] = await once(server, 'message')
@@ -136,19 +215,30 @@ try {
       console.error(`  round ${round} ${peer.name}: ${m.done} requests, ${(m.cpu / m.done * 1e6).toFixed(1)} us CPU/request`)
     }
   }
-  const base = median((samples.get('syncbench ab -k') ?? samples.values().next().value).cpuPerReq)
-  const rows = active.map((p) => {
-    const s = samples.get(p.name)
-    const cpu = median(s.cpuPerReq)
-    return [p.name, cpu.toFixed(1), (cpu / base).toFixed(2), Number.isFinite(median(s.rss)) ? median(s.rss).toFixed(0) : 'n/a', median(s.rps).toFixed(0)]
-  })
-  const head = ['generator', 'CPU us/request', 'x syncbench', 'peak RSS MiB', 'req/s (server-bound)']
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |'
-  console.log(line(head))
-  console.log('| ' + widths.map((w) => '-'.repeat(w)).join(' | ') + ' |')
-  for (const r of rows) console.log(line(r))
-  console.log(`\nmedian of ${repeat} interleaved round(s); "x syncbench" above 1 means the peer spends more CPU per request than syncbench ab.`)
+  if (active.length > 0) {
+    const base = median((samples.get('syncbench ab -k') ?? samples.values().next().value).cpuPerReq)
+    const rows = active.map((p) => {
+      const s = samples.get(p.name)
+      const cpu = median(s.cpuPerReq)
+      return [p.name, cpu.toFixed(1), (cpu / base).toFixed(2), Number.isFinite(median(s.rss)) ? median(s.rss).toFixed(0) : 'n/a', median(s.rps).toFixed(0)]
+    })
+    printTable(['generator', 'CPU us/request', 'x syncbench', 'peak RSS MiB', 'req/s (server-bound)'], rows)
+    console.log(`\nmedian of ${repeat} interleaved round(s); "x syncbench" above 1 means the peer spends more CPU per request than syncbench ab.`)
+  }
+  if (!wanted || wanted.includes('open-loop')) {
+    const nginx = findNginx()
+    if (nginx === null) {
+      console.error('open loop: nginx not installed, against the node:http hello server')
+      await openLoop(url, 'the node:http hello server')
+    } else {
+      const target = await startNginx(nginx)
+      try {
+        await openLoop(target.url, 'nginx (1 worker)')
+      } finally {
+        await target.stop()
+      }
+    }
+  }
 } finally {
   server.kill('SIGTERM')
 }

@@ -110,7 +110,8 @@
  * How an open-loop run (`rate`) held its schedule.
  * @typedef {object} OpenLoop
  * @property {number} targetRate      the requested rate, requests per second (LoadOptions.rate)
- * @property {number} achievedRate    completed requests per second of the run (completeRequests / timeTakenSeconds)
+ * @property {number} achievedRate    completed requests per second: over the schedule's time (requests / rate) when every
+ *                                    request completed (or the run's own time if longer), else over the run's time
  * @property {number} lateRequests    requests sent more than lateThresholdMs after their intended send time (their
  *                                    connection was still busy, or the generator fell behind)
  * @property {number} lateThresholdMs the threshold of lateRequests (lib/load/engine.js LATE_THRESHOLD_MS)

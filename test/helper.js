@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { before, after } from 'node:test'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
+import { performance } from 'node:perf_hooks'
 import path from 'node:path'
 
 export const binPath = fileURLToPath(new URL('../bin/syncbench.js', import.meta.url))
@@ -191,6 +192,30 @@ export function startSlowServer (delayMs, body = 'slow') {
       res.end(body)
     }, delayMs)
   })
+}
+
+/**
+ * A node:http server that blocks its event loop with a synchronous busy-wait of `stallMs` when its
+ * `atRequest`-th request (counting from 1) arrives, exactly as a seed's sync handler does, then answers
+ * it; every other request is answered at once. Run the load in another process (the CLI): the stall
+ * blocks this one. `arrivals` holds each request's arrival (performance.now() ms), `connections` counts them.
+ * @param {{ atRequest: number, stallMs: number }} options
+ */
+export async function startStallingServer ({ atRequest, stallMs }) {
+  /** @type {number[]} */
+  const arrivals = []
+  const s = await startHttpServer((req, res) => {
+    arrivals.push(performance.now())
+    if (arrivals.length === atRequest) {
+      const end = performance.now() + stallMs
+      while (performance.now() < end);
+    }
+    res.setHeader('Content-Length', 2)
+    res.end('ok')
+  })
+  const stats = { arrivals, connections: 0 }
+  s.server.on('connection', () => { stats.connections++ })
+  return Object.assign(s, { stats })
 }
 
 /** Resets (RST) the connection instead of answering every `every`-th request it reads (counting from 1). */

@@ -115,13 +115,15 @@ test('syncbench ab --json output validates against load-result.schema.json', asy
     res.end('hello')
   })
   try {
-    for (const args of [['-n', '10', '-c', '2'], ['-k', '-n', '10', '-c', '3'], ['--http1.1', '-n', '5']]) {
+    // -R: the open loop's fields (latencyUncorrected, openLoop, latencyHistogramUncorrected, options.rate)
+    for (const args of [['-n', '10', '-c', '2'], ['-k', '-n', '10', '-c', '3'], ['--http1.1', '-n', '5'], ['-R', '200', '-k', '-n', '10', '-c', '2']]) {
       for (const route of ['', 'missing']) {
         const { code, stdout, stderr } = await runCli(['ab', '--json', ...args, server.url + route])
         assert.equal(code, 0, stderr)
         const result = JSON.parse(stdout)
         assert.ok(load(result), `${args.join(' ')} ${route}: ${JSON.stringify(load.errors)}`)
         assert.equal(typeof result.latencyHistogram, 'string', 'the histogram is in the JSON')
+        if (args[0] === '-R') assert.ok(result.openLoop && result.latencyUncorrected && typeof result.latencyHistogramUncorrected === 'string', 'the open loop is in the JSON')
         const files = schemaFiles()
         assert.deepEqual(undocumented(result, files['load-result@1'], files, files['load-result@1']), [], 'every field named')
       }
@@ -145,6 +147,8 @@ test('a results file with a wrong field: one line naming its path, exit 1, for r
     [(r) => { r.runs[0].load.latencyHistogram = 42 }, '/runs/0/load/latencyHistogram must be string or null, got number 42'],
     [(r) => { r.runs[1].load.latencyHistogram = r.runs[1].load.latencyHistogram.slice(0, 24) }, /^\/runs\/1\/load\/latencyHistogram \(run "seed-bcrypt\/async#1"\) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour \(.+\)$/],
     [(r) => { r.runs[0].load.latencyHistogram = 'not base64!' }, /^\/runs\/0\/load\/latencyHistogram \(run "seed-bcrypt\/sync#1"\) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour \(.+\)$/],
+    [(r) => { r.runs[0].load.latencyHistogramUncorrected = 'not base64!' }, /^\/runs\/0\/load\/latencyHistogramUncorrected \(run "seed-bcrypt\/sync#1"\) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour \(.+\)$/],
+    [(r) => { r.runs[0].load.openLoop = { targetRate: 100, achievedRate: 99, lateRequests: -1, lateThresholdMs: 5 } }, '/runs/0/load/openLoop/lateRequests must be >= 0, got number -1'],
     [(r) => { r.runs[0].server.series.t = 'x' }, '/runs/0/server/series/t must be array, got string "x"'],
     [(r) => { r.runs[1].server.series.cpuPercent.pop() }, /^\/runs\/1\/server\/series\/cpuPercent has \d+ samples, \/runs\/1\/server\/series\/t has \d+: the arrays are parallel$/],
     [(r) => { r.runs[0].server.series.rssBytes[0] = null }, '/runs/0/server/series/rssBytes/0 must be number, got null'],

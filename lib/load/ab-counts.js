@@ -198,7 +198,7 @@ export class AbCounts {
     result.latency = mapValues(corrected.latency(), (ms) => roundTo(ms, 3))
     result.openLoop = {
       targetRate: this.rate,
-      achievedRate: roundTo(result.requestsPerSecond, 6),
+      achievedRate: roundTo(achievedRate(this.done, timeTakenSeconds, options.requests ?? this.done, this.rate), 6),
       lateRequests: this.late,
       lateThresholdMs: LATE_THRESHOLD_MS
     }
@@ -232,6 +232,20 @@ function withLazyHistogram (result, key, counts) {
     }
   })
   return result
+}
+
+/**
+ * The open loop's achieved rate: completed requests per second. A run that completed its n requests
+ * is measured over the schedule's time, n / rate (n slots of 1 / rate each), or its own when it took
+ * longer: a run whose last request is answered at once ends as soon as that request is due,
+ * (n - 1) / rate after the start, and dividing by that would credit a generator that held its rate
+ * exactly with one request too many (100 requests at 100 req/s: 100.9). A run cut short (-t, a
+ * signal) is measured over its own time.
+ * @param {number} done @param {number} timeTakenSeconds @param {number} requests @param {number} rate
+ */
+function achievedRate (done, timeTakenSeconds, requests, rate) {
+  const seconds = done >= requests ? Math.max(timeTakenSeconds, requests / rate) : timeTakenSeconds
+  return seconds > 0 ? done / seconds : 0
 }
 
 /**

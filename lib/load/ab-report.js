@@ -193,7 +193,35 @@ export function formatAbReport (result, output = {}) {
       lines.push(` 100%  ${d(abRoundMs(result.percentiles['100']), 5)} (longest request)`)
     }
   }
+  if (result.openLoop !== undefined) lines.push(...openLoopSection(result, result.openLoop))
   return lines.join('\n') + '\n'
+}
+
+/** The corrected latency section's rows: label and LoadResult.latency key. */
+const OPEN_LOOP_ROWS = /** @type {const} */ ([['50%', 'p50'], ['75%', 'p75'], ['90%', 'p90'], ['99%', 'p99'], ['99.9%', 'p999'], ['99.99%', 'p9999'], ['100%', 'max']])
+
+/**
+ * -R only, after ab's report (which it leaves as ab prints it: ab's tables there count from each
+ * request's actual send): the schedule held, and the latency from each request's intended send time
+ * beside the latency from its actual send, wrk2's percentiles, in ms with microseconds.
+ * @param {import('../types.js').LoadResult} result
+ * @param {import('../types.js').OpenLoop} openLoop
+ * @returns {string[]}
+ */
+function openLoopSection (result, openLoop) {
+  const uncorrected = result.latencyUncorrected ?? result.latency
+  const lines = [
+    '',
+    `Target rate:            ${printfFixed(openLoop.targetRate, 2)} [#/sec]`,
+    `Achieved rate:          ${printfFixed(openLoop.achievedRate, 2)} [#/sec] (mean)`,
+    `Late requests:          ${openLoop.lateRequests} (sent over ${openLoop.lateThresholdMs} ms after their intended time)`
+  ]
+  if (result.completeRequests === 0) return lines
+  lines.push('', 'Latency (corrected for coordinated omission) (ms)', '         corrected  uncorrected')
+  for (const [label, key] of OPEN_LOOP_ROWS) {
+    lines.push(`${label.padStart(7)} ${d(printfFixed(result.latency[key], 3), 11)} ${d(printfFixed(uncorrected[key], 3), 12)}${key === 'max' ? ' (longest request)' : ''}`)
+  }
+  return lines
 }
 
 /** ab's -w banner, in place of its HTML copyright block. */

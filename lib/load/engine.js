@@ -653,6 +653,9 @@ export class Engine {
       this.finish()
       return
     }
+    // open loop: connections waiting for their schedule are not a silent server; -s counts only while
+    // a request is in flight (a send counts as activity, so a request sent after a long wait starts afresh)
+    if (this.intervalMs > 0 && !this.conns.some(inFlight)) this.lastActivity = now
     const idle = now - this.lastActivity
     const timeoutMs = this.timeoutMs
     if (idle >= timeoutMs - 1) {
@@ -664,7 +667,7 @@ export class Engine {
     const limit = this.responseTimeoutMs
     if (limit > 0) {
       for (const c of this.conns) {
-        if (c.state !== CONNECTING && c.state !== READING) continue
+        if (!inFlight(c)) continue
         const left = c.start + limit - now
         if (left <= 1) {
           this.responseTimedOut(c, now)
@@ -745,3 +748,8 @@ export class Engine {
 }
 
 function noop () {}
+
+/** A request is on its way: connecting or written. @param {Connection} c */
+function inFlight (c) {
+  return c.state === CONNECTING || c.state === READING
+}
