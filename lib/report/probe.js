@@ -84,9 +84,9 @@ export function probeTable (s, rows) {
   }
   return {
     title: `${s.name}: probe, ${Number(first.rate.toPrecision(3))} req/s to ${first.path} during each run (latency corrected for coordinated omission, ms)`,
-    columns: ['Configuration', 'probe requests', 'errors', ...SHOWN.map((k) => `${k} ms`), 'max ms', 'runs combined'],
-    align: ['left', 'right', 'right', ...SHOWN.map(() => /** @type {const} */ ('right')), 'right', 'left'],
-    rows: list.map(({ row, probe }) => [row.label, String(probe.requests), String(probe.errors), ...SHOWN.map((k) => cell(probe.latency, k)),
+    columns: ['Configuration', 'probe requests', 'errors', 'late', ...SHOWN.map((k) => `${k} ms`), 'max ms', 'runs combined'],
+    align: ['left', 'right', 'right', 'right', ...SHOWN.map(() => /** @type {const} */ ('right')), 'right', 'left'],
+    rows: list.map(({ row, probe }) => [row.label, String(probe.requests), String(probe.errors), String(probe.late), ...SHOWN.map((k) => cell(probe.latency, k)),
       probe.latency ? formatNumber(probe.latency.max) : '', probe.latency ? describeLatencyCombine(probe.latency) : 'no probe result'])
   }
 }

@@ -10,6 +10,8 @@ import { summarizeLatency } from './latency.js'
  * @property {number} runs                  runs whose probe measured something
  * @property {number} requests              probe requests completed, all runs together
  * @property {number} errors                failed or non-2xx probe requests, and probes that could not run
+ * @property {number} late                  probe requests sent late: their connection was still busy with
+ *                                          the one before (openLoop.lateRequests), all runs
  * @property {import('./latency.js').LatencySummary|null} latency  corrected for coordinated omission
  */
 
@@ -28,6 +30,7 @@ export function summarizeProbe (runs) {
     runs: loads.length,
     requests: loads.reduce((n, r) => n + r.load.completeRequests, 0),
     errors,
+    late: loads.reduce((n, r) => n + (r.load.openLoop?.lateRequests ?? 0), 0),
     latency: summarizeLatency(loads)
   }
 }

@@ -10,8 +10,14 @@ import { SyncbenchError } from '../errors.js'
 
 /** Requests a second: light beside any route worth measuring, yet ten chances a second to see a stall. */
 export const PROBE_RATE = 10
-/** Two connections, each on its own schedule, as two independent clients. */
-export const PROBE_CONNECTIONS = 2
+/**
+ * Connections, each on its own schedule (rate / PROBE_CONNECTIONS: one request every 2 s): enough that
+ * a probe request waits behind another of its own only when one takes over 2 s (then it is counted late,
+ * `openLoop.lateRequests`, and its corrected latency includes that wait, as wrk2's would). With fewer, a
+ * stalled server would make the probe measure its own queue rather than what one request waits. Two
+ * seconds stay under Node's 5 s keep-alive timeout, so the connections are reused.
+ */
+export const PROBE_CONNECTIONS = 20
 export { HEALTH_PATH as PROBE_PATH }
 
 /**
