@@ -213,7 +213,7 @@
 
 /**
  * The probe of one run (lib/run/probe.js): a light open-loop load (`rate` requests a second over
- * `connections` keep-alive connections) on the same server's GET /__syncbench/health while the run's own
+ * `connections` request slots, each request on a new connection) on the same server's GET /__syncbench/health while the run's own
  * load ran, from its start to its end. Its LoadResult's `latency` is corrected for coordinated omission
  * (measured from each request's intended send time, as wrk2 does), so it is how long any request of that
  * server waited for the event loop. `load.aborted` is always true: the probe is stopped when the run ends.

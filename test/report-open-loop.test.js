@@ -58,7 +58,7 @@ function fixture () {
   results.experiments[0].comparisons = { async: 'sync' }
   for (const run of results.runs) {
     const stalled = run.label === 'sync'
-    run.probe = { path: '/__syncbench/health', rate: 10, connections: 20, error: null, load: { ...openLoopResult(base, stalled ? spread(120, 5, 1300) : spread(120, 0.5, 3), 10), aborted: true } }
+    run.probe = { path: '/__syncbench/health', rate: 10, connections: 100, error: null, load: { ...openLoopResult(base, stalled ? spread(120, 5, 1300) : spread(120, 0.5, 3), 10), aborted: true } }
   }
   /** @type {import('../lib/types.js').RunRecord[]} */
   const sweep = []

@@ -11,13 +11,14 @@ import { SyncbenchError } from '../errors.js'
 /** Requests a second: light beside any route worth measuring, yet ten chances a second to see a stall. */
 export const PROBE_RATE = 10
 /**
- * Connections, each on its own schedule (rate / PROBE_CONNECTIONS: one request every 2 s): enough that
- * a probe request waits behind another of its own only when one takes over 2 s (then it is counted late,
- * `openLoop.lateRequests`, and its corrected latency includes that wait, as wrk2's would). With fewer, a
- * stalled server would make the probe measure its own queue rather than what one request waits. Two
- * seconds stay under Node's 5 s keep-alive timeout, so the connections are reused.
+ * Request slots, each on its own schedule (rate / PROBE_CONNECTIONS: one request every 10 s), each
+ * request on a new connection (no keep-alive), as independent users arrive: a probe request waits behind
+ * another of its own only when one takes over 10 s (then it is counted late, `openLoop.lateRequests`,
+ * and its corrected latency includes that wait, as wrk2's would). With a few kept-alive connections, a
+ * server stalled for seconds would make the probe measure its own queue, not what one request waits.
+ * Without keep-alive an idle slot holds no socket.
  */
-export const PROBE_CONNECTIONS = 20
+export const PROBE_CONNECTIONS = 100
 export { HEALTH_PATH as PROBE_PATH }
 
 /**
@@ -45,7 +46,7 @@ export function startProbe ({ origin, rate = PROBE_RATE, signal }) {
     rate,
     concurrency: PROBE_CONNECTIONS,
     requests: rate * 3600,
-    keepAlive: true,
+    keepAlive: false,
     signal: ended
   })).then((load) => { record.load = load }, (err) => {
     if (!(err instanceof SyncbenchError)) throw err
