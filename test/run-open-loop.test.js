@@ -48,9 +48,10 @@ test('seed-bcrypt runs the probe by default: its corrected figures beside each r
     assert.equal(typeof load.latencyHistogram, 'string')
     probes[run.label] = probe
   }
-  const max = (/** @type {string} */ label) => /** @type {import('../lib/types.js').LoadResult} */ (probes[label].load).latency.max
-  // hashSync holds the loop ~60 ms a request with 10 in line; hash leaves it free
-  assert.ok(max('sync') > 2 * max('async'), `probe max under /sync ${max('sync')} ms, under /async ${max('async')} ms`)
+  const p90 = (/** @type {string} */ label) => /** @type {import('../lib/types.js').LoadResult} */ (probes[label].load).latency.p90
+  // hashSync holds the loop ~60 ms a request with 10 in line; hash leaves it free (p90: one hiccup of a
+  // busy machine under async does not decide it)
+  assert.ok(p90('sync') > 2 * p90('async'), `probe p90 under /sync ${p90('sync')} ms, under /async ${p90('async')} ms`)
   assert.match(r.stdout, /seed-bcrypt: probe, 10 req\/s to \/__syncbench\/health during each run \(latency corrected for coordinated omission, ms\)/)
   assert.match(r.stdout, /probe: while \/sync was loaded, \/__syncbench\/health waited (p99|max) [\d.]+ m?s; under \/async, [\d.]+ m?s \(10 req\/s, corrected for coordinated omission\)/)
   const summary = await readFile(path.join(out, 'summary.md'), 'utf8')

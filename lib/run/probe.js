@@ -20,6 +20,8 @@ export const PROBE_RATE = 10
  */
 export const PROBE_CONNECTIONS = 100
 export { HEALTH_PATH as PROBE_PATH }
+/** After the run's load, how long the probe requests already due may take to complete (the server is free by then). */
+const DRAIN_MS = 5000
 
 /**
  * What the probe measured during one run: RunRecord.probe (lib/types.js ProbeRecord).
@@ -40,6 +42,10 @@ export function startProbe ({ origin, rate = PROBE_RATE, signal }) {
   const ended = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal
   /** @type {ProbeRecord} */
   const record = { path: HEALTH_PATH, rate, connections: PROBE_CONNECTIONS, load: null, error: null }
+  const startedAt = performance.now()
+  let done = 0
+  /** @type {(() => void)|null} called on each completed probe request while stop() drains */
+  let onDone = null
   // An hour of requests at most: the run's end (stop) or its deadline ends the probe long before.
   const running = loadtest(/** @type {import('../types.js').LoadOptions} */ ({
     url: origin + HEALTH_PATH,
@@ -47,6 +53,8 @@ export function startProbe ({ origin, rate = PROBE_RATE, signal }) {
     concurrency: PROBE_CONNECTIONS,
     requests: rate * 3600,
     keepAlive: false,
+    heartbeat: 1,
+    onProgress: (/** @type {number} */ n) => { done = n; onDone?.() },
     signal: ended
   })).then((load) => { record.load = load }, (err) => {
     if (!(err instanceof SyncbenchError)) throw err
@@ -55,9 +63,17 @@ export function startProbe ({ origin, rate = PROBE_RATE, signal }) {
   })
   return {
     async stop () {
-      // The load has ended, so the server is answering again: a probe request it still holds is answered
-      // within a moment. One interval of the schedule lets it arrive, rather than cut off the slowest one.
-      if (!ended.aborted) await new Promise((resolve) => setTimeout(resolve, 1000 / rate))
+      // The load has ended, so the server answers again: the probe requests due so far, the slowest
+      // among them (still in flight, or waiting for their slot), complete within moments. Cutting them
+      // off would leave out exactly the requests that waited longest; DRAIN_MS bounds the wait.
+      if (!ended.aborted) {
+        const due = Math.floor((performance.now() - startedAt) / 1000 * rate) + 1
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, DRAIN_MS)
+          onDone = () => { if (done >= due) { clearTimeout(timer); resolve(undefined) } }
+          onDone()
+        })
+      }
       controller.abort()
       await running
       return record
