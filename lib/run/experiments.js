@@ -152,7 +152,7 @@ export const experiments = [
   },
   {
     name: 'rate-sweep',
-    title: 'Latency against offered load: bcrypt sync, async and worker in an open loop',
+    title: 'What the closed loop hides: bcrypt sync, async and worker at offered rates',
     description: 'tests what the seeds\' closed loop hides (coordinated omission): on the lab (Express), each of sync, async and worker bcrypt first runs 3 s closed loop (-c 8) for its capacity, then is offered 10% to 120% of it in an open loop (wrk2\'s -R, 20 connections, 3 s of requests a step), corrected p50, p99 and p99.9 at each step; capacity at an SLO: the highest rate whose p99 stays under --slo-p99 (500 ms)',
     table: 'rate-sweep',
     baseline: 'sync',
