@@ -228,7 +228,7 @@ async function measureCapacities ({ experiment, sweep, configurations, engine, t
  * @param {import('./experiment-loader.js').RateSweep} sweep
  * @returns {import('./plan.js').Configuration}
  */
-export function atOfferedRate (c, capacity, sweep) {
+function atOfferedRate (c, capacity, sweep) {
   const rps = capacity?.rps ?? 0
   // no capacity (its run failed): the smallest rate there is, so the step runs and fails or says so
   const rate = Number(Math.max(0.01, Number(c.config[OFFERED_AXIS]) * rps).toPrecision(4))
