@@ -39,6 +39,7 @@ export { writeReport } from './lib/report/report.js'
 // --- the data contracts (lib/types.js), for JSDoc and TypeScript users ---
 /** @typedef {import('./lib/types.js').LoadOptions} LoadOptions */
 /** @typedef {import('./lib/types.js').LoadResult} LoadResult */
+/** @typedef {import('./lib/types.js').OpenLoop} OpenLoop */
 /** @typedef {import('./lib/types.js').TimeRow} TimeRow */
 /** @typedef {import('./lib/types.js').RequestRecord} RequestRecord */
 /** @typedef {import('./lib/types.js').ServerHandle} ServerHandle */

@@ -89,7 +89,8 @@
  * @property {Record<'connect'|'processing'|'waiting'|'total', TimeRow>} connectionTimes
  * @property {Record<string, number>} percentiles  ab's table, ms: keys '50' '66' '75' '80' '90' '95' '98' '99' '100'
  * @property {{ p50: number, p75: number, p90: number, p99: number, p999: number, p9999: number, max: number, mean: number, stddev: number }} latency
- *           HDR histogram of total time per request, ms
+ *           HDR histogram of total time per request, ms (with `rate`: from each request's intended send time, corrected
+ *           for coordinated omission; ab's tables, `connectionTimes` and `percentiles`, always count from the actual send)
  * @property {Record<string, number>} statusCodes  count per HTTP status code
  * @property {Record<string, number>} errors        count per error code (ECONNREFUSED, ETIMEDOUT, ...) and, under
  *           --http1.1, per fault of a malformed response (HPE_INVALID_CHUNK_SIZE, DATA_AFTER_RESPONSE, ...: lib/load/http11.js)
@@ -99,7 +100,8 @@
  *           while `latency` then counts from each request's intended send time (corrected for coordinated omission)
  * @property {OpenLoop} [openLoop]                 with `rate` only: how well the schedule was held
  * @property {string} [latencyHistogramUncorrected] with `rate` only: latencyHistogram's uncorrected twin (same encoding)
- * @property {string|null} latencyHistogram        the total time per request of every completed request, recorded in
+ * @property {string|null} latencyHistogram        the total time per request of every completed request (with `rate`: from
+ *           its intended send time, as `latency`), recorded in
  *           MICROSECONDS (HDR range 1 us to 1 hour, 3 significant digits), as HdrHistogram's compressed base64 encoding
  *           (V2, hdr-histogram-js `encodeIntoCompressedBase64`; any HdrHistogram port decodes it). Runs are combined by
  *           adding these histograms, never by averaging percentiles. null from an external engine (ab, wrk,

@@ -654,8 +654,9 @@ export class Engine {
       return
     }
     // open loop: connections waiting for their schedule are not a silent server; -s counts only while
-    // a request is in flight (a send counts as activity, so a request sent after a long wait starts afresh)
-    if (this.intervalMs > 0 && !this.conns.some(inFlight)) this.lastActivity = now
+    // a request is in flight (a send counts as activity, so a request sent after a long wait starts
+    // afresh) or once the schedule is over (a request lost on the way then ends the run as in ab)
+    if (this.intervalMs > 0 && this.nextDue < this.requests && !this.conns.some(inFlight)) this.lastActivity = now
     const idle = now - this.lastActivity
     const timeoutMs = this.timeoutMs
     if (idle >= timeoutMs - 1) {
