@@ -265,6 +265,8 @@
  * @property {{ code: string, message: string }|null} error
  * @property {ProfileSummary|null} [profile]  a user's app (--app): where its main thread's time went in the
  *                                       measured window (lib/run/profile.js); null or absent without a profile
+ * @property {ProbeRecord|null} [probe]  the probe that ran beside the measured load (lib/run/probe.js); null when
+ *                                       none ran (--no-probe, or an experiment without one); absent in older files
  * @property {{ reason: string }|null} [invalid]  set when the load had failed requests or non-2xx responses
  *                                       ("20 of 20 non-2xx"): left out of every figure (lib/run/validity.js);
  *                                       null when valid or under --allow-errors; absent in files written before it
@@ -294,6 +296,31 @@
  */
 
 /**
+ * The probe of one run (lib/run/probe.js): a light open-loop load (`rate` requests a second over
+ * `connections` request slots, each request on a new connection) on the same server's GET /__syncbench/health while the run's own
+ * load ran, from its start to its end. Its LoadResult's `latency` is corrected for coordinated omission
+ * (measured from each request's intended send time, as wrk2 does), so it is how long any request of that
+ * server waited for the event loop. `load.aborted` is always true: the probe is stopped when the run ends.
+ * @typedef {object} ProbeRecord
+ * @property {string} path             /__syncbench/health
+ * @property {number} rate             target requests per second
+ * @property {number} connections
+ * @property {LoadResult|null} load    what it measured (null when it could not start)
+ * @property {{ code: string, message: string }|null} error  why the probe failed (the run stands)
+ */
+
+/**
+ * A rate-sweep variant's capacity: a closed-loop run of `concurrency` connections for `seconds` on a fresh
+ * server before its steps (lib/run/runner.js). `rps` 0 with `error` when it could not be measured.
+ * @typedef {object} Capacity
+ * @property {number} rps
+ * @property {number} seconds
+ * @property {number} concurrency
+ * @property {number} requests            completed
+ * @property {string|null} error
+ */
+
+/**
  * results/<timestamp>/results.json, rewritten atomically after every run.
  * @typedef {object} ResultsFile
  * @property {'syncbench/results@1'} schema
@@ -307,8 +334,8 @@
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number,
  *                timings?: { opMs: number, cpuMs?: number, samples: number }[], opMsMin?: number, opMsMax?: number, ceilingLowRps?: number,
  *                ceilingHighRps?: number, opCpuMsMin?: number },
- *              table?: 'seed-001'|'seed-002'|'generic'|'thread-cost', reference?: string, target?: string, labels: string[],
- *              comparisons: Record<string, string> }[]} experiments
+ *              table?: 'seed-001'|'seed-002'|'generic'|'thread-cost'|'rate-sweep', reference?: string, target?: string, labels: string[],
+ *              comparisons: Record<string, string>, capacity?: Record<string, Capacity>, sloP99Ms?: number }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
  *           experiment's default), `table` which comparison table the experiment prints (absent: generic),
  *           `reference` the seed-002 100% row, `labels` the configurations in table order, `comparisons`
@@ -317,7 +344,9 @@
  *           'readfile'...), `unit` ('hash/s') and `samples` (timed calls), once the operation was timed; `timings` each
  *           independent timing (a fresh child each), `opMs` their median, `opMsMin`..`opMsMax` their range and
  *           `ceilingLowRps`..`ceilingHighRps` the ceiling's, `opCpuMsMin` the least CPU time of one call
- *           (absent in files from before the repeats).
+ *           (absent in files from before the repeats). A rate-sweep's `capacity`: variant label -> what its
+ *           closed-loop capacity run measured (the offered rates are fractions of it), `sloP99Ms` the p99 a rate
+ *           must stay under to count as sustained (--slo-p99).
  * @property {RunRecord[]} runs
  */
 

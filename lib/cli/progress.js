@@ -6,6 +6,7 @@ import { formatNumber } from '../format.js'
 /**
  * The progress events lib/run/runner.js sends to its `onEvent` (its options type them as `object`).
  * @typedef {{ type: 'calibrate', experiment: string, op: string }
+ *   | { type: 'capacity', experiment: string, label: string, seconds: number }
  *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
  *   | { type: 'run-end', index: number, total: number, record: import('../types.js').RunRecord }} RunEvent
  */
@@ -21,6 +22,7 @@ export function createProgress (stream, { quiet = false } = {}) {
     return {
       event (e) {
         if (e.type === 'calibrate') stream.write(`syncbench run: timing one ${e.op} operation alone for ${e.experiment}\n`)
+        if (e.type === 'capacity') stream.write(`syncbench run: ${capacityLine(e)}\n`)
         if (e.type === 'run-end') stream.write(`syncbench run: run ${e.index}/${e.total} ${e.record.id}: ${runOutcome(e.record)}\n`)
       },
       done () {}
@@ -35,6 +37,7 @@ export function createProgress (stream, { quiet = false } = {}) {
   return {
     event (e) {
       if (e.type === 'calibrate') show(`syncbench run: timing one ${e.op} operation alone for ${e.experiment}...`)
+      if (e.type === 'capacity') show(`syncbench run: ${capacityLine(e)}...`)
       if (e.type === 'run-start') {
         const left = e.total - e.index
         show(`syncbench run: run ${e.index}/${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${left} left${e.etaMs === null ? '' : `, ETA ${formatDuration(e.etaMs)}`}`)
@@ -77,4 +80,11 @@ export function formatDuration (ms) {
   const mm = Math.floor(s / 60) % 60
   const ss = String(s % 60).padStart(2, '0')
   return hh ? `${hh}:${String(mm).padStart(2, '0')}:${ss}` : `${mm}:${ss}`
+}
+
+/**
+ * @param {{ experiment: string, label: string, seconds: number }} e
+ */
+function capacityLine (e) {
+  return `measuring the capacity of ${e.label} for ${e.experiment} (closed loop, ${Number(e.seconds.toPrecision(3))} s)`
 }

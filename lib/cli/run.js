@@ -15,7 +15,8 @@ import { runExperiments } from '../run/runner.js'
 import { checkTarget } from '../run/target.js'
 import { createOutDir } from '../run/results-writer.js'
 import { summarizeResults } from '../report/verdicts.js'
-import { getEngine, engineNames } from '../run/engines/index.js'
+import { getEngine, engineNames, checkOpenLoopEngine } from '../run/engines/index.js'
+import { openLoops } from '../run/plan.js'
 import { experimentTables, renderText } from '../report/tables.js'
 import { writeReport } from '../report/report.js'
 import { textCharts } from '../report/text-chart.js'
@@ -58,6 +59,12 @@ Options:
                          concurrency is above its request count gets that many requests (ab refuses -c > -n)
   --workers <n>          split each run's load over up to n threads (1 to 64, at most the run's
                          concurrency; built-in engine only), merged into one result (syncbench ab --workers)
+  -R, --rate <req/s>     open loop: send the experiments' requests at this total rate over their -c
+                         connections (wrk2's -R: each request's latency counts from its intended send
+                         time, corrected for coordinated omission); -n counts intended requests.
+                         Builtin engine only
+  --slo-p99 <ms>         rate-sweep: the p99 latency a strategy must stay under to "sustain" a rate
+                         (default 500 ms)
   --engine <name>        load generator: ${engineNames.join(', ')} (default builtin; external ones must be installed)
   --target <url>         load a server already running there instead of starting one per run; it
                          stands for one server, so only configurations that share one are accepted
@@ -66,6 +73,10 @@ Options:
                          (default results/<timestamp>)
   --no-report            write only results.json and summary.md (no report.html, no charts/)
   --no-calibrate         skip timing one operation alone (no ceiling in the verdict)
+  --probe, --no-probe    during every measured run, send a light open-loop load (10 req/s, latency
+                         corrected for coordinated omission) to the same server's /__syncbench/health:
+                         how long every other request waits while the route under test is loaded
+                         (default: on for the seeds, off for the other experiments and --target)
   --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
                          404 on purpose); without it such a run is marked invalid, left out of every
                          figure and ratio, and syncbench run exits 1 naming it
@@ -111,6 +122,8 @@ export async function main (argv, io) {
   // before the results folder exists: a refused --target leaves nothing behind
   if (options.target) checkTarget(experiments, { requests: options.requests, concurrency: options.concurrency })
   const engine = getEngine(options.engine)
+  checkOpenLoopEngine(engine.name, openLoops(experiments, { requests: options.requests, concurrency: options.concurrency, rate: options.rate }))
+  if (options.sloP99 !== undefined && !experiments.some((e) => e.rateSweep)) throw invalidOption('--slo-p99', options.sloP99, 'applies to the rate-sweep only (an experiment with rateSweep)')
   if (!(await engine.available())) throw invalidOption('--engine', options.engine, `needs ${options.engine} installed (not found on PATH)`)
   const outDir = await createOutDir({ out: options.out, cwd })
 
@@ -191,11 +204,13 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       target: options.target,
       allowErrors: options.allowErrors,
       runTimeout: options.runTimeout,
-      overrides: { requests: options.requests, concurrency: options.concurrency, responseTimeout: options.responseTimeout, workers: options.workers },
+      overrides: { requests: options.requests, concurrency: options.concurrency, responseTimeout: options.responseTimeout, workers: options.workers, rate: options.rate },
+      sloP99Ms: options.sloP99,
       calibrate: options.calibrate,
+      probe: options.probe,
       outDir,
       argv,
-      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report },
+      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null },
       signal,
       onEvent (e) {
         const event = /** @type {import('./progress.js').RunEvent} */ (e)
@@ -325,6 +340,22 @@ function loadOverride (flag, raw, name, cap = Infinity) {
   return integerOption(flag, raw, rule.min ?? 1, Math.min(rule.max ?? Infinity, cap))
 }
 
+/** --slo-p99's bound: an hour. */
+const MAX_SLO_MS = 3_600_000
+
+/**
+ * A positive number of milliseconds (a plain decimal), or undefined when not given.
+ * @param {string} flag
+ * @param {string|undefined} raw
+ * @returns {number|undefined}
+ */
+function positiveMs (flag, raw) {
+  if (raw === undefined) return undefined
+  const ms = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
+  if (!(ms > 0 && ms <= MAX_SLO_MS)) throw invalidOption(flag, raw, `must be a positive number of milliseconds up to ${MAX_SLO_MS}`)
+  return ms
+}
+
 /** @typedef {ReturnType<typeof parseRunArgs>} RunArgs */
 
 /**
@@ -340,10 +371,14 @@ export function parseRunArgs (argv) {
     requests: { type: 'string', short: 'n' },
     concurrency: { type: 'string', short: 'c' },
     workers: { type: 'string' },
+    rate: { type: 'string', short: 'R' },
+    'slo-p99': { type: 'string' },
     engine: { type: 'string' },
     target: { type: 'string' },
     out: { type: 'string' },
     'no-calibrate': { type: 'boolean' },
+    probe: { type: 'boolean' },
+    'no-probe': { type: 'boolean' },
     'no-report': { type: 'boolean' },
     'allow-errors': { type: 'boolean' },
     'run-timeout': { type: 'string' },
@@ -369,10 +404,15 @@ export function parseRunArgs (argv) {
     requests: loadOverride('-n', values.requests, 'requests', RUN_MAX_REQUESTS),
     concurrency: loadOverride('-c', values.concurrency, 'concurrency'),
     workers: loadOverride('--workers', values.workers, 'workers'),
+    // the load option's own rule and words (lib/load/options.js), as syncbench ab -R says them
+    rate: values.rate === undefined ? undefined : parseLoadArg('rate', '-R', values.rate),
+    sloP99: positiveMs('--slo-p99', values['slo-p99']),
     engine: values.engine ?? 'builtin',
     target: values.target,
     out: values.out,
     calibrate: !values['no-calibrate'],
+    /** @type {boolean|undefined} undefined: each experiment's own default */
+    probe: values.probe ? true : values['no-probe'] ? false : undefined,
     report: !values['no-report'],
     allowErrors: Boolean(values['allow-errors']),
     runTimeout: integerOption('--run-timeout', values['run-timeout'], MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT),
@@ -397,6 +437,7 @@ export function parseRunArgs (argv) {
     // the load engine sends no credentials from a URL (ab refuses them too): say so rather than run unauthenticated
     if (url.username || url.password) throw new InvalidUrlError(`--target cannot carry credentials (set an Authorization header in the experiment's load.headers), got "${options.target}"`)
   }
+  if (values.probe && values['no-probe']) throw new InvalidOptionError('--probe and --no-probe contradict each other: give one of them')
   if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
   for (const app of options.apps) parseCommand(app.command, `--app ${app.name}`)
   if (options.apps.length === 0) {

@@ -44,7 +44,8 @@ Options an app does not use (--framework for seed-bcrypt, ...) are accepted and 
 can pass the same options to every app; --only and --delay are the exceptions (seed-readfile only).
 
 Every server also answers GET /__syncbench/metrics (the process's measurement window as JSON;
-?reset=1 starts a new window) and GET /__syncbench/env (Node, V8, libuv, UV_* variables, CPU).
+?reset=1 starts a new window), GET /__syncbench/env (Node, V8, libuv, UV_* variables, CPU) and
+GET /__syncbench/health ("ok", served by the app's own event loop: syncbench run's probe route).
 Forked with an IPC channel (lib/lab/spawn.js), the same data travels as messages instead.
 `
 

@@ -1,5 +1,5 @@
 // One node:http server around an app's request handler: the request counter, the
-// /__syncbench/* routes, listening with a clear error for a busy port, and a close that ends
+// /__syncbench/* routes (metrics, env, health: beside the app's handlers, which stay as published), listening with a clear error for a busy port, and a close that ends
 // keep-alive connections instead of waiting for them.
 import http from 'node:http'
 import { once } from 'node:events'
@@ -7,7 +7,11 @@ import { ServerStartError, errorCodes, firstLine, systemCode } from '../errors.j
 
 export const METRICS_PATH = '/__syncbench/metrics'
 export const ENV_PATH = '/__syncbench/env'
+/** The cheap route syncbench run's probe loads beside the app's own (lib/run/probe.js): what a blocked loop does to everyone else. */
+export const HEALTH_PATH = '/__syncbench/health'
 const PREFIX = '/__syncbench/'
+const HEALTH_BODY = 'ok\n'
+const HEALTH_HEADERS = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(HEALTH_BODY)), 'Cache-Control': 'no-store' }
 
 /**
  * @typedef {object} HostedServer
@@ -63,13 +67,22 @@ export async function hostServer ({ name, handler, metrics, env, port, host }) {
 
 /**
  * GET /__syncbench/metrics -> ServerMetrics of the window; ?reset=1 also starts a new window.
- * GET /__syncbench/env -> Environment. These requests are not counted in `requests`.
+ * GET /__syncbench/env -> Environment.
+ * GET /__syncbench/health -> "ok": the cheapest answer the server can give, served by the same event
+ * loop as the app, so its latency is the time any request waits for that loop (the probe's route).
+ * These requests are not counted in `requests`.
  * @param {http.IncomingMessage} req
  * @param {http.ServerResponse} res
  * @param {ReturnType<import('./metrics.js').createServerMetrics>} metrics
  * @param {import('../types.js').Environment} env
  */
 function syncbenchRoute (req, res, metrics, env) {
+  if ((req.url === HEALTH_PATH || req.url?.startsWith(HEALTH_PATH + '?')) && (req.method === 'GET' || req.method === 'HEAD')) {
+    // no JSON, no allocation beyond the response: its cost must stay negligible beside the app's
+    res.writeHead(200, HEALTH_HEADERS)
+    res.end(req.method === 'HEAD' ? undefined : HEALTH_BODY)
+    return
+  }
   const url = new URL(/** @type {string} */ (req.url), 'http://localhost')
   let status = 200
   /** @type {object} */
@@ -89,7 +102,7 @@ function syncbenchRoute (req, res, metrics, env) {
     body = env
   } else {
     status = 404
-    body = { error: { code: errorCodes.NOT_FOUND, message: `no route ${url.pathname} (try ${METRICS_PATH} or ${ENV_PATH})` } }
+    body = { error: { code: errorCodes.NOT_FOUND, message: `no route ${url.pathname} (try ${METRICS_PATH}, ${ENV_PATH} or ${HEALTH_PATH})` } }
   }
   const text = JSON.stringify(body, null, 2) + '\n'
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' })

@@ -165,7 +165,7 @@ export async function createLab (options = {}) {
     }
   }
 
-  const listing = JSON.stringify({ app: 'lab', framework, poolSize, routes, metrics: '/__syncbench/metrics', env: '/__syncbench/env' }, null, 2) + '\n'
+  const listing = JSON.stringify({ app: 'lab', framework, poolSize, routes, metrics: '/__syncbench/metrics', env: '/__syncbench/env', health: '/__syncbench/health' }, null, 2) + '\n'
 
   /**
    * Runs a validated request; `send(status, body, json)` answers it.

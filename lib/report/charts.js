@@ -7,6 +7,8 @@ import { sweepChart, barChart } from './chart-kinds.js'
 import { latencyChart, eventLoopChart } from './chart-latency.js'
 import { timeSeriesChart } from './chart-timeseries.js'
 import { threadCostChart } from './chart-thread-cost.js'
+import { probeChart } from './chart-probe.js'
+import { rateSweepChart } from './chart-rate-sweep.js'
 import { isMeasured, SERVER_FIGURES, combineValues } from '../run/summarize.js'
 import { strategyStyles } from '../lab/strategies.js'
 import { MIN_RUNS_FOR_INTERVAL } from '../run/stats.js'
@@ -56,9 +58,15 @@ export function chartsFor (results, options = {}) {
       for (let n = 2; used.has(id); n++) id = `${part.id}-${n}`
       used.add(id)
       const ctx = { ...part, id, width: options.width }
+      if (experiment.table === 'rate-sweep') {
+        // its x axis is the offered rate, each strategy's own: the hockey stick, then what the probe saw
+        specs.push(rateSweepChart(ctx, results), probeChart(ctx))
+        continue
+      }
       specs.push(throughput(ctx), latencyChart(ctx))
       if (ctx.runs.some((r) => r.server)) specs.push(eventLoopChart(ctx), cpu(ctx), memory(ctx), timeSeriesChart({ ...ctx, runs: [...ctx.runs, ...ctx.references ?? []] }))
       if (experiment.table === 'thread-cost') specs.push(threadCostChart(ctx))
+      specs.push(probeChart(ctx))
     }
   }
   return specs.filter((spec) => spec !== null)

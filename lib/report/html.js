@@ -106,6 +106,7 @@ function answerSection (r, experiments, summaries, articles) {
     `Node ${esc(e.node)}): ${esc(runs)} run${runs === '1' ? '' : 's'} per configuration, ${where}, measuring requests per second ` +
     '(with 95% confidence intervals where runs repeat), the latency of each request and the server\'s event loop, CPU and memory.' +
     `${r.finishedAt ? '' : ' <span class="partial">The run did not finish: these are partial results.</span>'}</p>`]
+  if (r.runs?.some((run) => run.load?.openLoop || run.probe?.load)) out.push(coordinatedOmission())
   for (const a of articles) out.push(`<p>${esc(seedSentence(a))}</p>`)
   if (summaries?.length) {
     out.push('<p>The verdict of each experiment:</p><ul>' +
@@ -117,6 +118,20 @@ function answerSection (r, experiments, summaries, articles) {
   }
   out.push('</section>')
   return out.join('\n')
+}
+
+/** wrk2's README: where the correction for coordinated omission is explained by its author. */
+export const WRK2_README = 'https://github.com/giltene/wrk2'
+
+/**
+ * Coordinated omission in two sentences, for a report with open-loop figures (a rate, the probe).
+ */
+function coordinatedOmission () {
+  return '<p><strong>Coordinated omission.</strong> A closed-loop client (ab, -c connections each waiting for its answer) ' +
+    'stops asking while the server stalls, so the requests real users would have sent during the stall never happen and never ' +
+    'show in its percentiles. The open-loop figures here (a request rate, the probe) send on a fixed schedule and measure each ' +
+    'request from the moment it was due, as ' +
+    `<a href="${WRK2_README}">wrk2 does (its README explains the correction)</a>, so a stall counts for every request that waited through it.</p>`
 }
 
 /**

@@ -25,7 +25,7 @@ const MUTED = '#5b6270'
  * @typedef {object} ChartSpec what charts.js decides, what this module draws
  * @property {string} id             file-name safe, unique within a report
  * @property {string} experiment
- * @property {string} kind           throughput | latency | event-loop | cpu | memory | timeseries (| thread-cost)
+ * @property {string} kind           throughput | latency | event-loop | cpu | memory | timeseries (| thread-cost | probe | rate-sweep)
  * @property {string} title
  * @property {string} [subtitle]
  * @property {string} [note]         small print under the plot (machine, how the numbers were made)

@@ -4,6 +4,8 @@
 import { formatPValue, invalidCell, formatComparison, formatRateInterval, formatEfficiency, formatFlag } from './verdicts.js'
 import { MIB, formatNumber } from '../format.js'
 import { threadCostTable } from './table-thread-cost.js'
+import { probeTable } from './probe.js'
+import { rateSweepTable } from './rate-sweep.js'
 import { SERVER_FIGURES } from '../run/summarize.js'
 import { describeLatencyCombine, LATENCY_PERCENTILES } from '../run/latency.js'
 import { formatRatioInterval, formatThreshold, gateText } from './compare-gate.js'
@@ -49,8 +51,10 @@ export function experimentTables (s) {
   // A configuration whose every run is invalid keeps its row, saying so instead of a figure.
   const shown = s.rows.filter((r) => r.runs.length > 0 || r.invalid.length > 0)
   if (shown.length === 0) return []
-  const main = s.table === 'seed-001' ? seed001(s, shown) : s.table === 'seed-002' ? seed002(s, shown) : s.table === 'thread-cost' ? threadCostTable(s, shown) : generic(s, shown)
-  const rest = measured.length ? [latencyTable(s, measured), serverTable(s, measured)] : []
+  const main = s.table === 'seed-001' ? seed001(s, shown) : s.table === 'seed-002' ? seed002(s, shown) : s.table === 'thread-cost' ? threadCostTable(s, shown) : s.table === 'rate-sweep' ? rateSweepTable(s) : generic(s, shown)
+  // the rate-sweep's own table has its percentiles (corrected), step by step
+  const latency = s.table === 'rate-sweep' ? null : latencyTable(s, measured)
+  const rest = measured.length ? [latency, probeTable(s, measured), serverTable(s, measured)] : []
   return [main, ...rest].filter((t) => t !== null).map(dropEmptyColumns)
 }
 
@@ -232,7 +236,7 @@ function latencyTable (s, rows) {
     return [r.label, String(l.count), ...TABLE_PERCENTILES.map((q) => percentileCell(l, q.key)), formatNumber(l.max), describeLatencyCombine(l)]
   })
   return {
-    title: `${s.name}: latency per request (total time, ms)`,
+    title: `${s.name}: latency per request (total time, ms${rows.some((r) => r.runs.some((run) => run.load.openLoop)) ? '; open loop: from each request\'s intended send time, corrected for coordinated omission' : ''})`,
     columns: ['Configuration', 'requests', ...TABLE_PERCENTILES.map((q) => `${q.label} ms`), 'max ms', 'runs combined'],
     align: ['left', 'right', ...TABLE_PERCENTILES.map(() => /** @type {const} */ ('right')), 'right', 'left'],
     rows: body

@@ -17,6 +17,8 @@ const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉']
 export function textCharts (results, options = {}) {
   const out = []
   for (const { experiment, runs } of experimentsOf(results)) {
+    // its steps' req/s are the rates it offered: its table and report.html's chart say what it found
+    if (experiment.table === 'rate-sweep') continue
     const chart = textChart(experiment, runs, options)
     if (chart) out.push(chart)
   }

@@ -4,6 +4,8 @@
 import { summarizeExperiments, ceilingSpread } from '../run/summarize.js'
 import { formatNumber } from '../format.js'
 import { threadCostVerdict } from './thread-cost.js'
+import { probeSentence } from './probe.js'
+import { rateSweepVerdict } from './rate-sweep.js'
 
 /** @typedef {import('../run/summarize.js').ExperimentSummary} ExperimentSummary */
 /** @typedef {import('../run/summarize.js').Row} Row */
@@ -20,7 +22,12 @@ import { threadCostVerdict } from './thread-cost.js'
  * @returns {ReportSummary[]}
  */
 export function summarizeResults (results) {
-  return summarizeExperiments(results).map((summary) => ({ ...summary, verdict: summary.table === 'thread-cost' ? threadCostVerdict(summary) : verdict(summary) }))
+  return summarizeExperiments(results).map((summary) => {
+    const line = summary.table === 'thread-cost' ? threadCostVerdict(summary) : summary.table === 'rate-sweep' ? rateSweepVerdict(summary) : verdict(summary)
+    // what the probe saw closes the line: how long everyone else waited under each configuration
+    const probe = probeSentence(summary)
+    return { ...summary, verdict: probe ? `${line}; ${probe}` : line }
+  })
 }
 
 /**

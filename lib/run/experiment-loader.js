@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { ExperimentError, InvalidOptionError, MissingArgumentError, firstLine, invalidOption, systemCode } from '../errors.js'
 import { experiments as builtins } from './experiments.js'
 import { workloadHandlerNames } from './runner.js'
-import { LOAD_AXES, expandExperiment } from './plan.js'
+import { LOAD_AXES, OFFERED_AXIS, expandExperiment } from './plan.js'
 import { experimentSchemaProblem } from './experiment-schema.js'
 import { checkLoadOption, checkLoadOptions, keySpelling, loadOptionRules } from '../load/options.js'
 import { parseServeArgs } from '../lab/serve-args.js'
@@ -38,11 +38,20 @@ import { parseServeArgs } from '../lab/serve-args.js'
  */
 
 /**
+ * How a rate-sweep finds its rates and judges them.
+ * @typedef {object} RateSweep
+ * @property {number} stepSeconds          each step sends offered rate x stepSeconds intended requests
+ * @property {number} capacitySeconds      the closed-loop run that measures a variant's capacity (req/s), -t
+ * @property {number} capacityConcurrency  its connections
+ * @property {number} sloP99Ms             the p99 a variant must stay under to sustain a rate (--slo-p99 overrides)
+ */
+
+/**
  * @typedef {object} Experiment
  * @property {string} name
  * @property {string} title
  * @property {string} description
- * @property {'seed-001'|'seed-002'|'generic'|'thread-cost'} [table]
+ * @property {'seed-001'|'seed-002'|'generic'|'thread-cost'|'rate-sweep'} [table]
  * @property {string} [baseline]           a variant label or config.strategy
  * @property {string} [reference]          seed-002: the 100% row
  * @property {number} [runs]             repeats of each configuration unless --runs says otherwise
@@ -55,6 +64,10 @@ import { parseServeArgs } from '../lab/serve-args.js'
  * @property {Record<string, string>} [serverAxes]  axes the server takes as a `syncbench serve` option at spawn
  *                                         rather than in the query string: { delay: '--delay' } (a seed server reads no query)
  * @property {import('./calibrate.js').CalibrationSpec} [calibration]
+ * @property {RateSweep} [rateSweep]      an open-loop sweep: axes.offered are fractions of each variant's capacity,
+ *                                         measured first by a closed-loop run (lib/run/runner.js); builtin engine only
+ * @property {boolean} [probe]             run the probe (lib/run/probe.js) beside every measured load unless
+ *                                         --no-probe says otherwise (default false; --probe turns it on)
  */
 
 /** @returns {Experiment[]} */
@@ -309,6 +322,9 @@ export function validateExperiment (e, where) {
   for (const name of Object.keys(e.serverAxes ?? {})) {
     if (!Object.hasOwn(axes, name)) throw bad(`serverAxes.${name} names no axis (axes: ${Object.keys(axes).join(', ') || 'none'})`)
   }
+  if (e.rateSweep !== undefined) checkRateSweep(e, bad)
+  else if (Object.hasOwn(e.axes ?? {}, OFFERED_AXIS)) throw bad(`axes.${OFFERED_AXIS} are fractions of a measured capacity: they need a rateSweep section`)
+  if (e.probe !== undefined && typeof e.probe !== 'boolean') throw bad(`probe must be true or false, got "${e.probe}"`)
   const { op, cost, bytes } = e.calibration ?? {}
   if (op === 'readfile' && cost !== undefined) throw bad(`calibration.cost applies to bcrypt and bcryptjs, not readfile (readfile takes bytes), got "${cost}"`)
   if (op !== 'readfile' && bytes !== undefined) throw bad(`calibration.bytes applies to readfile, not ${op} (${op} takes cost), got "${bytes}"`)
@@ -364,6 +380,19 @@ export function checkDistinctNames (experiments) {
     if (seen.has(name)) throw new ExperimentError(`two experiments are named "${name}": each experiment of a run needs its own name`)
     seen.add(name)
   }
+}
+
+/** The bounds of a rateSweep's numbers. */
+/**
+ * A rateSweep section's offered axis (its fields' types and bounds are the schema's): fractions of capacity.
+ * @param {any} e
+ * @param {(what: string) => Error} bad
+ */
+function checkRateSweep (e, bad) {
+  const offered = e.axes?.[OFFERED_AXIS]
+  if (!Array.isArray(offered) || offered.length === 0) throw bad(`a rateSweep needs axes.${OFFERED_AXIS}: the offered rates as fractions of each variant's capacity (0.1 ... 1.2)`)
+  for (const f of offered) if (typeof f !== 'number' || !(f > 0) || f > 100) throw bad(`axes.${OFFERED_AXIS} must be fractions of capacity above 0 (1 = the capacity), got "${f}"`)
+  if (e.load?.rate !== undefined) throw bad('load.rate cannot be given with a rateSweep: its rates come from the measured capacity')
 }
 
 /**

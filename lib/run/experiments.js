@@ -4,7 +4,7 @@
 // Fields of an experiment:
 //   name, title, description   what --list shows; a built-in's description names the seed claim it
 //                tests and the server it runs on
-//   table        'seed-001' | 'seed-002' | 'generic' | 'thread-cost': which comparison table the terminal and summary.md print
+//   table        'seed-001' | 'seed-002' | 'generic' | 'thread-cost' | 'rate-sweep': which comparison table the terminal and summary.md print
 //   baseline     the variant label (or config.strategy) the others are compared with, at the same axis
 //                point and config.workload (ratio, Welch t-test); a one-variant sweep compares with its first point
 //   reference    seed-002 only: the row that is 100% (the article's "Asynchrone")
@@ -22,6 +22,10 @@
 //   serverAxes   { axis: '--option' }: axes the server takes as a `syncbench serve` option (the seed servers read no query)
 //   calibration  { op: 'bcrypt', cost } | { op: 'readfile', bytes } | { op: 'bcryptjs', cost }: what one
 //                request costs, timed alone, for the physical ceiling in the verdict line
+//   rateSweep    { stepSeconds, capacitySeconds, capacityConcurrency, sloP99Ms }: an open-loop sweep whose
+//                axes.offered are fractions of each variant's capacity, measured first by a closed-loop run
+//   probe        true: during every measured run, a light open-loop load on the same server's
+//                /__syncbench/health (lib/run/probe.js): how long everyone else waits (--no-probe turns it off)
 
 const BCRYPT_COST = 10
 const READFILE_BYTES = 4 * 1024 * 1024
@@ -37,6 +41,7 @@ export const experiments = [
     runs: 2,
     server: { app: 'seed-bcrypt' },
     load: { requests: 250, concurrency: 20, keepAlive: true },
+    probe: true,
     variants: [
       { label: 'sync', path: '/sync', config: { strategy: 'sync', workload: 'bcrypt' } },
       { label: 'async', path: '/async', config: { strategy: 'async', workload: 'bcrypt' } }
@@ -53,6 +58,7 @@ export const experiments = [
     reference: 'readFile',
     server: { app: 'seed-readfile' },
     load: { requests: 1000, concurrency: 100 },
+    probe: true,
     variants: [
       { label: 'readFile', path: '/', server: { args: ['--only', 'readfile'] }, config: { strategy: 'async', workload: 'readfile' } },
       { label: 'readFileSync', path: '/', server: { args: ['--only', 'readfilesync'] }, config: { strategy: 'sync', workload: 'readfile' } },
@@ -143,6 +149,20 @@ export const experiments = [
     ],
     axes: { poolSize: [1, 2, 5, 10, 20] },
     serverAxes: { poolSize: '--pool-size' }
+  },
+  {
+    name: 'rate-sweep',
+    title: 'What the closed loop hides: bcrypt sync, async and worker at offered rates',
+    description: 'tests what the seeds\' closed loop hides (coordinated omission): on the lab (Express), each of sync, async and worker bcrypt first runs 3 s closed loop (-c 8) for its capacity, then is offered 10% to 120% of it in an open loop (wrk2\'s -R, 20 connections, 3 s of requests a step), corrected p50, p99 and p99.9 at each step; capacity at an SLO: the highest rate whose p99 stays under --slo-p99 (500 ms)',
+    table: 'rate-sweep',
+    baseline: 'sync',
+    server: { app: 'lab' },
+    load: { concurrency: 20, keepAlive: true },
+    variants: ['sync', 'async', 'worker'].map((s) => ({ label: s, path: `/bcrypt/${s}`, config: { strategy: s, workload: 'bcrypt' } })),
+    // 21 steps of 3 s of requests, plus 3 capacity runs and the calibration: about 2 minutes on 2 cores
+    axes: { offered: [0.1, 0.25, 0.5, 0.75, 0.9, 1.05, 1.2] },
+    rateSweep: { stepSeconds: 3, capacitySeconds: 3, capacityConcurrency: 8, sloP99Ms: 500 },
+    calibration: { op: 'bcrypt', cost: BCRYPT_COST }
   }
 ]
 

@@ -3,17 +3,24 @@
 // machine (thermal, another process) spreads over all configurations instead of biasing one, as
 // Node core's benchmark/compare.js interleaves its runs.
 import { DEFAULT_RESPONSE_TIMEOUT } from './run-deadline.js'
+import { requestsDue, TIMELIMIT_REQUESTS } from '../load/options.js'
 
 /**
  * Axes that change the load rather than the route: axis name -> LoadOptions property.
- * @type {Readonly<Record<string, 'concurrency'|'requests'|'keepAlive'>>}
+ * @type {Readonly<Record<string, 'concurrency'|'requests'|'keepAlive'|'rate'>>}
  */
-export const LOAD_AXES = { concurrency: 'concurrency', requests: 'requests', keepAlive: 'keepAlive' }
+export const LOAD_AXES = { concurrency: 'concurrency', requests: 'requests', keepAlive: 'keepAlive', rate: 'rate' }
+/**
+ * The rate-sweep's axis: the offered rate as a fraction of the variant's measured capacity (1 = the
+ * capacity). Its rate is known only once the capacity was measured: the runner sets load.rate then.
+ */
+export const OFFERED_AXIS = 'offered'
+
 /**
  * How labels name an axis value: "async c=20", "async pool=4".
  * @type {Readonly<Record<string, string>>}
  */
-const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSize: 'pool', keepAlive: 'k' }
+const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSize: 'pool', keepAlive: 'k', rate: 'R' }
 
 /** @typedef {string|number|boolean} AxisValue */
 
@@ -33,14 +40,14 @@ const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSiz
 
 /**
  * The load options the command line sets for every configuration, over the experiments' own.
- * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, responseTimeout?: number, workers?: number }} LoadOverrides
+ * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, rate?: number, responseTimeout?: number, workers?: number }} LoadOverrides
  */
 
 /**
  * Every configuration of an experiment. Its load is the experiment's, over syncbench run's default
  * per-response deadline (DEFAULT_RESPONSE_TIMEOUT), under the command line's overrides.
  * @param {import('./experiment-loader.js').Experiment} experiment
- * @param {LoadOverrides} [overrides] command-line -n / -c / -k / --response-timeout / --workers
+ * @param {LoadOverrides} [overrides] command-line -n / -c / -k / -R / --response-timeout / --workers
  * @returns {Configuration[]}
  */
 export function expandExperiment (experiment, overrides = {}) {
@@ -53,8 +60,8 @@ export function expandExperiment (experiment, overrides = {}) {
   const pairs = [...points.flatMap((point) => swept.map((variant) => ({ point, variant }))), ...fixed.map((variant) => ({ point: {}, variant }))]
   for (const { point, variant } of pairs) {
     /** @type {Configuration['load']} */
-    const load = { concurrency: 1, requests: 1, responseTimeout: DEFAULT_RESPONSE_TIMEOUT, ...experiment.load }
-    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'responseTimeout', 'workers'])) if (overrides[key] !== undefined) load[key] = overrides[key]
+    const load = { concurrency: 1, requests: NaN, responseTimeout: DEFAULT_RESPONSE_TIMEOUT, ...experiment.load }
+    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'rate', 'responseTimeout', 'workers'])) if (overrides[key] !== undefined) load[key] = overrides[key]
     const server = {
       ...experiment.server,
       ...variant.server,
@@ -67,11 +74,14 @@ export function expandExperiment (experiment, overrides = {}) {
     for (const [axis, value] of Object.entries(point)) {
       config[axis] = value
       if (Object.hasOwn(LOAD_AXES, axis)) load[LOAD_AXES[axis]] = value
+      else if (axis === OFFERED_AXIS) continue
       else if (axis === 'threadpoolSize') server.env.UV_THREADPOOL_SIZE = String(value)
       else if (experiment.serverAxes?.[axis]) server.args.push(experiment.serverAxes[axis], String(value))
       else query.set(axis, String(value))
     }
     // ab (and lib/load) refuse -c above -n; a sweep point at c=100 needs at least 100 requests anyway.
+    // no request count: ab's 1, or with -t what -t implies (ab's 50000; in an open loop, the requests due within it)
+    if (Number.isNaN(load.requests)) load.requests = load.timelimit > 0 ? (load.rate ? requestsDue(load.rate, load.timelimit) : TIMELIMIT_REQUESTS) : 1
     if (load.concurrency > load.requests) load.requests = load.concurrency
     // workers (--workers or the load section) mean "up to n": a sweep point with fewer connections
     // runs on as many threads as it has connections (lib/load refuses more workers than connections)
@@ -79,7 +89,9 @@ export function expandExperiment (experiment, overrides = {}) {
     config.requests = load.requests
     config.concurrency = load.concurrency
     config.keepAlive = Boolean(load.keepAlive)
-    const suffix = Object.entries(point).map(([axis, value]) => `${SHORT[axis] ?? axis}=${value}`).join(' ')
+    // an open loop (LoadOptions.rate): its target rate, requests per second
+    if (load.rate !== undefined) config.rate = load.rate
+    const suffix = Object.entries(point).map(([axis, value]) => axis === OFFERED_AXIS ? `${Number((Number(value) * 100).toPrecision(4))}%` : `${SHORT[axis] ?? axis}=${value}`).join(' ')
     const pointKey = Object.entries(point).map(([axis, value]) => `${axis}=${value}`).join('&')
     out.push({
       experiment: experiment.name,
@@ -125,6 +137,19 @@ export function baselines (experiment, configurations) {
     if (base) map.set(c.label, base.label)
   }
   return map
+}
+
+/**
+ * The configurations that run an open loop (a rate: -R, load.rate, a rate axis) and the experiments
+ * whose rates are measured at run time (rateSweep), for the engine check (engines/index.js).
+ * @param {import('./experiment-loader.js').Experiment[]} experiments
+ * @param {Parameters<typeof expandExperiment>[1]} [overrides]
+ * @returns {{ experiment: string, rate?: number }[]}
+ */
+export function openLoops (experiments, overrides) {
+  return experiments.flatMap((e) => e.rateSweep
+    ? [{ experiment: e.name }]
+    : expandExperiment(e, overrides).flatMap((c) => c.load.rate === undefined ? [] : [{ experiment: e.name, rate: c.load.rate }]))
 }
 
 /**

@@ -45,7 +45,7 @@ export function validateResults (data, file) {
 
 /**
  * What a JSON Schema cannot say about a results file that matches it: a run's latencyHistogram (and an
- * open-loop run's latencyHistogramUncorrected) must
+ * open-loop run's latencyHistogramUncorrected, and the same of its probe's load) must
  * decode (HdrHistogram's compressed base64, 1 us to 1 hour) and a server's series must be parallel
  * arrays, each with one entry per sample of `t`. Checked here, at the door, so that a hand-edited file
  * fails in one line naming the field rather than deep in a chart or a merged percentile.
@@ -54,15 +54,18 @@ export function validateResults (data, file) {
  */
 export function contentProblem (data) {
   for (const [i, run] of data.runs.entries()) {
-    // latencyHistogramUncorrected: an open-loop run's (-R) twin of latencyHistogram
-    for (const key of /** @type {const} */ (['latencyHistogram', 'latencyHistogramUncorrected'])) {
-      const histogram = run.load?.[key]
+    // the run's load and its probe's (both merged across runs: lib/run/latency.js), and an open-loop
+    // run's (-R) latencyHistogramUncorrected, the twin of its latencyHistogram
+    /** @type {[string, unknown][]} */
+    const histograms = [['load/latencyHistogram', run.load?.latencyHistogram], ['load/latencyHistogramUncorrected', run.load?.latencyHistogramUncorrected],
+      ['probe/load/latencyHistogram', run.probe?.load?.latencyHistogram], ['probe/load/latencyHistogramUncorrected', run.probe?.load?.latencyHistogramUncorrected]]
+    for (const [where, histogram] of histograms) {
       if (typeof histogram !== 'string') continue
       try {
         // added to a histogram of syncbench's layout, as lib/run/latency.js merges the runs
         createHistogram().add(decodeHistogram(histogram))
       } catch (err) {
-        return `/runs/${i}/load/${key} (run ${JSON.stringify(run.id)}) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour (${err instanceof Error ? err.message : err})`
+        return `/runs/${i}/${where} (run ${JSON.stringify(run.id)}) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour (${err instanceof Error ? err.message : err})`
       }
     }
     const series = run.server?.series

@@ -23,9 +23,9 @@ export const MAX_RUN_TIMEOUT = 86400
 
 /**
  * The deadline of one run, in ms: `runTimeout` seconds when given (--run-timeout), else derived from
- * its load options: -t (or the requests one connection makes, at PER_REQUEST_MS each, capped at an
- * hour), plus the response timeout, plus SETUP_MS.
- * @param {Pick<import('../types.js').LoadOptions, 'requests'|'concurrency'|'timelimit'|'responseTimeout'>} load
+ * its load options: -t (or the requests one connection makes, at PER_REQUEST_MS each, plus, in an open
+ * loop, the schedule's own length, requests / rate; capped at an hour), plus the response timeout, plus SETUP_MS.
+ * @param {Pick<import('../types.js').LoadOptions, 'requests'|'concurrency'|'timelimit'|'responseTimeout'|'rate'>} load
  * @param {number} [runTimeout] seconds
  * @returns {number}
  */
@@ -33,6 +33,8 @@ export function runDeadlineMs (load, runTimeout) {
   if (runTimeout !== undefined) return runTimeout * 1000
   const timelimit = load.timelimit ?? 0
   const perConnection = Math.ceil((load.requests ?? 1) / (load.concurrency ?? 1))
-  const loadMs = timelimit > 0 ? timelimit * 1000 : Math.min(perConnection * PER_REQUEST_MS, MAX_LOAD_MS)
+  // an open loop sends its last request at (requests - 1) / rate seconds, however fast the server answers
+  const scheduleMs = load.rate ? (load.requests ?? 1) / load.rate * 1000 : 0
+  const loadMs = timelimit > 0 ? timelimit * 1000 : Math.min(perConnection * PER_REQUEST_MS + scheduleMs, MAX_LOAD_MS)
   return SETUP_MS + loadMs + (load.responseTimeout ?? 0) * 1000
 }

@@ -10,7 +10,9 @@ import { makeDirectory } from '../fs-dir.js'
 import { summarizeProfile } from './profile.js'
 import { runFileName } from './run-reports.js'
 import { collectEnvironment } from '../lab/metrics.js'
-import { expandExperiment, baselines, schedule } from './plan.js'
+import { expandExperiment, baselines, schedule, openLoops, OFFERED_AXIS } from './plan.js'
+import { TIMELIMIT_REQUESTS } from '../load/options.js'
+import { checkOpenLoopEngine } from './engines/index.js'
 import { calibrate, calibrationKey } from './calibrate.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
 import { builtinEngine } from './engines/builtin.js'
@@ -19,6 +21,7 @@ import { mean } from './stats.js'
 import { loadInvalidity } from './validity.js'
 import { checkTarget } from './target.js'
 import { runDeadlineMs } from './run-deadline.js'
+import { startProbe } from './probe.js'
 
 /** After an interrupt, how long a server child gets between SIGTERM and SIGKILL. */
 const STOP_GRACE_AFTER_ABORT_MS = 1000
@@ -36,9 +39,13 @@ const EXIT_NOTICE_MS = 1000
  * @property {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} [engine]  builtin by default
  * @property {string} [target]                  URL of a server already running: no server is started
  * @property {import('./plan.js').LoadOverrides} [overrides]
+ * @property {number} [sloP99Ms]               rate-sweep: the p99 a strategy must stay under (--slo-p99; default the experiment's)
  * @property {boolean} [allowErrors=false]      count runs with failed requests or non-2xx responses (a lab that
  *                                              answers 404 on purpose); else such a run is recorded invalid
  * @property {boolean} [calibrate=true]
+ * @property {boolean} [probe]                 --probe / --no-probe: run the probe (lib/run/probe.js) beside every
+ *                                              measured load, or never; default: where the experiment says
+ *                                              (`probe: true`: the seeds), never against a --target
  * @property {string} outDir                    results.json goes there
  * @property {string[]} [argv]
  * @property {object} [options]                 recorded as ResultsFile.options
@@ -51,6 +58,7 @@ const EXIT_NOTICE_MS = 1000
 /**
  * What the runner reports while it works (the terminal's progress lines).
  * @typedef {{ type: 'calibrate', experiment: string, op: string }
+ *   | { type: 'capacity', experiment: string, label: string, seconds: number }
  *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
  *   | { type: 'run-end', index: number, total: number, record: import('../types.js').RunRecord }} RunnerEvent
  */
@@ -76,6 +84,7 @@ export async function runExperiments (options) {
   const { experiments, runs, engine = builtinEngine, target, overrides = {}, outDir, signal, onEvent = () => {} } = options
   const allowErrors = options.allowErrors === true
   if (target) checkTarget(experiments, overrides)
+  checkOpenLoopEngine(engine.name, openLoops(experiments, overrides))
   const file = path.join(outDir, 'results.json')
   const plans = experiments.map((experiment) => {
     const configurations = expandExperiment(experiment, overrides)
@@ -142,12 +151,23 @@ export async function runExperiments (options) {
       results.experiments[e].calibration = calibrations.get(key)
       await save()
     }
-    for (const { configuration, repeat } of order) {
+    /** @type {Record<string, import('../types.js').Capacity>} */
+    let capacities = {}
+    if (experiment.rateSweep) {
+      results.experiments[e].sloP99Ms = options.sloP99Ms ?? experiment.rateSweep.sloP99Ms
+      capacities = await measureCapacities({ experiment, sweep: experiment.rateSweep, configurations: plans[e].configurations, engine, target, signal, runTimeout: options.runTimeout, outDir, onEvent })
+      results.experiments[e].capacity = capacities
+      await save()
+    }
+    for (const { configuration: planned, repeat } of order) {
       if (signal?.aborted) break
+      // a rate-sweep step's rate is its fraction of the variant's capacity, measured above
+      const configuration = experiment.rateSweep ? atOfferedRate(planned, capacities[planned.variant], experiment.rateSweep) : planned
       index++
       onEvent({ type: 'run-start', index, total, experiment: experiment.name, label: configuration.label, repeat, etaMs: eta(plans, index, durations) })
       const started = Date.now()
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames })
+      const probe = options.probe ?? (experiment.probe === true && !target)
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
       const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load))
       record.invalid = reason === null ? null : { reason }
@@ -180,6 +200,58 @@ export async function runExperiments (options) {
 }
 
 /**
+ * A rate-sweep's capacities: for each of its variants, a closed-loop run (rateSweep.capacityConcurrency
+ * connections for capacitySeconds) on a fresh server, as any run, before its steps. Not a run of the
+ * results: its req/s is what the offered rates are fractions of.
+ * @param {object} o
+ * @param {import('./experiment-loader.js').Experiment} o.experiment
+ * @param {import('./experiment-loader.js').RateSweep} o.sweep
+ * @param {import('./plan.js').Configuration[]} o.configurations
+ * @param {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} o.engine
+ * @param {string} [o.target]
+ * @param {AbortSignal} [o.signal]
+ * @param {number} [o.runTimeout]
+ * @param {string} o.outDir
+ * @param {(event: RunnerEvent) => void} o.onEvent
+ * @returns {Promise<Record<string, import('../types.js').Capacity>>}
+ */
+async function measureCapacities ({ experiment, sweep, configurations, engine, target, signal, runTimeout, outDir, onEvent }) {
+  const { capacitySeconds: seconds, capacityConcurrency: concurrency } = sweep
+  /** @type {Record<string, import('../types.js').Capacity>} */
+  const capacities = {}
+  for (const variant of [...new Set(configurations.map((c) => c.variant))]) {
+    if (signal?.aborted) break
+    const first = /** @type {import('./plan.js').Configuration} */ (configurations.find((c) => c.variant === variant))
+    onEvent({ type: 'capacity', experiment: experiment.name, label: variant, seconds })
+    const { rate, ...closed } = first.load
+    const configuration = { ...first, label: `${variant} capacity`, load: { ...closed, concurrency, timelimit: seconds, requests: TIMELIMIT_REQUESTS } }
+    const record = await runOne({ experiment, configuration, repeat: 1, engine, target, signal, runTimeout, outDir })
+    const load = record.load
+    const reason = record.error?.message ?? record.invalid?.reason ?? (load ? loadInvalidity(load) : 'nothing measured')
+    capacities[variant] = { rps: reason === null && load ? load.requestsPerSecond : 0, seconds, concurrency, requests: load?.completeRequests ?? 0, error: reason }
+  }
+  return capacities
+}
+
+/**
+ * A rate-sweep step at its rate: its offered fraction of the variant's capacity, rateSweep.stepSeconds
+ * of intended requests (all of them answered before the run ends: no request left out because it was
+ * slow), at most as many connections as requests.
+ * @param {import('./plan.js').Configuration} c
+ * @param {import('../types.js').Capacity|undefined} capacity
+ * @param {import('./experiment-loader.js').RateSweep} sweep
+ * @returns {import('./plan.js').Configuration}
+ */
+function atOfferedRate (c, capacity, sweep) {
+  const rps = capacity?.rps ?? 0
+  // no capacity (its run failed): the smallest rate there is, so the step runs and fails or says so
+  const rate = Number(Math.max(0.01, Number(c.config[OFFERED_AXIS]) * rps).toPrecision(4))
+  const requests = Math.max(1, Math.ceil(rate * sweep.stepSeconds))
+  const concurrency = Math.min(c.load.concurrency, requests)
+  return { ...c, load: { ...c.load, rate, requests, concurrency }, config: { ...c.config, rate, requests, concurrency } }
+}
+
+/**
  * A workload module's handler names, asked of a server child that imports the module, answers and
  * exits without serving: neither this process nor the experiment loader ever runs the module's code.
  * @param {string} workload absolute path
@@ -200,11 +272,12 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {string} [run.target]
  * @param {AbortSignal} [run.signal]
  * @param {number} [run.runTimeout] seconds (run-deadline.js)
- * @param {string} run.outDir
- * @param {Set<string>} run.profileNames  profile file names given so far
+ * @param {string} run.outDir  the results folder (a user's app: its log and profile go there)
+ * @param {Set<string>} [run.profileNames]  profile file names given so far (none: a run that saves no profile)
+ * @param {boolean} [run.probe]  run the probe beside the measured load
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${configuration.label}#${repeat}`,
@@ -218,6 +291,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     serverEnv: null,
     startedAt: new Date().toISOString(),
     error: null,
+    probe: null,
     invalid: null
   }
   /** @type {MeasuredServer|null} */
@@ -262,12 +336,16 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     // `signal`: after a Ctrl-C a server blocked in its handler gets 2 s to answer, then its metrics are missing.
     await within(handle.metrics({ reset: true, signal }))
     if (profiling) await within(/** @type {NonNullable<MeasuredServer['profile']>} */ (handle.profile)({ action: 'start', signal }))
+    // the probe covers the measured load, from its start to its end (lib/run/probe.js)
+    const prober = probe ? startProbe({ origin: new URL(url).origin, signal: runSignal }) : null
     try {
       record.load = await engine.run({ ...configuration.load, url, signal: runSignal })
     } catch (err) {
       // What was measured before the failure (loadtest's partial LoadResult) is kept either way.
       record.load = partialResult(err)
       throw err
+    } finally {
+      if (prober) record.probe = await prober.stop()
     }
     record.server = await within(handle.metrics({ signal }))
     if (profiling) record.profile = await within(saveProfile(/** @type {MeasuredServer} */ (handle), { record, outDir, profileNames, signal, root: configuration.server.cwd }))

@@ -6,6 +6,7 @@ import { summarize as summarizeValues, welchTTest, mean, rateInterval, ratioInte
 import { strategyStyles } from '../lab/strategies.js'
 import { invalidReason } from './validity.js'
 import { summarizeLatency } from './latency.js'
+import { summarizeProbe } from './probe-summary.js'
 
 export { invalidReason } from './validity.js'
 
@@ -55,6 +56,7 @@ export function invalidRuns (runs) {
  * @property {RowFlag[]} flags                            why this row's figure should not be taken at face value
  * @property {Record<ServerFigure, number>|null} server   each figure combined over the runs by its rule (SERVER_FIGURES)
  * @property {import('./latency.js').LatencySummary|null} latency  total time per request: the runs' merged histograms
+ * @property {import('./probe-summary.js').ProbeSummary|null} probe  the probe beside its runs (null: none ran)
  */
 
 /**
@@ -138,6 +140,8 @@ const METRICS_SHARE = 0.75
  * @property {string} [reference]
  * @property {string} [target]      the --target URL that was measured instead of servers syncbench started
  * @property {import('../types.js').ResultsFile['experiments'][number]['calibration']} [calibration]
+ * @property {Record<string, import('../types.js').Capacity>} [capacity]  rate-sweep: each variant's closed-loop capacity
+ * @property {number} [sloP99Ms]    rate-sweep: the p99 a sustained rate stays under
  * @property {Row[]} rows
  */
 
@@ -168,7 +172,7 @@ export function summarizeExperiments (results) {
       const base = baseLabel && byLabel.get(baseLabel)
       if (base) r.comparison = compareRows(r, base)
     }
-    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, rows }
+    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, capacity: experiment.capacity, sloP99Ms: experiment.sloP99Ms, rows }
   })
 }
 
@@ -225,7 +229,8 @@ function row (label, runs, calibration) {
     // The ceiling is the calibrated operation's: rows of another workload (strategies mixes three) have none.
     efficiency: calibration && ok.length && sameOperation(ok[0].config?.workload, calibration.op) ? figures.requestsPerSecond.mean / calibration.ceilingRps : null,
     server: servers.length === 0 ? null : serverFigures(servers),
-    latency: summarizeLatency(ok)
+    latency: summarizeLatency(ok),
+    probe: summarizeProbe(ok)
   }
 }
 

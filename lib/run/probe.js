@@ -1,0 +1,82 @@
+// The probe: what blocking does to everyone else. While a run loads its route, a second, light
+// open-loop load (PROBE_RATE requests a second, wrk2's schedule: latency measured from each request's
+// intended send time, so a stall counts for every request that was due during it) asks the same server
+// for its cheapest answer, GET /__syncbench/health (lib/lab/http-host.js). That route does no work:
+// its latency is the time any other request of that server waits for the event loop. A sync handler
+// stalls it for the length of a request; an async one leaves it at a millisecond or so.
+import { loadtest } from '../load/loadtest.js'
+import { HEALTH_PATH } from '../lab/http-host.js'
+import { SyncbenchError } from '../errors.js'
+
+/** Requests a second: light beside any route worth measuring, yet ten chances a second to see a stall. */
+export const PROBE_RATE = 10
+/**
+ * Request slots, each on its own schedule (rate / PROBE_CONNECTIONS: one request every 10 s), each
+ * request on a new connection (no keep-alive), as independent users arrive: a probe request waits behind
+ * another of its own only when one takes over 10 s (then it is counted late, `openLoop.lateRequests`,
+ * and its corrected latency includes that wait, as wrk2's would). With a few kept-alive connections, a
+ * server stalled for seconds would make the probe measure its own queue, not what one request waits.
+ * Without keep-alive an idle slot holds no socket.
+ */
+export const PROBE_CONNECTIONS = 100
+export { HEALTH_PATH as PROBE_PATH }
+/** After the run's load, how long the probe requests already due may take to complete (the server is free by then). */
+const DRAIN_MS = 5000
+
+/**
+ * What the probe measured during one run: RunRecord.probe (lib/types.js ProbeRecord).
+ * @typedef {import('../types.js').ProbeRecord} ProbeRecord
+ */
+
+/**
+ * Start the probe against a server's origin; `stop()` ends it and resolves with its record. It never
+ * rejects: a probe that could not run says so in its record (`error`), and the run it watched stands.
+ * @param {object} o
+ * @param {string} o.origin   http://host:port of the server the run loads
+ * @param {number} [o.rate]
+ * @param {AbortSignal} [o.signal]  Ctrl-C, the run's deadline
+ * @returns {{ stop: () => Promise<ProbeRecord> }}
+ */
+export function startProbe ({ origin, rate = PROBE_RATE, signal }) {
+  const controller = new AbortController()
+  const ended = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal
+  /** @type {ProbeRecord} */
+  const record = { path: HEALTH_PATH, rate, connections: PROBE_CONNECTIONS, load: null, error: null }
+  const startedAt = performance.now()
+  let done = 0
+  /** @type {(() => void)|null} called on each completed probe request while stop() drains */
+  let onDone = null
+  // An hour of requests at most: the run's end (stop) or its deadline ends the probe long before.
+  const running = loadtest(/** @type {import('../types.js').LoadOptions} */ ({
+    url: origin + HEALTH_PATH,
+    rate,
+    concurrency: PROBE_CONNECTIONS,
+    requests: rate * 3600,
+    keepAlive: false,
+    heartbeat: 1,
+    onProgress: (/** @type {number} */ n) => { done = n; onDone?.() },
+    signal: ended
+  })).then((load) => { record.load = load }, (err) => {
+    if (!(err instanceof SyncbenchError)) throw err
+    record.load = /** @type {{ result?: import('../types.js').LoadResult }} */ (err).result ?? null
+    record.error = { code: err.code, message: err.message }
+  })
+  return {
+    async stop () {
+      // The load has ended, so the server answers again: the probe requests due so far, the slowest
+      // among them (still in flight, or waiting for their slot), complete within moments. Cutting them
+      // off would leave out exactly the requests that waited longest; DRAIN_MS bounds the wait.
+      if (!ended.aborted) {
+        const due = Math.floor((performance.now() - startedAt) / 1000 * rate) + 1
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, DRAIN_MS)
+          onDone = () => { if (done >= due) { clearTimeout(timer); resolve(undefined) } }
+          onDone()
+        })
+      }
+      controller.abort()
+      await running
+      return record
+    }
+  }
+}
