@@ -71,27 +71,46 @@ test('a server that busy-waits 200 ms in a handler: a span covers the block, wit
   })
   await once(server.listen(0, '127.0.0.1'), 'listening')
   const metrics = createServerMetrics()
+  // When the loop really ran its timers, every 1 ms: on a busy machine the process may not run for a
+  // while before or after the block, and the loop is held then too.
+  /** @type {number[]} */
+  const turns = []
+  const watcher = setInterval(() => turns.push(performance.now()), 1)
   try {
     const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`
     await httpGet(url + '/warm-up')
     await delay(50)
     metrics.read({ reset: true })
-    const start = performance.now()
+    // the window's clock (a reading taken here could come late on a busy machine)
+    const start = metrics.windowStart()
     await delay(50)
     await httpGet(url + '/block')
     await delay(50)
     const window = metrics.read()
     assert.ok(block)
-    const { from, to } = { from: block.from - start, to: block.to - start }
+    const [from, to] = [block.from - start, block.to - start]
+    const lastTurn = Math.max(...turns.filter((t) => t < block.from)) - start
+    const firstTurn = Math.min(...turns.filter((t) => t > block.to)) - start
     const blocks = /** @type {import('../lib/types.js').LoopBlocks} */ (window.loopBlocks)
-    const covering = blocks.spans.find(([a, b]) => a <= from + 1 && b >= to - 1)
+    // (spans are rounded to 0.1 ms)
+    const covering = blocks.spans.find(([a, b]) => a <= from + 0.1 && b >= to - 0.1)
     assert.ok(covering, `a span covers the block [${from}, ${to}]: ${JSON.stringify(blocks.spans)}`)
-    // The span starts at the tick before the block (at most a tick earlier) and ends at the tick after it.
-    assert.ok(from - covering[0] <= SLACK_MS, `starts ${from - covering[0]} ms before the block: ${covering}`)
-    assert.ok(covering[1] - to <= SLACK_MS, `ends ${covering[1] - to} ms after the block: ${covering}`)
+    // It starts at the metrics' last tick before the block, one 10 ms tick at most: no more turns of the
+    // loop in between than a 1 ms timer makes in 10 ms; it ends at the tick after the block, in the
+    // loop's first turn after it (a busy machine may stop the process inside that turn: counted in turns,
+    // not in ms).
+    const turnsIn = (/** @type {number} */ a, /** @type {number} */ b) => turns.filter((t) => t - start > a && t - start < b).length
+    const around = `the loop's last turn before the block at ${lastTurn}, first after at ${firstTurn}`
+    assert.ok(turnsIn(covering[0] + 0.1, from) <= 10 + 2, `starts ${from - covering[0]} ms before the block, ${turnsIn(covering[0] + 0.1, from)} turns: ${covering}; ${around}`)
+    assert.ok(turnsIn(to, covering[1] - 0.1) <= 1, `ends ${covering[1] - to} ms after the block, ${turnsIn(to, covering[1] - 0.1)} turns: ${covering}; ${around}`)
+    // The machine let the loop run right up to the block and right after it: the span is the block's, within 15 ms.
+    if (lastTurn > from - 3 && firstTurn < to + 3 && turnsIn(to, to + SLACK_MS) > 1) {
+      assert.ok(from - covering[0] <= SLACK_MS && covering[1] - to <= SLACK_MS, `${covering} for [${from}, ${to}]; ${around}`)
+    }
     // The loop-delay figures are as they were: the ticker reads a 200 ms block as 190 to 200 ms of delay.
     assert.ok(window.eventLoopDelay.max >= 190 - 1, `max ${window.eventLoopDelay.max}`)
   } finally {
+    clearInterval(watcher)
     metrics.close()
     server.close()
   }
@@ -128,10 +147,12 @@ test('a real server child over IPC: a 200 ms block in a handler is one span of i
     const window = await server.metrics()
     const spans = window.loopBlocks?.spans ?? []
     // On the child's clock the window began between `asked` and `answered`; the block lies in the request.
-    const long = spans.filter(([a, b]) => b - a >= 200)
+    const long = spans.filter(([a, b]) => b - a >= 199.8)
     assert.equal(long.length, 1, JSON.stringify(spans))
     const [from, to] = long[0]
-    assert.ok(to - from <= 200 + 10 + SLACK_MS, `a span of ${to - from} ms for a 200 ms block`)
+    // 200 ms, one tick more at most, and what a busy machine added to the request as the client saw it
+    const took = received - sent
+    assert.ok(to - from <= Math.max(200, took) + 10 + SLACK_MS, `a span of ${to - from} ms for a 200 ms block (the request took ${took} ms)`)
     assert.ok(from >= sent - answered - SLACK_MS && to <= received - asked + SLACK_MS,
       `[${from}, ${to}] within the request's time on the window's clock [${sent - answered}, ${received - asked}]`)
     assert.equal(window.loopBlocks?.thresholdMs, BLOCKING_DELAY_MS)

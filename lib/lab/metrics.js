@@ -15,8 +15,9 @@ const RSS_SAMPLE_MS = SERIES_INTERVAL_MS
 
 /**
  * Start watching this process. `requests` is a plain counter the servers increment once per request
- * (the only per-request work metrics add); `read()` returns the window since the last reset.
- * @returns {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, close: () => void }}
+ * (the only per-request work metrics add); `read()` returns the window since the last reset, whose
+ * times (loopBlocks' spans, the series' t) count from `windowStart()`, a performance.now() reading.
+ * @returns {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, windowStart: () => number, close: () => void }}
  */
 export function createServerMetrics () {
   // The sampler of perf_hooks.monitorEventLoopDelay, in JS: the native one forgets its last tick on
@@ -61,7 +62,7 @@ export function createServerMetrics () {
   }
   const sampler = setInterval(() => sample(performance.now()), RSS_SAMPLE_MS).unref()
 
-  /** @type {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, close: () => void }} */
+  /** @type {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, windowStart: () => number, close: () => void }} */
   const state = {
     requests: 0,
     read (options = {}) {
@@ -83,6 +84,9 @@ export function createServerMetrics () {
       sampleCpu = cpu
       intervalDelay = 0
       state.requests = 0
+    },
+    windowStart () {
+      return start
     },
     close () {
       clearInterval(ticker)
