@@ -189,6 +189,20 @@
  * @property {number} activeHandles       libuv handles alive at the end of the window
  * @property {ContextSwitches} [contextSwitches]  in the window (absent from older files)
  * @property {ServerMetricsSeries} [series]       the window over time (absent from older files)
+ * @property {LoopBlocks} [loopBlocks]            when the event loop was held past a threshold (absent from older files)
+ */
+
+/**
+ * The spans of a metrics window when the event loop was held: the 10 ms ticker of lib/lab/metrics.js
+ * ran more than `thresholdMs` late, and the span runs from the tick before it to that tick (the loop
+ * ran no timer in between; lib/lab/loop-blocks.js says why from the tick before rather than from its
+ * due time). A block of B ms is a span of B to B + 10 ms. Sorted, disjoint; spans that touch are one.
+ * Bounded: at most 500 spans (lib/lab/loop-blocks.js LOOP_BLOCKS_MAX_SPANS); past that the two closest
+ * are merged and the gap between them is added to `mergedGapMs`.
+ * @typedef {object} LoopBlocks
+ * @property {number} thresholdMs          a tick later than this (ms) makes a span (lib/lab/loop-blocks.js BLOCKING_DELAY_MS)
+ * @property {[number, number][]} spans    [from, to], ms since the window started
+ * @property {number} mergedGapMs          time inside the spans that merges past the bound added (0 below it)
  */
 
 /**
@@ -292,7 +306,8 @@
  * @property {ProfileEntry[]} self      by charged self time, largest first
  * @property {ProfileEntry[]} inclusive by inclusive time (the app's functions and what they call), largest first
  * @property {{ thresholdMs: number, ms: number, self: ProfileEntry[] }|null} blocking  self time of the samples
- *   taken while the event loop was late by more than thresholdMs; null without a metrics series
+ *   taken while the event loop was held past thresholdMs (ServerMetrics.loopBlocks' spans; from the series,
+ *   an estimate, for a server without them); null without either
  */
 
 /**

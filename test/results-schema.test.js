@@ -95,6 +95,11 @@ test('the schemas name every field the current code writes (syncbench run, the r
   for (const data of [file, JSON.parse(readFileSync(fixturePath, 'utf8'))]) {
     assert.deepEqual(undocumented(data, files['results@1'], files, files['results@1']), [])
   }
+  // loopBlocks (lib/lab/loop-blocks.js), newer than the fixture: named and valid
+  const blocked = real()
+  blocked.runs[0].server.loopBlocks = { thresholdMs: 20, spans: [[0, 61.2], [80.4, 141]], mergedGapMs: 0 }
+  assert.ok(compile().results(blocked), JSON.stringify(compile().results.errors))
+  assert.deepEqual(undocumented(blocked, files['results@1'], files, files['results@1']), [])
   // optional where older files lack them, so older files still validate
   const { results } = compile()
   const old = real()
@@ -154,6 +159,9 @@ test('a results file with a wrong field: one line naming its path, exit 1, for r
     [(r) => { r.runs[0].server.series.t = 'x' }, '/runs/0/server/series/t must be array, got string "x"'],
     [(r) => { r.runs[1].server.series.cpuPercent.pop() }, /^\/runs\/1\/server\/series\/cpuPercent has \d+ samples, \/runs\/1\/server\/series\/t has \d+: the arrays are parallel$/],
     [(r) => { r.runs[0].server.series.rssBytes[0] = null }, '/runs/0/server/series/rssBytes/0 must be number, got null'],
+    [(r) => { r.runs[0].server.loopBlocks = { thresholdMs: 20, spans: [[5]], mergedGapMs: 0 } }, '/runs/0/server/loopBlocks/spans/0 must have at least 2 items, got array'],
+    [(r) => { r.runs[1].server.loopBlocks = { thresholdMs: 20, spans: [[0, 50], [40, 90]], mergedGapMs: 0 } }, '/runs/1/server/loopBlocks/spans/1 is [40,90] after [0,50]: spans end after they start, in order, without overlap'],
+    [(r) => { r.runs[0].server.loopBlocks = { thresholdMs: 20, spans: [[30, 10]], mergedGapMs: 0 } }, '/runs/0/server/loopBlocks/spans/0 is [30,10]: spans end after they start, in order, without overlap'],
     [(r) => { r.runs[0].server.contextSwitches.voluntary = '3' }, '/runs/0/server/contextSwitches/voluntary must be integer, got string "3"'],
     [(r) => { r.experiments[0].calibration.timings = [null] }, '/experiments/0/calibration/timings/0 must be object, got null'],
     [(r) => { r.experiments[0].calibration.ceilingHighRps = 'fast' }, '/experiments/0/calibration/ceilingHighRps must be number, got string "fast"']

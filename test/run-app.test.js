@@ -133,8 +133,13 @@ for (const [framework, command, where, noReport] of frameworks) {
       { name: 'hashPasswordSlowly', location: where, via: 'pbkdf2Sync' })
     // What blocks is what the blocking windows hold: the sync route's loop was late, its hash is first.
     assert.ok(Math.max(...hash.server.series.loopDelayMaxMs) > BLOCKING_DELAY_MS, `the loop was late past the threshold: ${hash.server.series.loopDelayMaxMs}`)
-    assert.ok(hash.profile.blocking.ms > 0, `a sample inside a blocking window (startOffsetMs lines them up): ${JSON.stringify(hash.server.series)}`)
+    assert.ok(hash.server.loopBlocks.spans.length > 0, `the metrics recorded when the loop was held: ${JSON.stringify(hash.server.loopBlocks)}`)
+    assert.ok(hash.profile.blocking.ms > 0, `a sample inside a blocking span (startOffsetMs lines them up): ${JSON.stringify(hash.server.loopBlocks)}`)
     assert.equal(hash.profile.blocking.self[0].name, 'hashPasswordSlowly')
+    // Every hash held the loop past the threshold, so (nearly) all of its samples are inside the spans; the
+    // series' estimate, which placed each block at its 100 ms sample's end, had lost up to half of them.
+    const hashSelf = hash.profile.self[0].ms
+    assert.ok(hash.profile.blocking.self[0].ms >= 0.9 * hashSelf, `${hash.profile.blocking.self[0].ms} of the hash's ${hashSelf} ms counted as blocking: ${JSON.stringify(hash.server.loopBlocks)}`)
     assert.ok(hash.profile.inclusive.some((e) => e.name === 'pbkdf2Sync' && e.location.startsWith('node:')))
     // The async route never runs the hash on the main thread.
     assert.equal(hashAsync.profile.self.find((e) => e.name === 'hashPasswordSlowly'), undefined)

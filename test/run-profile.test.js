@@ -79,6 +79,30 @@ test('a busy thread whose loop was never late past the threshold has no blocking
   assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 0, self: [] })
 })
 
+test('blocking samples are those inside the spans the metrics recorded, not a guess from the 100 ms series', () => {
+  // 100 samples of 1 ms: the loop idle up to 10 ms, a 60 ms hash from 10 to 70 ms, then 30 ms of Node's
+  // HTTP work in short loop turns (never late). The ticker ran at 9.5 ms, then not until the hash ended:
+  // the span [9.5, 70.3]. The series' one sample, ending at 100 ms, saw a delay of about 50 ms (a block of
+  // B ms reads as about B - 10): the old estimate put the block at [40, 100], half the hash and all the
+  // HTTP work.
+  const timeline = [...Array(10).fill(7), ...Array(60).fill(6), ...Array(30).fill(11)]
+  const long = { nodes, startTime: 0, endTime: 100_000, samples: timeline, timeDeltas: timeline.map(() => 1000) }
+  const series = { intervalMs: 100, t: [100], loopDelayMaxMs: [50.3], cpuPercent: [90], rssBytes: [1] }
+  const blocks = { thresholdMs: BLOCKING_DELAY_MS, spans: [[9.5, 70.3]], mergedGapMs: 0 }
+  const hash = { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync' }
+  const s = summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series, blocks })
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 60, self: [{ ...hash, ms: 60 }] })
+  // Lined up by the profile's start on the window's clock: a profile started 40 ms later has the hash at
+  // 51 to 110 ms of the window, 20 ms of it inside the span.
+  assert.equal(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series, blocks, startOffsetMs: 40 }).blocking?.ms, 20)
+  // Without spans (a file from before them) the series' estimate is what there is.
+  assert.deepEqual(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series }).blocking,
+    { thresholdMs: BLOCKING_DELAY_MS, ms: 61, self: [{ name: 'Node.js internals', location: 'node:events', ms: 30 }, { ...hash, ms: 31 }].sort((a, b) => b.ms - a.ms) })
+  // Spans in any order, overlapping, are counted once.
+  const messy = { thresholdMs: BLOCKING_DELAY_MS, spans: [[60, 70.3], [9.5, 40], [30, 65]], mergedGapMs: 0 }
+  assert.equal(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, blocks: messy }).blocking?.ms, 60)
+})
+
 test('the runs of a configuration add up', () => {
   const one = summarizeProfile(profile, { file: 'a', intervalUs: 1000, root })
   const both = combineProfiles([one, { ...one, file: 'b' }])

@@ -29,7 +29,10 @@
 //   parent -> child  { type: 'syncbench:metrics', id, reset: boolean, server?: string }
 //   child -> parent  { type: 'syncbench:metrics', id, metrics: ServerMetrics }
 //                    the window since the last reset (read first, then reset if asked); `server` picks
-//                    one of `servers` where each has its own process.
+//                    one of `servers` where each has its own process. Its `loopBlocks` are the spans,
+//                    in ms since the window's start, when the loop was held past 20 ms (the ticker of
+//                    lib/lab/metrics.js, at most 500 spans: lib/lab/loop-blocks.js); a profile's
+//                    `startOffsetMs` puts its samples on the same clock.
 //   child -> parent  { type: 'syncbench:error', id, code, message }   that metrics request failed
 //   parent -> child  { type: 'syncbench:profile', id, action: 'start' }
 //   parent -> child  { type: 'syncbench:profile', id, action: 'stop', file }

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { createHistogram, performance } from 'node:perf_hooks'
 import { roundTo } from '../format.js'
 import { createSeries, SERIES_INTERVAL_MS } from './metrics-series.js'
+import { createLoopBlocks, BLOCKING_DELAY_MS } from './loop-blocks.js'
 
 // 10 ms is monitorEventLoopDelay's default resolution: fine enough to see a 65 ms hash, cheap enough to leave on.
 const LOOP_RESOLUTION_MS = 10
@@ -14,8 +15,9 @@ const RSS_SAMPLE_MS = SERIES_INTERVAL_MS
 
 /**
  * Start watching this process. `requests` is a plain counter the servers increment once per request
- * (the only per-request work metrics add); `read()` returns the window since the last reset.
- * @returns {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, close: () => void }}
+ * (the only per-request work metrics add); `read()` returns the window since the last reset, whose
+ * times (loopBlocks' spans, the series' t) count from `windowStart()`, a performance.now() reading.
+ * @returns {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, windowStart: () => number, close: () => void }}
  */
 export function createServerMetrics () {
   // The sampler of perf_hooks.monitorEventLoopDelay, in JS: the native one forgets its last tick on
@@ -25,10 +27,14 @@ export function createServerMetrics () {
   let lastTick = performance.now()
   // The largest loop delay the ticker saw since the series' last sample.
   let intervalDelay = 0
+  // When the loop was held past the blocking threshold: [previous tick, this tick] (lib/lab/loop-blocks.js).
+  const blocks = createLoopBlocks()
   const ticker = setInterval(() => {
     const now = performance.now()
     histogram.record(Math.max(1, Math.round((now - lastTick) * 1e6)))
-    intervalDelay = Math.max(intervalDelay, now - lastTick - LOOP_RESOLUTION_MS)
+    const delay = now - lastTick - LOOP_RESOLUTION_MS
+    intervalDelay = Math.max(intervalDelay, delay)
+    if (delay > BLOCKING_DELAY_MS) blocks.add(lastTick - start, now - start)
     lastTick = now
   }, LOOP_RESOLUTION_MS).unref()
   let start = performance.now()
@@ -56,7 +62,7 @@ export function createServerMetrics () {
   }
   const sampler = setInterval(() => sample(performance.now()), RSS_SAMPLE_MS).unref()
 
-  /** @type {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, close: () => void }} */
+  /** @type {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, windowStart: () => number, close: () => void }} */
   const state = {
     requests: 0,
     read (options = {}) {
@@ -73,10 +79,14 @@ export function createServerMetrics () {
       maxRssKb = usage.maxRSS
       sampledPeak = process.memoryUsage.rss()
       series.reset()
+      blocks.reset()
       lastSample = start
       sampleCpu = cpu
       intervalDelay = 0
       state.requests = 0
+    },
+    windowStart () {
+      return start
     },
     close () {
       clearInterval(ticker)
@@ -110,7 +120,9 @@ export function createServerMetrics () {
       activeHandles: process.getActiveResourcesInfo().length,
       // getrusage(RUSAGE_SELF): every thread of the process, worker threads and libuv's pool included.
       contextSwitches: { voluntary, involuntary, voluntaryPerRequest: perRequest(voluntary), involuntaryPerRequest: perRequest(involuntary) },
-      series: series.snapshot()
+      series: series.snapshot(),
+      // A block the read itself waited for (no tick since) is the last span.
+      loopBlocks: blocks.snapshot(now - lastTick - LOOP_RESOLUTION_MS > BLOCKING_DELAY_MS ? { from: lastTick - start, to: now - start } : undefined)
     }
   }
 

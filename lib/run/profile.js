@@ -6,15 +6,17 @@
 // A garbage-collection sample is charged as the sample before it (the code that allocated, most often).
 // Samples with no app frame at all (Node's HTTP parsing before a handler runs) are charged to the Node
 // module they ran in. Inclusive time counts a function once per sample its stack holds it.
-// Blocking: samples taken while the event loop was late by more than BLOCKING_DELAY_MS (the metrics
-// series, lib/lab/metrics-series.js, lined up with the profile's clock) are summed apart, so the answer
-// names what blocks the loop, not only what keeps it busy.
+// Blocking: samples taken while the event loop was held past BLOCKING_DELAY_MS (the spans the metrics
+// recorded, ServerMetrics.loopBlocks, lined up with the profile's clock) are summed apart, so the answer
+// names what blocks the loop, not only what keeps it busy. A server without spans (a results file or an
+// instrument from before them) falls back to the 100 ms series, an estimate: each late sample of it is
+// taken as a block ending at the sample's end.
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { roundTo } from '../format.js'
+import { BLOCKING_DELAY_MS } from '../lab/loop-blocks.js'
 
-/** A loop later than this (ms) is blocked: twice the metrics' 10 ms tick, well above timer jitter. */
-export const BLOCKING_DELAY_MS = 20
+export { BLOCKING_DELAY_MS }
 /** syncbench's own code in the app's process (lib/lab/instrument.js, metrics.js): never the app's. */
 const OWN_DIR = fileURLToPath(new URL('../lab/', import.meta.url))
 /** How many functions a run keeps per list (the report shows fewer; runs are added before it cuts). */
@@ -39,10 +41,11 @@ const KEEP = 15
  * @param {number} options.intervalUs
  * @param {string} [options.root]       the app's folder: locations are relative to it
  * @param {number} [options.startOffsetMs]  the profile's start minus the metrics window's start
- * @param {import('../types.js').ServerMetricsSeries} [options.series]
+ * @param {import('../types.js').LoopBlocks} [options.blocks]  when the loop was held (the metrics window's)
+ * @param {import('../types.js').ServerMetricsSeries} [options.series]  without `blocks`: the estimate
  * @returns {ProfileSummary}
  */
-export function summarizeProfile (profile, { file, intervalUs, root = process.cwd(), startOffsetMs = 0, series }) {
+export function summarizeProfile (profile, { file, intervalUs, root = process.cwd(), startOffsetMs = 0, blocks, series }) {
   /** @type {Map<number, { frame: Frame, parent: number|null }>} */
   const nodes = new Map()
   for (const node of profile.nodes) nodes.set(node.id, { frame: frameOf(node.callFrame, root), parent: null })
@@ -52,7 +55,8 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
       if (entry) entry.parent = node.id
     }
   }
-  const windows = series ? blockingWindows(series) : null
+  const windows = blocks ? disjoint(blocks.spans) : series ? disjoint(blockingWindows(series)) : null
+  const thresholdMs = blocks?.thresholdMs ?? BLOCKING_DELAY_MS
   /** @type {Map<string, ProfileEntry>} */ const self = new Map()
   /** @type {Map<string, ProfileEntry>} */ const inclusive = new Map()
   /** @type {Map<string, ProfileEntry>} */ const blocking = new Map()
@@ -82,7 +86,7 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
     previousStack = stack
     add(self, charged.key, charged.entry, ms)
     const at = startOffsetMs + clockUs / 1000
-    if (windows && windows.some(([from, to]) => at >= from && at <= to)) {
+    if (windows && inside(windows, at)) {
       blockingMs += ms
       add(blocking, charged.key, charged.entry, ms)
     }
@@ -104,8 +108,42 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
     idleMs: roundTo(idleMs),
     self: top(self),
     inclusive: top(inclusive),
-    blocking: windows ? { thresholdMs: BLOCKING_DELAY_MS, ms: roundTo(blockingMs), self: top(blocking) } : null
+    blocking: windows ? { thresholdMs, ms: roundTo(blockingMs), self: top(blocking) } : null
   }
+}
+
+/**
+ * Whether `at` lies in one of the spans (sorted, disjoint: a binary search; V8's samples are not
+ * always in time order, a timeDelta can be negative).
+ * @param {[number, number][]} spans
+ * @param {number} at
+ */
+function inside (spans, at) {
+  let lo = 0
+  let hi = spans.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (spans[mid][1] < at) lo = mid + 1
+    else if (spans[mid][0] > at) hi = mid - 1
+    else return true
+  }
+  return false
+}
+
+/**
+ * Spans sorted by start, the overlapping ones merged.
+ * @param {[number, number][]} spans
+ * @returns {[number, number][]}
+ */
+function disjoint (spans) {
+  /** @type {[number, number][]} */
+  const out = []
+  for (const [from, to] of [...spans].sort((a, b) => a[0] - b[0])) {
+    const last = out[out.length - 1]
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to)
+    else out.push([from, to])
+  }
+  return out
 }
 
 /**
@@ -131,7 +169,7 @@ export function combineProfiles (summaries) {
     inclusive: sum((s) => s.inclusive),
     blocking: withBlocking.length === 0
       ? null
-      : { thresholdMs: BLOCKING_DELAY_MS, ms: roundTo(withBlocking.reduce((a, s) => a + (s.blocking?.ms ?? 0), 0)), self: sum((s) => s.blocking?.self ?? []) },
+      : { thresholdMs: withBlocking[0].blocking?.thresholdMs ?? BLOCKING_DELAY_MS, ms: roundTo(withBlocking.reduce((a, s) => a + (s.blocking?.ms ?? 0), 0)), self: sum((s) => s.blocking?.self ?? []) },
     files: summaries.map((s) => s.file)
   }
 }
@@ -251,8 +289,10 @@ function top (map) {
 }
 
 /**
- * The spans of the window (ms from its start) when the loop was late by more than BLOCKING_DELAY_MS: a
- * sample of the series that saw a delay d ends at t, so the loop was held from about t - d - 10 ms to t.
+ * For a server without loopBlocks: an estimate of the spans (ms from the window's start) when the loop was
+ * late by more than BLOCKING_DELAY_MS. A sample of the series that saw a delay d ends at t, and the block
+ * is taken to end there, from t - d - 10 to t, though it may have happened anywhere in the sample's
+ * 100 ms (more once samples merged): it misplaces blocks, which is why the metrics record spans.
  * @param {import('../types.js').ServerMetricsSeries} series
  * @returns {[number, number][]}
  */

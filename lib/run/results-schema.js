@@ -46,8 +46,9 @@ export function validateResults (data, file) {
 /**
  * What a JSON Schema cannot say about a results file that matches it: a run's latencyHistogram (and an
  * open-loop run's latencyHistogramUncorrected, and the same of its probe's load) must
- * decode (HdrHistogram's compressed base64, 1 us to 1 hour) and a server's series must be parallel
- * arrays, each with one entry per sample of `t`. Checked here, at the door, so that a hand-edited file
+ * decode (HdrHistogram's compressed base64, 1 us to 1 hour), a server's series must be parallel
+ * arrays, each with one entry per sample of `t`, and its loopBlocks spans must each end after they
+ * start, in order, without overlap. Checked here, at the door, so that a hand-edited file
  * fails in one line naming the field rather than deep in a chart or a merged percentile.
  * @param {import('../types.js').ResultsFile} data  already valid against the schema
  * @returns {string|null}
@@ -74,6 +75,12 @@ export function contentProblem (data) {
         if (series[key].length !== series.t.length) {
           return `/runs/${i}/server/series/${key} has ${series[key].length} samples, /runs/${i}/server/series/t has ${series.t.length}: the arrays are parallel`
         }
+      }
+    }
+    const spans = run.server?.loopBlocks?.spans ?? []
+    for (const [j, [from, to]] of spans.entries()) {
+      if (to < from || (j > 0 && from < spans[j - 1][1])) {
+        return `/runs/${i}/server/loopBlocks/spans/${j} is ${JSON.stringify([from, to])}${j > 0 ? ` after ${JSON.stringify(spans[j - 1])}` : ''}: spans end after they start, in order, without overlap`
       }
     }
   }

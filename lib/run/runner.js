@@ -401,7 +401,7 @@ async function saveProfile (handle, { record, outDir, profileNames, signal, root
   const info = await /** @type {NonNullable<MeasuredServer['profile']>} */ (handle.profile)({ action: 'stop', file, signal })
   if (!info) return null
   const profile = JSON.parse(await readFile(file, 'utf8'))
-  return summarizeProfile(profile, { file: path.join(PROFILES_DIR, name), intervalUs: info.intervalUs, startOffsetMs: info.startOffsetMs, root, series: record.server?.series })
+  return summarizeProfile(profile, { file: path.join(PROFILES_DIR, name), intervalUs: info.intervalUs, startOffsetMs: info.startOffsetMs, root, blocks: record.server?.loopBlocks, series: record.server?.series })
 }
 
 /**
