@@ -127,19 +127,49 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
   const colors = colorsFor(names, strategyOf(rows[0]), { unique: false })
   /** @param {{ series: string }} d */
   const color = (d) => colors.get(d.series)
-  const values = data.flatMap((d) => [d.p50, d.p99, d.max]).filter((v) => v > 0)
-  const lo = Math.min(...values) / 1.5
-  const longest = Math.max(...names.map((n) => n.length))
-  const marginLeft = Math.min(width * 0.3, 16 + longest * 7.2)
-  const inner = width - marginLeft - 28
-  // keep 80 px right of the largest max for its printed value: on a log axis that sets the upper end
-  const top = Math.max(...values) * 1.05
-  const hi = lo * (top / lo) ** (inner / Math.max(inner - 80, inner / 2))
   return {
     ...base,
     subtitle: 'How late the server\'s event loop ran a 10 ms timer during the run (sampled as perf_hooks.monitorEventLoopDelay does), log scale. ' +
       'While the loop is late, every request waits.' +
       (repeated ? ' p50 and p99: mean of the runs\' values (the server reports percentiles, not its histogram); max: the highest of the runs.' : ''),
+    ...percentileStrip({
+      data,
+      names,
+      color,
+      width,
+      xLabel: 'event-loop delay →',
+      room: 80,
+      p99Title: (d) => `${d.series}: p99 ${formatMs(d.p99)}`,
+      label: (d) => `max ${formatMs(d.max)}`
+    })
+  }
+}
+
+/**
+ * One row per configuration on one log axis: p50 a ring, p99 a dot, max a tick, a line from p50 to
+ * max, and a label right of the max (the event-loop chart; the probe's chart).
+ * @template {{ series: string, p50: number, p99: number, max: number }} D
+ * @param {object} o
+ * @param {D[]} o.data
+ * @param {string[]} o.names                the rows, top to bottom
+ * @param {(d: D) => string|undefined} o.color
+ * @param {number} o.width
+ * @param {string} o.xLabel
+ * @param {number} o.room                   px kept right of the largest value for its label
+ * @param {(d: D) => string} o.p99Title     the p99 dot's tooltip
+ * @param {(d: D) => string} o.label        printed right of the max tick
+ * @returns {Pick<import('./svg.js').ChartSpec, 'legend'|'plot'>}
+ */
+export function percentileStrip ({ data, names, color, width, xLabel, room, p99Title, label }) {
+  const values = data.flatMap((d) => [d.p50, d.p99, d.max]).filter((v) => v > 0)
+  const lo = Math.min(...values) / 1.5
+  const longest = Math.max(...names.map((n) => n.length))
+  const marginLeft = Math.min(width * 0.3, 16 + longest * 7.2)
+  const inner = width - marginLeft - 28
+  // keep `room` px right of the largest value for its printed label: on a log axis that sets the upper end
+  const top = Math.max(...values) * 1.05
+  const hi = lo * (top / lo) ** (inner / Math.max(inner - room, inner / 2))
+  return {
     legend: [
       { label: 'p50', color: INK, shape: 'ring' },
       { label: 'p99', color: INK, shape: 'dot' },
@@ -153,14 +183,14 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
       marginRight: 28,
       marginBottom: 40,
       color: { type: 'identity' },
-      x: { type: 'log', domain: [lo, hi], ticks: niceLogTicks(lo, hi), tickFormat: formatMs, grid: true, label: 'event-loop delay →', labelAnchor: 'center' },
+      x: { type: 'log', domain: [lo, hi], ticks: niceLogTicks(lo, hi), tickFormat: formatMs, grid: true, label: xLabel, labelAnchor: 'center' },
       y: { domain: names, label: null, tickSize: 0 },
       marks: [
         Plot.ruleY(data, { y: 'series', x1: 'p50', x2: 'max', stroke: color, strokeWidth: 3, strokeOpacity: 0.5 }),
         Plot.tickX(data, { y: 'series', x: 'max', stroke: color, strokeWidth: 2.5, insetTop: 10, insetBottom: 10 }),
-        Plot.dot(data, { y: 'series', x: 'p99', fill: color, r: 6, title: (d) => `${d.series}: p99 ${formatMs(d.p99)}` }),
+        Plot.dot(data, { y: 'series', x: 'p99', fill: color, r: 6, title: p99Title }),
         Plot.dot(data, { y: 'series', x: 'p50', fill: 'white', stroke: color, strokeWidth: 2, r: 5.5, title: (d) => `${d.series}: p50 ${formatMs(d.p50)}` }),
-        Plot.text(data, { y: 'series', x: 'max', text: (d) => `max ${formatMs(d.max)}`, dx: 8, textAnchor: 'start', fill: INK, fontSize: 11 })
+        Plot.text(data, { y: 'series', x: 'max', text: label, dx: 8, textAnchor: 'start', fill: INK, fontSize: 11 })
       ]
     }
   }

@@ -2,9 +2,9 @@
 // in an open loop, corrected for coordinated omission) waited while each configuration was loaded. The
 // p99 is the point, p50 the ring, the max the tick, on a log axis: a blocked event loop puts the sync
 // configurations' dots seconds to the right of the async ones'.
-import * as Plot from '@observablehq/plot'
 import { shortTitle, joinTitle } from './chart-data.js'
-import { colorsFor, niceLogTicks, formatMs, INK } from './chart-style.js'
+import { colorsFor, formatMs } from './chart-style.js'
+import { percentileStrip } from './chart-latency.js'
 import { WIDTH } from './chart-kinds.js'
 import { isMeasured } from '../run/summarize.js'
 import { summarizeProbe } from '../run/probe-summary.js'
@@ -37,14 +37,6 @@ export function probeChart ({ experiment, runs, references = [], note, id, name,
   const colors = colorsFor(names, (n) => strategies.get(n) ?? '', { unique: false })
   /** @param {{ series: string }} d */
   const color = (d) => colors.get(d.series)
-  const values = data.flatMap((d) => [d.p50, d.p99, d.max])
-  const lo = Math.min(...values) / 1.5
-  const longest = Math.max(...names.map((n) => n.length))
-  const marginLeft = Math.min(width * 0.3, 16 + longest * 7.2)
-  const inner = width - marginLeft - 28
-  // room right of the largest value for its printed p99, as the event-loop chart keeps
-  const top = Math.max(...values) * 1.05
-  const hi = lo * (top / lo) ** (inner / Math.max(inner - 110, inner / 2))
   const few = data.some((d) => d.p99IsMax)
   return {
     id: `${id}-probe`,
@@ -55,28 +47,16 @@ export function probeChart ({ experiment, runs, references = [], note, id, name,
       'measured from each request\'s intended send time (corrected for coordinated omission), log scale: the time any other request waited for the event loop. ' +
       `Dot: p99; ring: p50; tick: max${few ? ' (a p99 over fewer than 100 probe requests is their max)' : ''}. ${[...new Set(data.map((d) => d.how))].join('; ')}.`,
     note,
-    legend: [
-      { label: 'p50', color: INK, shape: 'ring' },
-      { label: 'p99', color: INK, shape: 'dot' },
-      { label: 'max', color: INK, shape: 'tick' }
-    ],
-    plot: {
+    ...percentileStrip({
+      data,
+      names,
+      color,
       width,
-      height: 56 + names.length * 44,
-      marginTop: 8,
-      marginLeft,
-      marginRight: 28,
-      marginBottom: 40,
-      color: { type: 'identity' },
-      x: { type: 'log', domain: [lo, hi], ticks: niceLogTicks(lo, hi), tickFormat: formatMs, grid: true, label: `${data[0].path} latency →`, labelAnchor: 'center' },
-      y: { domain: names, label: null, tickSize: 0 },
-      marks: [
-        Plot.ruleY(data, { y: 'series', x1: 'p50', x2: 'max', stroke: color, strokeWidth: 3, strokeOpacity: 0.5 }),
-        Plot.tickX(data, { y: 'series', x: 'max', stroke: color, strokeWidth: 2.5, insetTop: 10, insetBottom: 10 }),
-        Plot.dot(data, { y: 'series', x: 'p99', fill: color, r: 6, title: (d) => `${d.series}: p99 ${formatMs(d.p99)} (${d.count} probe requests)` }),
-        Plot.dot(data, { y: 'series', x: 'p50', fill: 'white', stroke: color, strokeWidth: 2, r: 5.5, title: (d) => `${d.series}: p50 ${formatMs(d.p50)}` }),
-        Plot.text(data, { y: 'series', x: 'max', text: (d) => `p99 ${formatMs(d.p99)}${d.p99IsMax ? ' (max)' : ''}`, dx: 8, textAnchor: 'start', fill: INK, fontSize: 11 })
-      ]
-    }
+      xLabel: `${data[0].path} latency →`,
+      // room for the printed p99, wider than the event-loop chart's max
+      room: 110,
+      p99Title: (d) => `${d.series}: p99 ${formatMs(d.p99)} (${d.count} probe requests)`,
+      label: (d) => `p99 ${formatMs(d.p99)}${d.p99IsMax ? ' (max)' : ''}`
+    })
   }
 }
