@@ -19,6 +19,24 @@ async function misbehaving (respond) {
   return s
 }
 
+/**
+ * The figures of N good 200 responses of `length` body bytes, all on kept-alive connections.
+ * @param {number} length
+ */
+function allGood (length) {
+  return {
+    complete: N,
+    failed: 0,
+    failures: { connect: 0, receive: 0, length: 0, exceptions: 0 },
+    keepAlive: N,
+    documentLength: length,
+    html: length * N,
+    statusCodes: { 200: N },
+    non2xx: 0,
+    errors: {}
+  }
+}
+
 /** The run's figures that say whether its answers were right. @param {import('../lib/types.js').LoadResult} r */
 function figures (r) {
   return {
@@ -90,17 +108,7 @@ for (const [name, text] of [
   test(`--http1.1, keep-alive: ${text}: interim responses skipped, every 200 given to its own request`, async () => {
     const s = await misbehaving(oddResponses[name])
     const r = await run(s.url)
-    assert.deepEqual(figures(r), {
-      complete: N,
-      failed: 0,
-      failures: { connect: 0, receive: 0, length: 0, exceptions: 0 },
-      keepAlive: N,
-      documentLength: 5,
-      html: 5 * N,
-      statusCodes: { 200: N },
-      non2xx: 0,
-      errors: {}
-    })
+    assert.deepEqual(figures(r), allGood(5))
     assert.deepEqual(s.served, { connections: 1, requests: N })
   })
 }
@@ -108,17 +116,7 @@ for (const [name, text] of [
 test('--http1.1: Content-Length and Transfer-Encoding: chunked wins (RFC 9112 6.3), the connection is reused', async () => {
   const s = await misbehaving(oddResponses.lengthAndChunked)
   const r = await run(s.url)
-  assert.deepEqual(figures(r), {
-    complete: N,
-    failed: 0,
-    failures: { connect: 0, receive: 0, length: 0, exceptions: 0 },
-    keepAlive: N,
-    documentLength: 'hello world'.length,
-    html: 11 * N,
-    statusCodes: { 200: N },
-    non2xx: 0,
-    errors: {}
-  })
+  assert.deepEqual(figures(r), allGood('hello world'.length))
   assert.deepEqual(s.served, { connections: 1, requests: N })
 })
 
