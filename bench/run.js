@@ -25,6 +25,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { findNginx, startNginx } from './nginx.js'
+import { tcpTransport } from '../lib/load/native-io.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({
@@ -49,7 +50,7 @@ const seconds = values.quick ? 1 : Math.max(2, Math.round(requests / 25000))
 const has = (cmd, args) => spawnSync(cmd, args, { stdio: 'ignore' }).error === undefined
 const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true'], { encoding: 'utf8' }).stderr.trim() !== ''
 
-/** @typedef {{ name: string, argv: (url: string) => string[], count: (out: string) => number, available: boolean, timeoutMs?: number }} Peer */
+/** @typedef {{ name: string, argv: (url: string) => string[], count: (out: string) => number, available: boolean, timeoutMs?: number, env?: Record<string, string> }} Peer */
 /** @type {Peer[]} */
 const peers = [
   {
@@ -93,9 +94,10 @@ async function measure (peer, url) {
   const dir = mkdtempSync(join(tmpdir(), 'syncbench-bench-'))
   const timeFile = join(dir, 'time')
   const argv = peer.argv(url)
+  const env = { ...process.env, ...peer.env }
   const child = gnuTime
-    ? spawn('/usr/bin/time', ['-o', timeFile, '-f', '%U %S %M', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn('bash', ['-c', `"$@" ; times > ${JSON.stringify(timeFile)}`, 'bench', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('/usr/bin/time', ['-o', timeFile, '-f', '%U %S %M', ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env })
+    : spawn('bash', ['-c', `"$@" ; times > ${JSON.stringify(timeFile)}`, 'bench', ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env })
   let out = ''
   child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
   child.stderr.setEncoding('utf8').on('data', (d) => { out += d })
@@ -214,19 +216,25 @@ async function nginxTargets (nginx) {
   const sb = (/** @type {string[]} */ args) => (/** @type {string} */ u) => pin([process.execPath, join(root, 'bin/syncbench.js'), 'ab', '-q', ...args, u])
   const abCount = (/** @type {string} */ out) => Number(/^Complete requests:\s+(\d+)/m.exec(out)?.[1])
   const wrkCount = (/** @type {string} */ out) => Number(/^\s*(\d+) requests in/m.exec(out)?.[1])
-  const n = String(requests)
   const big = values.quick ? '20000' : values['big-requests']
   const hasWrk = has('wrk', ['-v'])
   const hasAb = has('ab', ['-V'])
+  // Every generator runs about as long (wrk's -d, ab's and syncbench's -t with a -n they do not reach),
+  // so that each one's start-up (node's is ~0.1 s of CPU, wrk's and ab's next to none) weighs the same.
+  const forever = '100000000'
+  const t = String(seconds)
   /** @type {(Peer & { ref: string|null })[]} */
   const rows = [
-    { name: 'syncbench ab -k -c 50', argv: sb(['-k', '-c', '50', '-n', n]), count: abCount, available: true, ref: 'wrk -t1 -c 50' },
-    { name: 'wrk -t1 -c 50', argv: (u) => pin(['wrk', '-t1', '-c50', `-d${seconds}s`, u]), count: wrkCount, available: hasWrk, ref: null },
+    { name: 'syncbench ab -k -c 50', argv: sb(['-k', '-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, ref: 'wrk -t1 -c 50' },
+    { name: 'syncbench ab -k -c 50 (node:net)', argv: sb(['-k', '-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, ref: 'wrk -t1 -c 50', env: { SYNCBENCH_IO: 'net' } },
+    { name: 'wrk -t1 -c 50', argv: (u) => pin(['wrk', '-t1', '-c50', `-d${t}s`, u]), count: wrkCount, available: hasWrk, ref: null },
     { name: `syncbench ab -k -c 1000 -n ${big}`, argv: sb(['-k', '-c', '1000', '-n', big]), count: abCount, available: true, ref: 'wrk -t1 -c 1000', timeoutMs: 600_000 },
-    { name: 'wrk -t1 -c 1000', argv: (u) => pin(['wrk', '-t1', '-c1000', `-d${seconds}s`, u]), count: wrkCount, available: hasWrk, ref: null },
-    { name: 'syncbench ab -c 50 (no -k)', argv: sb(['-c', '50', '-n', String(Math.round(requests / 4))]), count: abCount, available: true, ref: 'ab -c 50 (no -k)' },
-    { name: 'ab -c 50 (no -k)', argv: (u) => pin(['ab', '-q', '-c', '50', '-n', String(Math.round(requests / 4)), u]), count: abCount, available: hasAb, ref: null },
-    { name: 'syncbench ab -k -c 50 --workers 2', argv: sb(['-k', '-c', '50', '-n', n, '--workers', '2']), count: abCount, available: true, ref: 'syncbench ab -k -c 50' }
+    { name: `syncbench ab -k -c 1000 -n ${big} (node:net)`, argv: sb(['-k', '-c', '1000', '-n', big]), count: abCount, available: true, ref: 'wrk -t1 -c 1000', timeoutMs: 600_000, env: { SYNCBENCH_IO: 'net' } },
+    { name: 'wrk -t1 -c 1000', argv: (u) => pin(['wrk', '-t1', '-c1000', `-d${t}s`, u]), count: wrkCount, available: hasWrk, ref: null },
+    { name: 'syncbench ab -c 50 (no -k)', argv: sb(['-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, ref: 'ab -c 50 (no -k)' },
+    { name: 'syncbench ab -c 50 (no -k, node:net)', argv: sb(['-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, ref: 'ab -c 50 (no -k)', env: { SYNCBENCH_IO: 'net' } },
+    { name: 'ab -c 50 (no -k)', argv: (u) => pin(['ab', '-q', '-c', '50', '-t', t, '-n', forever, u]), count: abCount, available: hasAb, ref: null },
+    { name: 'syncbench ab -k -c 50 --workers 2', argv: sb(['-k', '-c', '50', '-t', t, '-n', forever, '--workers', '2']), count: abCount, available: true, ref: 'syncbench ab -k -c 50' }
   ].filter((p) => p.available)
   console.error(`nginx targets: nginx pinned to core 1, generators to core 0, ${repeat} round(s)`)
   /** @type {Map<string, { cpuPerReq: number[], rss: number[], rps: number[] }>} */
@@ -252,7 +260,12 @@ async function nginxTargets (nginx) {
     const ref = p.ref !== null && samples.has(p.ref) ? p.ref : null
     return [p.name, cpu.toFixed(2), ref === null ? '' : (cpu / cpuOf(ref)).toFixed(2), ref ?? '', Number.isFinite(median(s.rss)) ? median(s.rss).toFixed(1) : 'n/a', median(s.rps).toFixed(0)]
   }))
-  console.log(`\nmedian of ${repeat} interleaved round(s), each a fresh process timed whole (start-up included); "x reference" is CPU per request over the reference's (target: at most 1.00).`)
+  console.log(`\nmedian of ${repeat} interleaved round(s), each a fresh process timed whole (start-up included) for about ${seconds} s; "x reference" is CPU per request over the reference's (target: at most 1.00). syncbench's TCP transport: ${tcpTransport === 'native' ? 'native (native/io.c)' : 'node:net (the native addon is not built)'}; "(node:net)" rows force node:net (SYNCBENCH_IO=net).`)
+  if (gnuTime) {
+    // the floor of any Node.js generator's peak RSS: the runtime alone
+    const bare = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, '-e', '0'], { encoding: 'utf8' }).stderr.trim().split('\n').pop()
+    console.log(`peak RSS of \`node -e 0\` (Node.js ${process.version} alone) on this machine: ${(Number(bare) / 1024).toFixed(1)} MiB.`)
+  }
 }
 
 const server = fork(join(root, 'bench/hello-server.js'), { stdio: 'inherit' })

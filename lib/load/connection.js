@@ -2,12 +2,17 @@
 // listeners, shared by every socket (`this` is the socket, which points at its connection), so that
 // no closure is created per socket or per request. Each listener calls one Engine method:
 // 'connect' -> connected(), a read -> data(), 'end' -> eof(), 'error' -> error().
+// With the native transport (native-io.js, plain TCP) there is no net.Socket: the connection holds a
+// slot of the thread's NativeIo, which calls the same Engine methods.
 import fs from 'node:fs'
 import net from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { ConnectError, InvalidOptionError, systemCode } from '../errors.js'
 
 export const kConn = Symbol('syncbench.connection')
+
+/** What `socket` holds while a native connection is open (it has no net.Socket). */
+const NATIVE_SOCKET = /** @type {ConnSocket} */ (/** @type {unknown} */ (Object.freeze({ native: true })))
 
 export const UNCONNECTED = 0
 export const CONNECTING = 1
@@ -64,6 +69,12 @@ export class Connection {
     this.engine = engine
     /** @type {ConnSocket|null} */
     this.socket = null
+    /** the native transport, or null for node:net */
+    this.io = engine?.io ?? null // (the framing tests make connections without an engine)
+    /** its slot in the native transport (-1: none) */
+    this.slot = this.io === null ? -1 : this.io.slot(this)
+    /** the serial of its open native socket (0: none): events of an older socket are dropped */
+    this.serial = 0
     this.state = UNCONNECTED
     this.read = 0 // bytes of this response, headers included
     this.bread = 0 // body bytes of this response
@@ -95,6 +106,13 @@ export class Connection {
 
   /** Open a new socket for the next request. @param {net.NetConnectOpts & import('node:tls').ConnectionOptions} options */
   open (options) {
+    if (this.io !== null) {
+      const host = /** @type {string} */ (options.host)
+      this.serial = this.io.connect(this.slot, host, /** @type {number} */ (options.port), host.includes(':'))
+      this.socket = NATIVE_SOCKET
+      this.state = CONNECTING
+      return
+    }
     const tls = this.engine.tls
     const socket = /** @type {ConnSocket} */ (tls === null ? net.connect(options) : tls.connect(options))
     socket[kConn] = this
@@ -106,19 +124,43 @@ export class Connection {
     this.state = CONNECTING
   }
 
-  awaitDrain () {
-    /** @type {ConnSocket} */ (this.socket).once('drain', onSocketDrain)
+  /**
+   * Write the request on the open socket. False when the kernel could not take it all at once: its
+   * end is stamped when the rest is written (ab's end of write).
+   * @param {Buffer} data unchanged until written
+   */
+  write (data) {
+    if (this.io !== null) return this.io.write(this.slot, data)
+    const socket = /** @type {ConnSocket} */ (this.socket)
+    if (socket.write(data)) return true
+    socket.once('drain', onSocketDrain)
+    return false
   }
 
   /** Close the socket; whatever it still emits goes nowhere. */
   drop () {
     const socket = this.socket
     if (socket !== null) {
-      socket[kConn] = null
-      socket.destroy()
+      if (this.io !== null) {
+        this.io.close(this.slot)
+        this.serial = 0
+      } else {
+        socket[kConn] = null
+        socket.destroy()
+      }
       this.socket = null
     }
     this.state = UNCONNECTED
+  }
+
+  /** The run is over: give the native slot back. */
+  release () {
+    this.drop()
+    if (this.io !== null) {
+      this.io.release(this.slot)
+      this.io = null
+      this.slot = -1
+    }
   }
 }
 

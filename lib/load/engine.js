@@ -21,6 +21,7 @@
 // connection still busy when its request comes due sends it the moment it is free (freed()), and
 // that request's latency counts from its intended time: wrk2's correction for coordinated omission.
 // No pipelining: a connection carries one request at a time.
+import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { ConnectError, TimeoutError } from '../errors.js'
 import {
@@ -28,6 +29,7 @@ import {
 } from './connection.js'
 import { HEADER_LIMIT, findHeaderEnd, statusCode } from './response-parser.js'
 import { COMPLETE, INVALID, INTERIM } from './framing.js'
+import { nativeIo } from './native-io.js'
 
 /** setTimeout's longest delay; a longer -s is waited for in several turns. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -113,6 +115,8 @@ export class Engine {
     /** @type {string|null} */
     this.socketPath = o.socketPath ?? null
     this.addressIndex = 0
+    /** @type {import('./native-io.js').NativeIo|null} plain TCP to IP addresses: the native transport when built */
+    this.io = this.tls === null && this.socketPath === null && o.addresses.every(isIP) ? nativeIo() : null
     this.connectOptions = connectOptions(o.addresses[0], o.port, this)
     /** ab's requests_initialized: the other connections are open */
     this.requestsInitialized = false
@@ -210,8 +214,7 @@ export class Engine {
     if (counts.started >= this.requests) return
     c.connect = this.lastTime = now
     // A request the kernel cannot take at once (a big -p body) is written when 'drain' says so.
-    const socket = /** @type {import('node:net').Socket} */ (c.socket) // open: connected or kept alive
-    if (!socket.write(this.request)) c.awaitDrain()
+    c.write(this.request) // open: connected or kept alive
     c.endwrite = this.lastTime = performance.now()
     counts.started++
     counts.totalPosted += this.request.length
@@ -750,7 +753,7 @@ export class Engine {
     if (this.tickTimer !== null) clearTimeout(this.tickTimer)
     this.tickTimer = null
     if (this.signal) this.signal.removeEventListener('abort', this.onAbort)
-    for (const c of this.conns) c.drop()
+    for (const c of this.conns) c.release()
     // ab measures in whole microseconds; digits beyond that are float noise in the JSON.
     const timeTakenSeconds = Math.round((this.lastTime - this.startTime) * 1000) / 1e6
     this.resolve({ timeTakenSeconds, startTime: this.startTime, endTime: this.lastTime, aborted: this.aborted, failure: this.failure, callbackError: this.callbackError })

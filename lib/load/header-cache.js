@@ -20,9 +20,9 @@ export class HeaderCache {
     this.contentLength = 0
     this.words = new Int32Array(CAPACITY / 4)
     this.bytes = new Uint8Array(this.words.buffer)
-    /** @type {Uint8Array|null} the read buffer the word view below looks at */
-    this.buffer = null
-    /** @type {Int32Array|null} */
+    /** @type {ArrayBufferLike|null} the memory reads land in (the read buffer, or the native arena) */
+    this.memory = null
+    /** @type {Int32Array|null} a word view of all of it */
     this.view = null
     this.hits = 0
     this.stores = 0
@@ -30,15 +30,17 @@ export class HeaderCache {
 
   /**
    * The header length when buf[0, r) starts with the kept header, else -1.
-   * @param {Uint8Array} buf the read buffer @param {number} r bytes read into it
+   * @param {Uint8Array} buf a read: the read buffer, or a view of the native transport's arena
+   * @param {number} r bytes read into it
    */
   match (buf, r) {
     const length = this.length
-    if (length === 0 || r < length || buf !== this.buffer) return -1
-    const view = /** @type {Int32Array} */ (this.view) // set with this.buffer
+    const at = buf.byteOffset
+    if (length === 0 || r < length || buf.buffer !== this.memory || (at & 3) !== 0) return -1
+    const view = /** @type {Int32Array} */ (this.view) // set with this.memory
     const words = this.words
     const n = length >>> 2
-    for (let i = 0; i < n; i++) if (view[i] !== words[i]) return -1
+    for (let i = 0, w = at >>> 2; i < n; i++, w++) if (view[w] !== words[i]) return -1
     const bytes = this.bytes
     for (let i = n << 2; i < length; i++) if (buf[i] !== bytes[i]) return -1
     this.hits++
@@ -50,11 +52,12 @@ export class HeaderCache {
    * @param {Uint8Array} buf @param {number} length @param {number} code @param {boolean} keepalive @param {number} contentLength
    */
   store (buf, length, code, keepalive, contentLength) {
-    if (buf !== this.buffer) {
-      // The word view needs a 4-byte aligned buffer; the engine's read buffer is its own ArrayBuffer.
-      if (buf.byteOffset % 4 !== 0) return
-      this.buffer = buf
-      this.view = new Int32Array(buf.buffer, buf.byteOffset, buf.length >>> 2)
+    // The word view needs a read that starts 4-byte aligned: the engine's read buffer is its own
+    // ArrayBuffer; the native transport starts every read on an 8-byte boundary of its arena.
+    if ((buf.byteOffset & 3) !== 0) return
+    if (buf.buffer !== this.memory) {
+      this.memory = buf.buffer
+      this.view = new Int32Array(buf.buffer, 0, buf.buffer.byteLength >>> 2)
     }
     this.length = 0
     // A server whose every header differs (a request id, a timer) would pay a copy per response for

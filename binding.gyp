@@ -1,0 +1,9 @@
+{
+  "targets": [
+    {
+      "target_name": "syncbench_io",
+      "sources": ["native/io.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"]
+    }
+  ]
+}

@@ -1,0 +1,134 @@
+// The JavaScript half of the native TCP transport (native/io.c): one per thread, it numbers the
+// engine's connections (slots) and hands each batch of socket events to their engines, in the order
+// libuv reported them. A read arrives as a view of the shared arena, consumed synchronously as the
+// node:net path's shared read buffer is.
+//
+// Used for plain TCP when the addon was built at install (npm runs node-gyp); node:net otherwise, and
+// for TLS and unix sockets. SYNCBENCH_IO=net chooses node:net.
+import { createRequire } from 'node:module'
+import { performance } from 'node:perf_hooks'
+import { getSystemErrorName } from 'node:util'
+
+/**
+ * @typedef {object} Addon
+ * @property {(callback: (count: number) => void) => [ArrayBuffer, ArrayBuffer]} init
+ * @property {(slot: number, address: string, port: number, ipv6: boolean) => number} connect
+ * @property {(slot: number, data: Buffer) => boolean} write
+ * @property {(slot: number) => void} close
+ */
+
+/**
+ * What the transport needs of a connection: its engine's handlers and its socket's serial.
+ * @typedef {object} NativeConnection
+ * @property {number} serial the serial of its open socket, 0 when it has none
+ * @property {number} endwrite
+ * @property {{ connected (c: any): void, data (c: any, chunk: Buffer, r: number): void, eof (c: any): void, error (c: any, err: NodeJS.ErrnoException): void }} engine
+ */
+
+const EV_CONNECT = 1
+const EV_READ = 2
+const EV_EOF = 3
+const EV_ERROR = 4
+const EV_DRAIN = 5
+const EV_FIELDS = 5
+const SYSCALLS = ['', 'connect', 'read', 'write']
+
+/** @returns {Addon|null} */
+function load () {
+  if (process.env.SYNCBENCH_IO === 'net') return null
+  try {
+    return createRequire(import.meta.url)('../../build/Release/syncbench_io.node')
+  } catch {
+    return null
+  }
+}
+
+const addon = load()
+
+/** Which transport plain TCP uses in this process: 'native' or 'net'. */
+export const tcpTransport = addon === null ? 'net' : 'native'
+
+export class NativeIo {
+  /** @param {Addon} native */
+  constructor (native) {
+    this.native = native
+    /** @type {(NativeConnection|null)[]} by slot */
+    this.conns = []
+    /** @type {number[]} */
+    this.freeSlots = []
+    const [events, arena] = native.init(this.dispatch.bind(this))
+    this.events = new Int32Array(events)
+    this.arena = Buffer.from(arena)
+  }
+
+  /** A slot for a connection, until release(). @param {NativeConnection} c */
+  slot (c) {
+    const slot = this.freeSlots.length > 0 ? /** @type {number} */ (this.freeSlots.pop()) : this.conns.length
+    this.conns[slot] = c
+    return slot
+  }
+
+  /** @param {number} slot */
+  release (slot) {
+    this.native.close(slot)
+    this.conns[slot] = null
+    this.freeSlots.push(slot)
+  }
+
+  /** @param {number} slot @param {string} address numeric @param {number} port @param {boolean} ipv6 */
+  connect (slot, address, port, ipv6) {
+    return this.native.connect(slot, address, port, ipv6)
+  }
+
+  /** @param {number} slot @param {Buffer} data kept unchanged until written */
+  write (slot, data) {
+    return this.native.write(slot, data)
+  }
+
+  /** @param {number} slot */
+  close (slot) {
+    this.native.close(slot)
+  }
+
+  /** A batch of `count` events from native/io.c. @param {number} count */
+  dispatch (count) {
+    const ev = this.events
+    const conns = this.conns
+    for (let i = 0, k = 0; i < count; i++, k += EV_FIELDS) {
+      const c = conns[ev[k + 1]]
+      // a socket the connection has closed since (or a slot released): nothing more of it counts
+      if (c == null || c.serial !== ev[k + 2]) continue
+      switch (ev[k]) {
+        case EV_READ: {
+          const at = ev[k + 3]
+          const r = ev[k + 4]
+          c.engine.data(c, this.arena.subarray(at, at + r), r)
+          break
+        }
+        case EV_CONNECT: c.engine.connected(c); break
+        case EV_EOF: c.engine.eof(c); break
+        case EV_ERROR: c.engine.error(c, systemError(ev[k + 3], SYSCALLS[ev[k + 4]])); break
+        case EV_DRAIN: c.endwrite = performance.now(); break
+      }
+    }
+  }
+}
+
+/**
+ * An error as node:net would have made it: code, errno, syscall, and its message's first words.
+ * @param {number} errno libuv's (negative) @param {string} syscall
+ * @returns {NodeJS.ErrnoException}
+ */
+function systemError (errno, syscall) {
+  const code = getSystemErrorName(errno)
+  return Object.assign(new Error(`${syscall} ${code}`), { errno, code, syscall })
+}
+
+/** @type {NativeIo|null} */
+let io = null
+
+/** This thread's native transport, or null when the addon is not there. @returns {NativeIo|null} */
+export function nativeIo () {
+  if (io === null && addon !== null) io = new NativeIo(addon)
+  return io
+}

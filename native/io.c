@@ -1,0 +1,356 @@
+// syncbench's native TCP transport: the engine's sockets on libuv directly, their events handed to
+// JavaScript in batches, one call per turn of the event loop instead of one per read.
+//
+// Why it exists (npm run bench, nginx on one core, the generator on the other, 2-core VM): with
+// node:net, syncbench ab -k -c 50 spent 5.4 us of CPU per request where wrk -t1 spends 4.8, and
+// without keep-alive 62.6 us where ab spends 28.6. The kernel's share was about the same as theirs;
+// the difference was Node's per-read callback (MakeCallback, async hooks, a microtask checkpoint),
+// the WriteWrap object and stream state of every write, and a net.Socket per connection. Here a
+// read lands in a shared arena, a write is uv_try_write of the caller's buffer, and a connection is
+// a malloc'd uv_tcp_t. The measured effect is in README's bench table and bench/run.js.
+//
+// The engine keeps all of ab's logic in JavaScript (lib/load/native-io.js is the other half): this
+// file only moves bytes and reports what libuv reports, in order, per socket.
+//
+// Events: EV_FIELDS int32s each in a shared Int32Array: type, slot, serial, a, b.
+//   EV_CONNECT  the connect succeeded (reading has started)
+//   EV_READ     a = offset in the arena, b = bytes
+//   EV_EOF      the peer closed its side
+//   EV_ERROR    a = libuv's negative errno, b = SYS_CONNECT | SYS_READ | SYS_WRITE
+//   EV_DRAIN    a write that had to wait is done
+// A slot is the caller's number for one connection; serial numbers its successive sockets, so that an
+// event queued for a socket the caller has since closed and reopened is recognised and dropped.
+#define NAPI_VERSION 8
+#include <node_api.h>
+#include <uv.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_CONNECT = 1, EV_READ = 2, EV_EOF = 3, EV_ERROR = 4, EV_DRAIN = 5 };
+enum { SYS_CONNECT = 1, SYS_READ = 2, SYS_WRITE = 3 };
+#define EV_FIELDS 5
+#define EV_CAPACITY 4096
+// Node reads 64 KiB at a time; so does this. The arena holds at least one such read: it is handed
+// to JavaScript before a read could overflow it.
+#define READ_SIZE 65536
+#define ARENA_SIZE (4 * READ_SIZE)
+// Events queued while JavaScript handles a batch (a refused connect reported at once, say) are handed
+// over in the same turn, up to this many more batches; the rest wait for the next turn.
+#define MAX_REFLUSH 64
+
+typedef struct io_s io_t;
+
+typedef struct {
+  uv_tcp_t tcp;
+  uv_connect_t connect_req;
+  uv_write_t write_req;
+  io_t* io;
+  int32_t slot; // -1 once closed
+  int32_t serial;
+} sock_t;
+
+struct io_s {
+  napi_env env;
+  uv_loop_t* loop;
+  napi_ref callback;
+  napi_ref resource;
+  napi_async_context async_context;
+  int32_t* events;
+  size_t nevents;
+  uint8_t* arena;
+  size_t arena_used;
+  sock_t** socks;
+  size_t nsocks;
+  int32_t next_serial;
+  uv_check_t check;
+  uv_idle_t idle;
+  int flushing;
+  int closed;
+};
+
+#define CHECK(call) do { if ((call) != napi_ok) return NULL; } while (0)
+
+static io_t* get_io (napi_env env) {
+  void* data = NULL;
+  if (napi_get_instance_data(env, &data) != napi_ok) return NULL;
+  return (io_t*) data;
+}
+
+static void throw_error (napi_env env, const char* message) {
+  napi_throw_error(env, "SB_ERR_NATIVE_IO", message);
+}
+
+static void flush (io_t* io);
+
+static void idle_cb (uv_idle_t* handle) { (void) handle; }
+
+static void queue_event (io_t* io, int32_t type, sock_t* sock, int32_t a, int32_t b) {
+  if (io->nevents >= EV_CAPACITY) flush(io);
+  if (io->nevents >= EV_CAPACITY) return; // unreachable: a flush empties the queue outside JavaScript
+  int32_t* e = io->events + io->nevents * EV_FIELDS;
+  e[0] = type;
+  e[1] = sock->slot;
+  e[2] = sock->serial;
+  e[3] = a;
+  e[4] = b;
+  io->nevents++;
+  // an event queued outside libuv's poll phase (from a call made by JavaScript) must not wait for
+  // the next I/O: an active idle handle makes the next poll return at once
+  if (!uv_is_active((uv_handle_t*) &io->idle)) uv_idle_start(&io->idle, idle_cb);
+}
+
+// Hand the queued events to JavaScript: callback(count). Events it causes while it runs are handed
+// over next, in the same turn.
+static void flush (io_t* io) {
+  if (io->flushing || io->nevents == 0 || io->closed) return;
+  io->flushing = 1;
+  napi_env env = io->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) { io->flushing = 0; return; }
+  napi_value callback, resource, count, result;
+  napi_get_reference_value(env, io->callback, &callback);
+  napi_get_reference_value(env, io->resource, &resource);
+  for (int round = 0; io->nevents > 0 && round < MAX_REFLUSH; round++) {
+    size_t n = io->nevents;
+    napi_create_uint32(env, (uint32_t) n, &count);
+    napi_status status = napi_make_callback(env, io->async_context, resource, callback, 1, &count, &result);
+    if (status == napi_pending_exception) {
+      napi_value err;
+      napi_get_and_clear_last_exception(env, &err);
+      napi_fatal_exception(env, err);
+    }
+    // what JavaScript queued meanwhile moves to the front; reads are never among it (no read happens
+    // while JavaScript runs), so the arena is free again
+    size_t rest = io->nevents - n;
+    if (rest > 0) memmove(io->events, io->events + n * EV_FIELDS, rest * EV_FIELDS * sizeof(int32_t));
+    io->nevents = rest;
+    io->arena_used = 0;
+  }
+  napi_close_handle_scope(env, scope);
+  io->flushing = 0;
+}
+
+static void check_cb (uv_check_t* handle) {
+  io_t* io = (io_t*) handle->data;
+  flush(io);
+  if (io->nevents == 0) uv_idle_stop(&io->idle);
+}
+
+static void alloc_cb (uv_handle_t* handle, size_t suggested, uv_buf_t* buf) {
+  (void) suggested;
+  io_t* io = ((sock_t*) handle->data)->io;
+  buf->base = (char*) io->arena + io->arena_used;
+  buf->len = READ_SIZE;
+}
+
+static void read_cb (uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
+  sock_t* sock = (sock_t*) stream->data;
+  io_t* io = sock->io;
+  if (sock->slot < 0 || nread == 0) return;
+  if (nread > 0) {
+    size_t offset = (size_t) ((uint8_t*) buf->base - io->arena);
+    queue_event(io, EV_READ, sock, (int32_t) offset, (int32_t) nread);
+    // the next read starts on an 8-byte boundary: the engine's header cache compares 32-bit words
+    io->arena_used = (offset + (size_t) nread + 7) & ~(size_t) 7;
+    if (ARENA_SIZE - io->arena_used < READ_SIZE || io->nevents + 4 >= EV_CAPACITY) flush(io);
+  } else if (nread == UV_EOF) {
+    queue_event(io, EV_EOF, sock, 0, 0);
+  } else {
+    queue_event(io, EV_ERROR, sock, (int32_t) nread, SYS_READ);
+  }
+}
+
+static void connect_cb (uv_connect_t* req, int status) {
+  sock_t* sock = (sock_t*) req->data;
+  if (sock->slot < 0 || status == UV_ECANCELED) return;
+  if (status < 0) {
+    queue_event(sock->io, EV_ERROR, sock, status, SYS_CONNECT);
+    return;
+  }
+  uv_tcp_nodelay(&sock->tcp, 1); // as ab and node:net (noDelay) do
+  int r = uv_read_start((uv_stream_t*) &sock->tcp, alloc_cb, read_cb);
+  if (r < 0) queue_event(sock->io, EV_ERROR, sock, r, SYS_READ);
+  else queue_event(sock->io, EV_CONNECT, sock, 0, 0);
+}
+
+static void write_cb (uv_write_t* req, int status) {
+  sock_t* sock = (sock_t*) req->data;
+  if (sock->slot < 0 || status == UV_ECANCELED) return;
+  if (status < 0) queue_event(sock->io, EV_ERROR, sock, status, SYS_WRITE);
+  else queue_event(sock->io, EV_DRAIN, sock, 0, 0);
+}
+
+static void close_cb (uv_handle_t* handle) {
+  free(handle->data);
+}
+
+static void close_sock (io_t* io, sock_t* sock) {
+  io->socks[sock->slot] = NULL;
+  sock->slot = -1;
+  uv_close((uv_handle_t*) &sock->tcp, close_cb);
+}
+
+static int get_slot (napi_env env, napi_value value, io_t* io, int32_t* slot) {
+  if (napi_get_value_int32(env, value, slot) != napi_ok || *slot < 0 || *slot > 1 << 24) {
+    throw_error(env, "slot must be an integer from 0");
+    return 0;
+  }
+  if ((size_t) *slot >= io->nsocks) {
+    size_t n = io->nsocks ? io->nsocks : 64;
+    while (n <= (size_t) *slot) n *= 2;
+    sock_t** socks = realloc(io->socks, n * sizeof(sock_t*));
+    if (socks == NULL) { throw_error(env, "out of memory"); return 0; }
+    memset(socks + io->nsocks, 0, (n - io->nsocks) * sizeof(sock_t*));
+    io->socks = socks;
+    io->nsocks = n;
+  }
+  return 1;
+}
+
+// connect(slot, address, port, ipv6): a new socket for the slot (whose previous one must be closed);
+// returns its serial. Failures, immediate ones included, arrive as EV_ERROR events.
+static napi_value js_connect (napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  io_t* io = get_io(env);
+  int32_t slot, port;
+  bool ipv6;
+  char address[64];
+  size_t len;
+  if (!get_slot(env, argv[0], io, &slot)) return NULL;
+  CHECK(napi_get_value_string_utf8(env, argv[1], address, sizeof address, &len));
+  CHECK(napi_get_value_int32(env, argv[2], &port));
+  CHECK(napi_get_value_bool(env, argv[3], &ipv6));
+  if (io->socks[slot] != NULL) close_sock(io, io->socks[slot]);
+  struct sockaddr_storage addr;
+  int r = ipv6 ? uv_ip6_addr(address, port, (struct sockaddr_in6*) &addr) : uv_ip4_addr(address, port, (struct sockaddr_in*) &addr);
+  if (r < 0) { throw_error(env, "not a numeric address"); return NULL; }
+  sock_t* sock = calloc(1, sizeof(sock_t));
+  if (sock == NULL) { throw_error(env, "out of memory"); return NULL; }
+  r = uv_tcp_init(io->loop, &sock->tcp);
+  if (r < 0) { free(sock); throw_error(env, uv_strerror(r)); return NULL; }
+  sock->tcp.data = sock;
+  sock->connect_req.data = sock;
+  sock->write_req.data = sock;
+  sock->io = io;
+  sock->slot = slot;
+  sock->serial = io->next_serial = io->next_serial == INT32_MAX ? 1 : io->next_serial + 1;
+  io->socks[slot] = sock;
+  r = uv_tcp_connect(&sock->connect_req, &sock->tcp, (const struct sockaddr*) &addr, connect_cb);
+  if (r < 0) queue_event(io, EV_ERROR, sock, r, SYS_CONNECT);
+  napi_value serial;
+  CHECK(napi_create_int32(env, sock->serial, &serial));
+  return serial;
+}
+
+// write(slot, buffer): true when the kernel took it all at once; false when the rest is being written
+// (EV_DRAIN when done; the buffer must stay alive and unchanged until then) or it failed (EV_ERROR).
+static napi_value js_write (napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  io_t* io = get_io(env);
+  int32_t slot;
+  void* data;
+  size_t len;
+  if (!get_slot(env, argv[0], io, &slot)) return NULL;
+  CHECK(napi_get_buffer_info(env, argv[1], &data, &len));
+  sock_t* sock = io->socks[slot];
+  napi_value result;
+  if (sock == NULL) { throw_error(env, "write on a closed slot"); return NULL; }
+  uv_buf_t buf = uv_buf_init((char*) data, (unsigned int) len);
+  int r = uv_try_write((uv_stream_t*) &sock->tcp, &buf, 1);
+  if (r == (int) len) {
+    CHECK(napi_get_boolean(env, true, &result));
+    return result;
+  }
+  if (r == UV_EAGAIN) r = 0;
+  if (r >= 0) {
+    buf.base += r;
+    buf.len -= r;
+    r = uv_write(&sock->write_req, (uv_stream_t*) &sock->tcp, &buf, 1, write_cb);
+  }
+  if (r < 0) queue_event(io, EV_ERROR, sock, r, SYS_WRITE);
+  CHECK(napi_get_boolean(env, false, &result));
+  return result;
+}
+
+// close(slot): close its socket, if any; nothing more is reported for it.
+static napi_value js_close (napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  io_t* io = get_io(env);
+  int32_t slot;
+  if (!get_slot(env, argv[0], io, &slot)) return NULL;
+  if (io->socks[slot] != NULL) close_sock(io, io->socks[slot]);
+  return NULL;
+}
+
+static void noop_finalize (napi_env env, void* data, void* hint) { (void) env; (void) data; (void) hint; }
+
+// init(callback): once per thread; returns [events ArrayBuffer, arena ArrayBuffer].
+static napi_value js_init (napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  io_t* io = get_io(env);
+  if (io->callback != NULL) { throw_error(env, "already initialised in this thread"); return NULL; }
+  napi_value events, arena, resource, name, pair;
+  CHECK(napi_create_arraybuffer(env, EV_CAPACITY * EV_FIELDS * sizeof(int32_t), (void**) &io->events, &events));
+  CHECK(napi_create_arraybuffer(env, ARENA_SIZE, (void**) &io->arena, &arena));
+  CHECK(napi_create_reference(env, argv[0], 1, &io->callback));
+  CHECK(napi_create_object(env, &resource));
+  CHECK(napi_set_named_property(env, resource, "events", events));
+  CHECK(napi_set_named_property(env, resource, "arena", arena));
+  CHECK(napi_create_reference(env, resource, 1, &io->resource));
+  CHECK(napi_create_string_utf8(env, "syncbench:io", NAPI_AUTO_LENGTH, &name));
+  CHECK(napi_async_init(env, resource, name, &io->async_context));
+  CHECK(napi_get_uv_event_loop(env, &io->loop));
+  uv_check_init(io->loop, &io->check);
+  io->check.data = io;
+  uv_check_start(&io->check, check_cb);
+  uv_unref((uv_handle_t*) &io->check);
+  uv_idle_init(io->loop, &io->idle);
+  io->idle.data = io;
+  CHECK(napi_create_array_with_length(env, 2, &pair));
+  CHECK(napi_set_element(env, pair, 0, events));
+  CHECK(napi_set_element(env, pair, 1, arena));
+  return pair;
+}
+
+static void free_io (uv_handle_t* handle) {
+  io_t* io = (io_t*) handle->data;
+  free(io->socks);
+  free(io);
+}
+
+// The thread's environment is going away (process exit, a worker's end): close every handle.
+static void cleanup (void* data) {
+  io_t* io = (io_t*) data;
+  io->closed = 1;
+  for (size_t i = 0; i < io->nsocks; i++) if (io->socks[i] != NULL) close_sock(io, io->socks[i]);
+  if (io->loop == NULL) { free(io->socks); free(io); return; }
+  uv_close((uv_handle_t*) &io->idle, NULL);
+  uv_close((uv_handle_t*) &io->check, free_io);
+}
+
+static napi_value init (napi_env env, napi_value exports) {
+  io_t* io = calloc(1, sizeof(io_t));
+  if (io == NULL) return NULL;
+  io->env = env;
+  CHECK(napi_set_instance_data(env, io, noop_finalize, NULL));
+  CHECK(napi_add_env_cleanup_hook(env, cleanup, io));
+  napi_property_descriptor props[] = {
+    { "init", NULL, js_init, NULL, NULL, NULL, napi_default, NULL },
+    { "connect", NULL, js_connect, NULL, NULL, NULL, napi_default, NULL },
+    { "write", NULL, js_write, NULL, NULL, NULL, napi_default, NULL },
+    { "close", NULL, js_close, NULL, NULL, NULL, napi_default, NULL }
+  };
+  CHECK(napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
+  return exports;
+}
+
+NAPI_MODULE_INIT () { return init(env, exports); }

@@ -1,0 +1,141 @@
+// The native TCP transport (native/io.c, lib/load/native-io.js): built at install and used for plain
+// TCP; node:net (SYNCBENCH_IO=net) counts the same on the same servers; the paths only it has (a
+// request the kernel takes in parts, two runs sharing one thread's transport) work.
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import net from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadtest } from '../lib/load/loadtest.js'
+import { tcpTransport } from '../lib/load/native-io.js'
+import {
+  runCli, runCommand, startHttpServer, startChunkedServer, startHttp10CloseServer, startResetServer, closedPort,
+  startScriptedServer
+} from './helper.js'
+
+const forcedNet = process.env.SYNCBENCH_IO === 'net'
+const closers = /** @type {(() => Promise<void>)[]} */ ([])
+after(() => Promise.all(closers.map((close) => close())))
+
+test('the native transport is built at install and used for plain TCP', { skip: forcedNet && 'SYNCBENCH_IO=net' }, () => {
+  assert.equal(tcpTransport, 'native', 'build/Release/syncbench_io.node is missing: npm install builds it (node scripts/build-native.js)')
+})
+
+/**
+ * `syncbench ab --json` with the given transport: what it counted.
+ * @param {'native'|'net'} io @param {string[]} args
+ */
+async function counted (io, args) {
+  const r = await runCli(['ab', '--json', ...args], { env: { SYNCBENCH_IO: io }, timeoutMs: 30_000 })
+  if (r.code !== 0) return { code: r.code, stderr: r.stderr.replace(/\d+(\.\d+)? ?(ms|s)\b/g, 'T') }
+  const j = JSON.parse(r.stdout)
+  return {
+    complete: j.completeRequests,
+    failed: j.failedRequests,
+    failures: j.failures,
+    keepAlive: j.keepAliveRequests,
+    total: j.totalTransferredBytes,
+    html: j.htmlTransferredBytes,
+    posted: j.totalBodySentBytes,
+    errors: j.errors,
+    non2xx: j.non2xxResponses
+  }
+}
+
+/** @type {{ name: string, start: () => Promise<{ url: string, close: () => Promise<void> }>, args: string[] }[]} */
+const servers = [
+  { name: 'node:http, fixed length, -k -c 4', start: () => startHttpServer((req, res) => { res.setHeader('Content-Length', 5); res.end('hello') }), args: ['-k', '-c', '4', '-n', '400'] },
+  { name: 'node:http, fixed length, no -k, -c 4', start: () => startHttpServer((req, res) => { res.setHeader('Content-Length', 5); res.end('hello') }), args: ['-c', '4', '-n', '200'] },
+  { name: 'a 200 KiB body over several reads, -k', start: () => startHttpServer((req, res) => { res.setHeader('Content-Length', 204800); res.end(Buffer.alloc(204800, 97)) }), args: ['-k', '-c', '3', '-n', '30'] },
+  { name: 'chunked, --http1.1', start: () => startChunkedServer(), args: ['--http1.1', '-c', '2', '-n', '40'] },
+  { name: 'HTTP/1.0 close-delimited', start: () => startHttp10CloseServer(), args: ['-c', '2', '-n', '40'] },
+  { name: 'resets every 2nd request, -r', start: () => startResetServer(2), args: ['-r', '-c', '1', '-n', '20'] },
+  { name: 'resets every 2nd request, without -r', start: () => startResetServer(2), args: ['-c', '1', '-n', '20'] },
+  { name: '404 with a POST body, -k', start: () => startHttpServer((req, res) => { req.resume(); req.on('end', () => { res.statusCode = 404; res.setHeader('Content-Length', 2); res.end('no') }) }), args: ['-k', '-c', '2', '-n', '20', '-p', '__BODY__'] },
+  { name: 'keep-alive, closes after 3 responses', start: () => startScriptedServer(() => 'HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok', { close: (i) => i === 2 }), args: ['-k', '-c', '1', '-n', '12'] }
+]
+
+const dir = mkdtempSync(join(tmpdir(), 'syncbench-native-'))
+after(() => rmSync(dir, { recursive: true, force: true }))
+const bodyFile = join(dir, 'body.txt')
+writeFileSync(bodyFile, 'x'.repeat(3000))
+
+for (const s of servers) {
+  test(`native and node:net count the same: ${s.name}`, { skip: forcedNet && 'SYNCBENCH_IO=net' }, async () => {
+    const server = await s.start()
+    closers.push(server.close)
+    const args = [...s.args.map((a) => a === '__BODY__' ? bodyFile : a), server.url]
+    const native = await counted('native', args)
+    const viaNet = await counted('net', args)
+    assert.deepEqual(native, viaNet)
+    assert.ok('complete' in native ? native.complete > 0 : native.code !== 0)
+  })
+}
+
+test('native and node:net say the same when nothing listens', { skip: forcedNet && 'SYNCBENCH_IO=net' }, async () => {
+  const url = `http://127.0.0.1:${await closedPort()}/`
+  const native = await counted('native', ['-n', '3', url])
+  assert.deepEqual(native, await counted('net', ['-n', '3', url]))
+  assert.equal(native.code, 1)
+  assert.match(String(native.stderr), /connection refused \(ECONNREFUSED\)/)
+})
+
+test('a request the kernel takes in parts is written whole, its end stamped when done', async () => {
+  // 8 MiB of body to a server that reads it slowly: far more than a socket's send buffer
+  const size = 8 * 1024 * 1024
+  const server = net.createServer((socket) => {
+    let head = ''
+    let want = -1
+    let got = 0
+    socket.on('error', () => {})
+    socket.on('data', (d) => {
+      if (want === -1) {
+        head += d.subarray(0, 4096).toString('latin1')
+        const at = head.indexOf('\r\n\r\n')
+        if (at !== -1) want = at + 4 + size
+      }
+      got += d.length
+      if (want !== -1 && got >= want) socket.end('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok')
+      // read slowly: the client's writes fill the socket's buffers and wait
+      socket.pause()
+      setTimeout(() => socket.resume(), 1)
+    })
+  }).listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())))
+  const big = join(dir, 'big.bin')
+  writeFileSync(big, Buffer.alloc(8 * 1024 * 1024, 1))
+  const { port } = /** @type {net.AddressInfo} */ (server.address())
+  const r = await runCli(['ab', '--json', '-n', '2', '-p', big, `http://127.0.0.1:${port}/`], { timeoutMs: 60_000 })
+  assert.equal(r.code, 0, r.stderr)
+  const j = JSON.parse(r.stdout)
+  assert.equal(j.completeRequests, 2)
+  assert.equal(j.failedRequests, 0)
+  // ab's "Total body sent" is each request whole, its header's few hundred bytes included
+  const headerBytes = (j.totalBodySentBytes - 2 * size) / 2
+  assert.ok(Number.isInteger(headerBytes) && headerBytes > 50 && headerBytes < 500, String(j.totalBodySentBytes))
+})
+
+test('two runs at once in one thread share its transport, each counting its own', async () => {
+  const a = await startHttpServer((req, res) => { res.setHeader('Content-Length', 1); res.end('a') })
+  const b = await startHttpServer((req, res) => { res.setHeader('Content-Length', 3); res.end('bbb') })
+  closers.push(a.close, b.close)
+  const [ra, rb] = await Promise.all([
+    loadtest({ url: a.url, requests: 300, concurrency: 5, keepAlive: true }),
+    loadtest({ url: b.url, requests: 200, concurrency: 7 })
+  ])
+  assert.deepEqual([ra.completeRequests, ra.failedRequests, ra.htmlTransferredBytes, ra.keepAliveRequests], [300, 0, 300, 300])
+  assert.deepEqual([rb.completeRequests, rb.failedRequests, rb.htmlTransferredBytes, rb.keepAliveRequests], [200, 0, 600, 0])
+  // and again, on the slots the first two gave back
+  const rc = await loadtest({ url: b.url, requests: 50, concurrency: 12, keepAlive: true })
+  assert.deepEqual([rc.completeRequests, rc.failedRequests, rc.htmlTransferredBytes], [50, 0, 150])
+})
+
+test('the misbehaving-server matrix and the ab parity cases pass on node:net too', { skip: forcedNet && 'SYNCBENCH_IO=net', timeout: 240_000 }, async () => {
+  const files = ['load-matrix.test.js', 'load-parity.test.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)))
+  const r = await runCommand(process.execPath, ['--test', '--test-reporter=dot', ...files], { env: { SYNCBENCH_IO: 'net' }, timeoutMs: 230_000 })
+  assert.equal(r.code, 0, r.stdout.slice(-3000) + r.stderr.slice(-2000))
+})
