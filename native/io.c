@@ -48,6 +48,7 @@ typedef struct {
   io_t* io;
   int32_t slot; // -1 once closed
   int32_t serial;
+  int nodelay;
 } sock_t;
 
 struct io_s {
@@ -65,6 +66,8 @@ struct io_s {
   int32_t next_serial;
   uv_check_t check;
   uv_idle_t idle;
+  struct sockaddr_storage* targets;
+  size_t ntargets;
   int flushing;
   int closed;
 };
@@ -168,7 +171,7 @@ static void connect_cb (uv_connect_t* req, int status) {
     queue_event(sock->io, EV_ERROR, sock, status, SYS_CONNECT);
     return;
   }
-  uv_tcp_nodelay(&sock->tcp, 1); // as ab and node:net (noDelay) do
+  if (sock->nodelay) uv_tcp_nodelay(&sock->tcp, 1);
   int r = uv_read_start((uv_stream_t*) &sock->tcp, alloc_cb, read_cb);
   if (r < 0) queue_event(sock->io, EV_ERROR, sock, r, SYS_READ);
   else queue_event(sock->io, EV_CONNECT, sock, 0, 0);
@@ -208,37 +211,64 @@ static int get_slot (napi_env env, napi_value value, io_t* io, int32_t* slot) {
   return 1;
 }
 
-// connect(slot, address, port, ipv6): a new socket for the slot (whose previous one must be closed);
-// returns its serial. Failures, immediate ones included, arrive as EV_ERROR events.
-static napi_value js_connect (napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
+// target(address, port, ipv6): the number of this numeric address and port, for connect().
+static napi_value js_target (napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   io_t* io = get_io(env);
-  int32_t slot, port;
+  int32_t port;
   bool ipv6;
   char address[64];
   size_t len;
-  if (!get_slot(env, argv[0], io, &slot)) return NULL;
-  CHECK(napi_get_value_string_utf8(env, argv[1], address, sizeof address, &len));
-  CHECK(napi_get_value_int32(env, argv[2], &port));
-  CHECK(napi_get_value_bool(env, argv[3], &ipv6));
-  if (io->socks[slot] != NULL) close_sock(io, io->socks[slot]);
+  CHECK(napi_get_value_string_utf8(env, argv[0], address, sizeof address, &len));
+  CHECK(napi_get_value_int32(env, argv[1], &port));
+  CHECK(napi_get_value_bool(env, argv[2], &ipv6));
   struct sockaddr_storage addr;
+  memset(&addr, 0, sizeof addr);
   int r = ipv6 ? uv_ip6_addr(address, port, (struct sockaddr_in6*) &addr) : uv_ip4_addr(address, port, (struct sockaddr_in*) &addr);
   if (r < 0) { throw_error(env, "not a numeric address"); return NULL; }
+  size_t i = 0;
+  while (i < io->ntargets && memcmp(&io->targets[i], &addr, sizeof addr) != 0) i++;
+  if (i == io->ntargets) {
+    struct sockaddr_storage* targets = realloc(io->targets, (io->ntargets + 1) * sizeof addr);
+    if (targets == NULL) { throw_error(env, "out of memory"); return NULL; }
+    io->targets = targets;
+    io->targets[io->ntargets++] = addr;
+  }
+  napi_value id;
+  CHECK(napi_create_uint32(env, (uint32_t) i, &id));
+  return id;
+}
+
+// connect(slot, target, nodelay): a new socket for the slot (whose previous one must be closed) to a
+// target(); returns its serial. Failures, immediate ones included, arrive as EV_ERROR events.
+static napi_value js_connect (napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  io_t* io = get_io(env);
+  int32_t slot;
+  uint32_t target;
+  bool nodelay;
+  if (!get_slot(env, argv[0], io, &slot)) return NULL;
+  CHECK(napi_get_value_uint32(env, argv[1], &target));
+  CHECK(napi_get_value_bool(env, argv[2], &nodelay));
+  if (target >= io->ntargets) { throw_error(env, "no such target"); return NULL; }
+  if (io->socks[slot] != NULL) close_sock(io, io->socks[slot]);
   sock_t* sock = calloc(1, sizeof(sock_t));
   if (sock == NULL) { throw_error(env, "out of memory"); return NULL; }
-  r = uv_tcp_init(io->loop, &sock->tcp);
+  int r = uv_tcp_init(io->loop, &sock->tcp);
   if (r < 0) { free(sock); throw_error(env, uv_strerror(r)); return NULL; }
   sock->tcp.data = sock;
   sock->connect_req.data = sock;
   sock->write_req.data = sock;
   sock->io = io;
   sock->slot = slot;
+  sock->nodelay = nodelay;
   sock->serial = io->next_serial = io->next_serial == INT32_MAX ? 1 : io->next_serial + 1;
   io->socks[slot] = sock;
-  r = uv_tcp_connect(&sock->connect_req, &sock->tcp, (const struct sockaddr*) &addr, connect_cb);
+  r = uv_tcp_connect(&sock->connect_req, &sock->tcp, (const struct sockaddr*) &io->targets[target], connect_cb);
   if (r < 0) queue_event(io, EV_ERROR, sock, r, SYS_CONNECT);
   napi_value serial;
   CHECK(napi_create_int32(env, sock->serial, &serial));
@@ -324,6 +354,7 @@ static napi_value js_init (napi_env env, napi_callback_info info) {
 static void free_io (uv_handle_t* handle) {
   io_t* io = (io_t*) handle->data;
   free(io->socks);
+  free(io->targets);
   free(io);
 }
 
@@ -332,7 +363,7 @@ static void cleanup (void* data) {
   io_t* io = (io_t*) data;
   io->closed = 1;
   for (size_t i = 0; i < io->nsocks; i++) if (io->socks[i] != NULL) close_sock(io, io->socks[i]);
-  if (io->loop == NULL) { free(io->socks); free(io); return; }
+  if (io->loop == NULL) { free(io->socks); free(io->targets); free(io); return; }
   uv_close((uv_handle_t*) &io->idle, NULL);
   uv_close((uv_handle_t*) &io->check, free_io);
 }
@@ -345,6 +376,7 @@ static napi_value init (napi_env env, napi_value exports) {
   CHECK(napi_add_env_cleanup_hook(env, cleanup, io));
   napi_property_descriptor props[] = {
     { "init", NULL, js_init, NULL, NULL, NULL, napi_default, NULL },
+    { "target", NULL, js_target, NULL, NULL, NULL, napi_default, NULL },
     { "connect", NULL, js_connect, NULL, NULL, NULL, napi_default, NULL },
     { "write", NULL, js_write, NULL, NULL, NULL, napi_default, NULL },
     { "close", NULL, js_close, NULL, NULL, NULL, napi_default, NULL }

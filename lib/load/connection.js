@@ -107,8 +107,7 @@ export class Connection {
   /** Open a new socket for the next request. @param {net.NetConnectOpts & import('node:tls').ConnectionOptions} options */
   open (options) {
     if (this.io !== null) {
-      const host = /** @type {string} */ (options.host)
-      this.serial = this.io.connect(this.slot, host, /** @type {number} */ (options.port), host.includes(':'))
+      this.serial = this.io.connect(this.slot, this.engine.ioTarget, this.engine.nodelay)
       this.socket = NATIVE_SOCKET
       this.state = CONNECTING
       return

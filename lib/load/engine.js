@@ -118,6 +118,13 @@ export class Engine {
     /** @type {import('./native-io.js').NativeIo|null} plain TCP to IP addresses: the native transport when built */
     this.io = this.tls === null && this.socketPath === null && o.addresses.every(isIP) ? nativeIo() : null
     this.connectOptions = connectOptions(o.addresses[0], o.port, this)
+    /** the native transport's number for the address in use */
+    this.ioTarget = this.io === null ? -1 : this.io.target(o.addresses[0], o.port)
+    // Nagle's algorithm holds back a short segment only while data is unacknowledged: a request that
+    // fits one segment (the least MSS, 536 bytes) never waits, as each one is written after the
+    // response to the previous one, which acknowledged it. ab sets no TCP_NODELAY; we set it only for
+    // a request that spans segments, and save a system call per connection otherwise.
+    this.nodelay = this.request.length > 536
     /** ab's requests_initialized: the other connections are open */
     this.requestsInitialized = false
     this.startTime = 0
@@ -322,6 +329,7 @@ export class Engine {
     c.drop()
     this.addressIndex++
     this.connectOptions = connectOptions(this.addresses[this.addressIndex], this.port, this)
+    if (this.io !== null) this.ioTarget = this.io.target(this.addresses[this.addressIndex], this.port)
     this.startConnect(c)
   }
 

@@ -12,7 +12,8 @@ import { getSystemErrorName } from 'node:util'
 /**
  * @typedef {object} Addon
  * @property {(callback: (count: number) => void) => [ArrayBuffer, ArrayBuffer]} init
- * @property {(slot: number, address: string, port: number, ipv6: boolean) => number} connect
+ * @property {(address: string, port: number, ipv6: boolean) => number} target
+ * @property {(slot: number, target: number, nodelay: boolean) => number} connect
  * @property {(slot: number, data: Buffer) => boolean} write
  * @property {(slot: number) => void} close
  */
@@ -75,9 +76,17 @@ export class NativeIo {
     this.freeSlots.push(slot)
   }
 
-  /** @param {number} slot @param {string} address numeric @param {number} port @param {boolean} ipv6 */
-  connect (slot, address, port, ipv6) {
-    return this.native.connect(slot, address, port, ipv6)
+  /** The number connect() takes for this address and port. @param {string} address numeric @param {number} port */
+  target (address, port) {
+    return this.native.target(address, port, address.includes(':'))
+  }
+
+  /**
+   * Open a socket for the slot to the target; its serial. TCP_NODELAY only when asked.
+   * @param {number} slot @param {number} target @param {boolean} nodelay
+   */
+  connect (slot, target, nodelay) {
+    return this.native.connect(slot, target, nodelay)
   }
 
   /** @param {number} slot @param {Buffer} data kept unchanged until written */
