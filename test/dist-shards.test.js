@@ -271,7 +271,7 @@ test('merge refuses parts of different runs in one line (exit 2) and unreadable 
     [['base', 'badHistogram'], 1, /^syncbench merge: .*badHistogram\.json: latencyHistogram is not an HdrHistogram/],
     [['base', 'notLoad'], 1, /^syncbench merge: .*notLoad\.json: not a syncbench ab --json result: \/schema is missing\n$/],
     [['base', 'broken'], 1, /^syncbench merge: .*broken\.json: not JSON/],
-    [['base', 'absent'], 1, /^syncbench merge: .*absent\.json: cannot read it: ENOENT\n$/]
+    [['base', 'absent'], 1, /^syncbench merge: .*absent\.json: no such file\n$/]
   ]
   for (const [names, code, message] of cases) {
     const r = await runCli(['merge', ...names.map(file)])

@@ -107,7 +107,8 @@ const BLOCKING_ITERATIONS = String(hashIterationsFor(60))
 const frameworks = [
   ['node:http', 'node test/fixtures/apps/http-app.js', 'test/fixtures/apps/http-app.js:8', true],
   ['Express', 'node test/fixtures/apps/express-app.js', 'test/fixtures/apps/express-app.js:8', false],
-  ['Fastify', 'node test/fixtures/apps/fastify-app.cjs', 'test/fixtures/apps/fastify-app.cjs:10', true]
+  ['Fastify', 'node test/fixtures/apps/fastify-app.cjs', 'test/fixtures/apps/fastify-app.cjs:10', true],
+  ['Koa', 'node test/fixtures/apps/koa-app.js', 'test/fixtures/apps/koa-app.js:11', true]
 ]
 for (const [framework, command, where, noReport] of frameworks) {
   test(`${framework}: run --app finds the port, measures both routes, and names the blocking function first`, async () => {

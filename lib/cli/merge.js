@@ -1,7 +1,8 @@
 // `syncbench merge a.json b.json ...`: the ab-format report (or, with --json, the LoadResult) of the union
 // of several `syncbench ab --json` results: the shards of one run (--segment) or generators started together.
-import { readFile } from 'node:fs/promises'
-import { MissingArgumentError, ResultsError, UnknownOptionError, systemCode } from '../errors.js'
+import { MissingArgumentError, ResultsError, UnknownOptionError } from '../errors.js'
+import { INPUT_FILE_LIMIT, readInputFile } from '../fs-input.js'
+import { formatBytes } from '../format.js'
 import { version } from '../version.js'
 
 export function helpText () {
@@ -19,7 +20,8 @@ any run against the same URL with the same request options). Prints ab's report 
     from the summed corrected histograms.
 Files that measured different requests (URL, method, -k, headers, -p body, -t, -R or not, the
 shards of different runs) are refused, naming the first difference (exit 2); a file that cannot
-be read or is not a LoadResult is refused (exit 1). Inputs may be merged results themselves.
+be read, is not a regular file (a folder, a device, a pipe), is over ${formatBytes(INPUT_FILE_LIMIT)} or is not a
+LoadResult is refused (exit 1). Inputs may be merged results themselves; - reads standard input.
 
 Options:
   --json        print the merged LoadResult (schema syncbench/load-result@1, with "merged": the
@@ -80,14 +82,11 @@ function missingShards (shards) {
  * @returns {Promise<import('../types.js').LoadResult>}
  */
 async function readLoadResult (file) {
-  let text
-  try {
-    text = await readFile(file === '-' ? '/dev/stdin' : file, 'utf8')
-  } catch (err) {
-    const code = systemCode(err)
-    if (code === undefined) throw err
-    throw new ResultsError(`${file}: cannot read it: ${code}`, { cause: err })
-  }
+  // a named file must be a regular file within the input limit; `-` (stdin) may be a pipe, read up to the limit
+  const text = await readInputFile(file === '-' ? '/dev/stdin' : file, {
+    stream: file === '-',
+    fail: (message, cause) => new ResultsError(`${file}: ${message}`, { cause })
+  })
   let data
   try {
     data = JSON.parse(text)

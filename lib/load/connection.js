@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import net from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { ConnectError, InvalidOptionError, systemCode } from '../errors.js'
+import { fileKind } from '../fs-input.js'
 
 export const kConn = Symbol('syncbench.connection')
 
@@ -234,6 +235,5 @@ export function checkUnixSocket (path, spelled) {
     throw new ConnectError(`unix:${path}: ${code === 'ENOENT' ? 'no such socket' : 'cannot reach the socket'} (${code})`, { cause: err })
   }
   if (info.isSocket()) return
-  const kind = info.isDirectory() ? 'a folder' : info.isFile() ? 'a regular file' : 'a device or a pipe'
-  throw new InvalidOptionError(`${spelled} must be the path of a unix socket, got "${path}" (${kind})`)
+  throw new InvalidOptionError(`${spelled} must be the path of a unix socket, got "${path}" (${fileKind(info)})`)
 }

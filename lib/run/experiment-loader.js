@@ -3,9 +3,9 @@
 // the runner asks that child for the handler names). Every definition is validated here, so the
 // runner only ever sees a well-formed one.
 import path from 'node:path'
-import { readFile, stat } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
-import { ExperimentError, InvalidOptionError, MissingArgumentError, firstLine, invalidOption, systemCode } from '../errors.js'
+import { ExperimentError, InvalidOptionError, MissingArgumentError, firstLine, invalidOption } from '../errors.js'
+import { checkInputFile, readInputFile } from '../fs-input.js'
 import { experiments as builtins } from './experiments.js'
 import { workloadHandlerNames } from './runner.js'
 import { LOAD_AXES, OFFERED_AXIS, expandExperiment } from './plan.js'
@@ -107,9 +107,10 @@ export async function loadExperimentFile (file, cwd) {
   let data
   try {
     // a UTF-8 byte order mark (Windows editors write one) is not part of the JSON
-    if (ext === '.json') data = JSON.parse((await readFile(abs, 'utf8')).replace(/^\uFEFF/, ''))
+    if (ext === '.json') data = JSON.parse((await readInputFile(abs, { fail: inputFailure('--experiment', file) })).replace(/^\uFEFF/, ''))
     else data = (await import(pathToFileURL(abs).href)).default
   } catch (err) {
+    if (err instanceof ExperimentError) throw err
     throw new ExperimentError(`--experiment ${file} cannot be loaded: ${firstLine(err)}`, { cause: err })
   }
   const list = Array.isArray(data) ? data : [data]
@@ -124,11 +125,7 @@ export async function loadExperimentFile (file, cwd) {
     const resolveWorkload = async (server, field) => {
       if (server?.workload === undefined) return server
       const workload = path.resolve(path.dirname(abs), server.workload)
-      const info = await stat(workload).catch((err) => {
-        if (systemCode(err) === undefined) throw err
-        return null
-      })
-      if (!info?.isFile()) throw new ExperimentError(`${where}: ${field} "${server.workload}": no such file (looked for ${workload})`)
+      await checkInputFile(workload, { fail: (message, cause) => new ExperimentError(`${where}: ${field} "${server.workload}": ${message} (looked for ${workload})`, { cause }) })
       return { ...server, workload }
     }
     v.server = /** @type {ServerSpec} */ (await resolveWorkload(v.server, 'server.workload'))
@@ -403,13 +400,17 @@ function checkRateSweep (e, bad) {
  */
 async function existingFile (flag, file, cwd) {
   const abs = path.resolve(cwd, file)
-  let info
-  try {
-    info = await stat(abs)
-  } catch (err) {
-    if (systemCode(err) === undefined) throw err
-    throw new ExperimentError(`${flag} ${file}: no such file`)
-  }
-  if (!info.isFile()) throw new ExperimentError(`${flag} ${file}: not a file`)
+  // a module is read whole by import(): the same checks as a file read here (lib/fs-input.js)
+  await checkInputFile(abs, { fail: inputFailure(flag, file) })
   return abs
+}
+
+/**
+ * An input file's problem as an ExperimentError naming the option and the file as given.
+ * @param {string} flag
+ * @param {string} file
+ * @returns {(message: string, cause?: unknown) => Error}
+ */
+function inputFailure (flag, file) {
+  return (message, cause) => new ExperimentError(`${flag} ${file}: ${message}`, { cause })
 }

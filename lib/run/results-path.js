@@ -19,6 +19,7 @@ export async function resultsFileOf (arg) {
   if (!info?.isDirectory()) return arg
   const file = path.join(arg, RESULTS_FILE)
   const inside = await stat(file).catch(() => null)
-  if (!inside?.isFile()) throw new ResultsError(`${arg}: a folder without ${RESULTS_FILE} (give a results.json or the folder syncbench run wrote)`)
+  // one that is there but is not a regular file (a folder, a FIFO) is readResultsFile's to name
+  if (!inside) throw new ResultsError(`${arg}: a folder without ${RESULTS_FILE} (give a results.json or the folder syncbench run wrote)`)
   return file
 }

@@ -2,10 +2,11 @@
 // the old one (lib/fs-atomic.js): a crash or Ctrl-C at any moment leaves the last complete file, never
 // a half-written one.
 import path from 'node:path'
-import { mkdir, readFile } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import { InvalidOptionError, ResultsError, systemCode } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
 import { makeDirectory } from '../fs-dir.js'
+import { readInputFile } from '../fs-input.js'
 import { validateResults } from './results-schema.js'
 
 export const RESULTS_SCHEMA = 'syncbench/results@1'
@@ -59,18 +60,15 @@ export async function writeAtomic (file, text) {
 }
 
 /**
- * Read a results.json and check it against schemas/results.schema.json (syncbench compare, syncbench
- * report), before anything else reads it: a malformed file is one ResultsError naming the field.
+ * Read a results.json (a regular file within lib/fs-input.js's INPUT_FILE_LIMIT) and check it against
+ * schemas/results.schema.json (syncbench compare, syncbench report), before anything else reads it: a
+ * malformed file is one ResultsError naming the field.
  * @param {string} file
  * @returns {Promise<import('../types.js').ResultsFile>}
  */
 export async function readResultsFile (file) {
-  let text
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (err) {
-    throw new ResultsError(`${file}: ${systemCode(err) === 'ENOENT' ? 'no such file' : `cannot read (${reason(err)})`}`)
-  }
+  // not a regular file (a device, a FIFO) or over the input limit: refused before a byte is read
+  const text = await readInputFile(file, { fail: (message, cause) => new ResultsError(`${file}: ${message}`, { cause }) })
   let data
   try {
     // a UTF-8 BOM, as editors on Windows save a file, is no part of the JSON: JSON.parse refuses it
