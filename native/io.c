@@ -18,6 +18,9 @@
 //   EV_EOF      the peer closed its side
 //   EV_ERROR    a = libuv's negative errno, b = SYS_CONNECT | SYS_READ | SYS_WRITE
 //   EV_DRAIN    a write that had to wait is done
+// Each event's time (uv_hrtime, in ms, the clock of performance.now()) is in a Float64Array beside
+// them, stamped when libuv reported it: the engine times a response by when it was read, not by when
+// its batch reached JavaScript.
 // A slot is the caller's number for one connection; serial numbers its successive sockets, so that an
 // event queued for a socket the caller has since closed and reopened is recognised and dropped.
 #define NAPI_VERSION 8
@@ -58,6 +61,7 @@ struct io_s {
   napi_ref resource;
   napi_async_context async_context;
   int32_t* events;
+  double* times;
   size_t nevents;
   uint8_t* arena;
   size_t arena_used;
@@ -97,6 +101,7 @@ static void queue_event (io_t* io, int32_t type, sock_t* sock, int32_t a, int32_
   e[2] = sock->serial;
   e[3] = a;
   e[4] = b;
+  io->times[io->nevents] = (double) uv_hrtime() / 1e6;
   io->nevents++;
   // an event queued outside libuv's poll phase (from a call made by JavaScript) must not wait for
   // the next I/O: an active idle handle makes the next poll return at once
@@ -126,7 +131,10 @@ static void flush (io_t* io) {
     // what JavaScript queued meanwhile moves to the front; reads are never among it (no read happens
     // while JavaScript runs), so the arena is free again
     size_t rest = io->nevents - n;
-    if (rest > 0) memmove(io->events, io->events + n * EV_FIELDS, rest * EV_FIELDS * sizeof(int32_t));
+    if (rest > 0) {
+      memmove(io->events, io->events + n * EV_FIELDS, rest * EV_FIELDS * sizeof(int32_t));
+      memmove(io->times, io->times + n, rest * sizeof(double));
+    }
     io->nevents = rest;
     io->arena_used = 0;
   }
@@ -321,19 +329,29 @@ static napi_value js_close (napi_env env, napi_callback_info info) {
 
 static void noop_finalize (napi_env env, void* data, void* hint) { (void) env; (void) data; (void) hint; }
 
-// init(callback): once per thread; returns [events ArrayBuffer, arena ArrayBuffer].
+// now(): uv_hrtime in ms, to relate the events' times to performance.now().
+static napi_value js_now (napi_env env, napi_callback_info info) {
+  (void) info;
+  napi_value now;
+  CHECK(napi_create_double(env, (double) uv_hrtime() / 1e6, &now));
+  return now;
+}
+
+// init(callback): once per thread; returns [events ArrayBuffer, times ArrayBuffer, arena ArrayBuffer].
 static napi_value js_init (napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   io_t* io = get_io(env);
   if (io->callback != NULL) { throw_error(env, "already initialised in this thread"); return NULL; }
-  napi_value events, arena, resource, name, pair;
+  napi_value events, times, arena, resource, name, buffers;
   CHECK(napi_create_arraybuffer(env, EV_CAPACITY * EV_FIELDS * sizeof(int32_t), (void**) &io->events, &events));
+  CHECK(napi_create_arraybuffer(env, EV_CAPACITY * sizeof(double), (void**) &io->times, &times));
   CHECK(napi_create_arraybuffer(env, ARENA_SIZE, (void**) &io->arena, &arena));
   CHECK(napi_create_reference(env, argv[0], 1, &io->callback));
   CHECK(napi_create_object(env, &resource));
   CHECK(napi_set_named_property(env, resource, "events", events));
+  CHECK(napi_set_named_property(env, resource, "times", times));
   CHECK(napi_set_named_property(env, resource, "arena", arena));
   CHECK(napi_create_reference(env, resource, 1, &io->resource));
   CHECK(napi_create_string_utf8(env, "syncbench:io", NAPI_AUTO_LENGTH, &name));
@@ -345,10 +363,11 @@ static napi_value js_init (napi_env env, napi_callback_info info) {
   uv_unref((uv_handle_t*) &io->check);
   uv_idle_init(io->loop, &io->idle);
   io->idle.data = io;
-  CHECK(napi_create_array_with_length(env, 2, &pair));
-  CHECK(napi_set_element(env, pair, 0, events));
-  CHECK(napi_set_element(env, pair, 1, arena));
-  return pair;
+  CHECK(napi_create_array_with_length(env, 3, &buffers));
+  CHECK(napi_set_element(env, buffers, 0, events));
+  CHECK(napi_set_element(env, buffers, 1, times));
+  CHECK(napi_set_element(env, buffers, 2, arena));
+  return buffers;
 }
 
 static void free_io (uv_handle_t* handle) {
@@ -376,6 +395,7 @@ static napi_value init (napi_env env, napi_value exports) {
   CHECK(napi_add_env_cleanup_hook(env, cleanup, io));
   napi_property_descriptor props[] = {
     { "init", NULL, js_init, NULL, NULL, NULL, napi_default, NULL },
+    { "now", NULL, js_now, NULL, NULL, NULL, napi_default, NULL },
     { "target", NULL, js_target, NULL, NULL, NULL, napi_default, NULL },
     { "connect", NULL, js_connect, NULL, NULL, NULL, napi_default, NULL },
     { "write", NULL, js_write, NULL, NULL, NULL, napi_default, NULL },

@@ -13,7 +13,7 @@ import { loadtest } from '../lib/load/loadtest.js'
 import { tcpTransport } from '../lib/load/native-io.js'
 import {
   runCli, runCommand, startHttpServer, startChunkedServer, startHttp10CloseServer, startResetServer, closedPort,
-  startScriptedServer
+  startScriptedServer, startSlowServer
 } from './helper.js'
 
 const forcedNet = process.env.SYNCBENCH_IO === 'net'
@@ -81,6 +81,19 @@ test('native and node:net say the same when nothing listens', { skip: forcedNet 
   assert.deepEqual(native, await counted('net', ['-n', '3', url]))
   assert.equal(native.code, 1)
   assert.match(String(native.stderr), /connection refused \(ECONNREFUSED\)/)
+})
+
+test('events are timed when libuv reported them: no response is faster than the server, no time is negative', async () => {
+  const server = await startSlowServer(60)
+  closers.push(server.close)
+  for (const keepAlive of [[], ['-k']]) {
+    const r = await runCli(['ab', '--json', '-n', '6', '-c', '2', ...keepAlive, server.url], { timeoutMs: 30_000 })
+    assert.equal(r.code, 0, r.stderr)
+    const t = JSON.parse(r.stdout).connectionTimes
+    assert.ok(t.total.min >= 60 && t.waiting.min >= 60, JSON.stringify(t))
+    assert.ok(t.total.max < 60_000, JSON.stringify(t))
+    for (const row of ['connect', 'processing', 'waiting', 'total']) assert.ok(t[row].min >= 0, `${row}: ${JSON.stringify(t[row])}`)
+  }
 })
 
 test('a request the kernel takes in parts is written whole, its end stamped when done', async () => {

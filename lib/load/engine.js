@@ -206,9 +206,12 @@ export class Engine {
     c.open(this.connectOptions)
   }
 
-  /** The socket's 'connect'. @param {Connection} c */
-  connected (c) {
-    const now = this.lastActivity = performance.now()
+  /**
+   * The socket's 'connect'.
+   * @param {Connection} c @param {number} [now] when it happened (the native transport stamps its events)
+   */
+  connected (c, now = performance.now()) {
+    this.lastActivity = now
     c.state = CONNECTED
     c.skipException = false
     this.writeRequest(c, now)
@@ -337,11 +340,10 @@ export class Engine {
 
   /**
    * The socket's read: `chunk` is the read buffer shared by every socket, `r` the bytes read into it.
-   * @param {Connection} c @param {Buffer} chunk @param {number} r
+   * @param {Connection} c @param {Buffer} chunk @param {number} r @param {number} [now] when it was read
    */
-  data (c, chunk, r) {
+  data (c, chunk, r, now = performance.now()) {
     if (c.parked) return this.idleSocketEnded(c)
-    const now = performance.now()
     const counts = this.counts
     this.lastActivity = now
     counts.totalRead += r
@@ -495,10 +497,13 @@ export class Engine {
     this.checkEnd()
   }
 
-  /** The socket's 'end': the server closed, which ends the response. @param {Connection} c */
-  eof (c) {
+  /**
+   * The socket's 'end': the server closed, which ends the response.
+   * @param {Connection} c @param {number} [now] when it happened (the native transport stamps its events)
+   */
+  eof (c, now = performance.now()) {
     if (c.parked) return this.idleSocketEnded(c)
-    const now = this.lastActivity = performance.now()
+    this.lastActivity = now
     if (this.framing.eof(c) === INVALID) return this.malformed(c, now)
     this.counts.good++
     this.closeConnection(c, now)

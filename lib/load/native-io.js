@@ -11,7 +11,8 @@ import { getSystemErrorName } from 'node:util'
 
 /**
  * @typedef {object} Addon
- * @property {(callback: (count: number) => void) => [ArrayBuffer, ArrayBuffer]} init
+ * @property {(callback: (count: number) => void) => [ArrayBuffer, ArrayBuffer, ArrayBuffer]} init
+ * @property {() => number} now
  * @property {(address: string, port: number, ipv6: boolean) => number} target
  * @property {(slot: number, target: number, nodelay: boolean) => number} connect
  * @property {(slot: number, data: Buffer) => boolean} write
@@ -23,7 +24,7 @@ import { getSystemErrorName } from 'node:util'
  * @typedef {object} NativeConnection
  * @property {number} serial the serial of its open socket, 0 when it has none
  * @property {number} endwrite
- * @property {{ connected (c: any): void, data (c: any, chunk: Buffer, r: number): void, eof (c: any): void, error (c: any, err: NodeJS.ErrnoException): void }} engine
+ * @property {{ connected (c: any, now: number): void, data (c: any, chunk: Buffer, r: number, now: number): void, eof (c: any, now: number): void, error (c: any, err: NodeJS.ErrnoException): void }} engine
  */
 
 const EV_CONNECT = 1
@@ -57,9 +58,16 @@ export class NativeIo {
     this.conns = []
     /** @type {number[]} */
     this.freeSlots = []
-    const [events, arena] = native.init(this.dispatch.bind(this))
+    const [events, times, arena] = native.init(this.dispatch.bind(this))
     this.events = new Int32Array(events)
+    this.times = new Float64Array(times)
     this.arena = Buffer.from(arena)
+    // The events' times are libuv's clock in ms; performance.now() is the same clock from another
+    // origin. Read back to back, the two differ by that constant less the time between the reads:
+    // the largest of a few differences is the closest.
+    let origin = -Infinity
+    for (let i = 0; i < 8; i++) origin = Math.max(origin, native.now() - performance.now())
+    this.origin = origin
   }
 
   /** A slot for a connection, until release(). @param {NativeConnection} c */
@@ -102,6 +110,8 @@ export class NativeIo {
   /** A batch of `count` events from native/io.c. @param {number} count */
   dispatch (count) {
     const ev = this.events
+    const times = this.times
+    const origin = this.origin
     const conns = this.conns
     for (let i = 0, k = 0; i < count; i++, k += EV_FIELDS) {
       const c = conns[ev[k + 1]]
@@ -111,13 +121,13 @@ export class NativeIo {
         case EV_READ: {
           const at = ev[k + 3]
           const r = ev[k + 4]
-          c.engine.data(c, this.arena.subarray(at, at + r), r)
+          c.engine.data(c, this.arena.subarray(at, at + r), r, times[i] - origin)
           break
         }
-        case EV_CONNECT: c.engine.connected(c); break
-        case EV_EOF: c.engine.eof(c); break
+        case EV_CONNECT: c.engine.connected(c, times[i] - origin); break
+        case EV_EOF: c.engine.eof(c, times[i] - origin); break
         case EV_ERROR: c.engine.error(c, systemError(ev[k + 3], SYSCALLS[ev[k + 4]])); break
-        case EV_DRAIN: c.endwrite = performance.now(); break
+        case EV_DRAIN: c.endwrite = times[i] - origin; break
       }
     }
   }
