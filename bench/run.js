@@ -4,7 +4,9 @@
 // On a 2-core machine the node:http server is the throughput ceiling, so requests/s says little about
 // a generator; what a generator costs is its own CPU time (user + system) divided by the requests it
 // completed. Each generator is timed as a whole process by GNU time when it is installed (it also gives
-// peak RSS), else by bash's `times` builtin. Peers that are not installed are skipped with a note.
+// peak RSS), else by bash's `times` builtin, and runs about as long as the others (--requests / 25000
+// seconds, at least 2; the node:http client, a yardstick, sends --requests). Peers that are not
+// installed are skipped with a note.
 //
 // Then the open loop (syncbench ab -R): target vs achieved rate and the generator's CPU at 100, 1000
 // and 10000 req/s (5 s each), against nginx when it is installed (else the node:http hello server),
@@ -13,7 +15,8 @@
 // Then the performance targets against nginx (when installed, and taskset): nginx pinned to one core,
 // every generator to the other, so a generator's limit is its own core: CPU per request against wrk -t1
 // at c=50 and c=1000 (keep-alive) and against ab without keep-alive, peak RSS of -c 1000 -n 1000000,
-// and --workers 2 beside one worker on the same core.
+// and --workers 2 beside one worker on the same core; syncbench with its native TCP transport and
+// with node:net (SYNCBENCH_IO=net); whole-process CPU and steady state (start-up and exit taken off).
 //
 // Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk,nginx,open-loop]
 //                      [--rates 100,1000,10000 --rate-seconds 5 --max-rate 320000 --big-requests 1000000]
@@ -50,18 +53,19 @@ const seconds = values.quick ? 1 : Math.max(2, Math.round(requests / 25000))
 const has = (cmd, args) => spawnSync(cmd, args, { stdio: 'ignore' }).error === undefined
 const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true'], { encoding: 'utf8' }).stderr.trim() !== ''
 
-/** @typedef {{ name: string, argv: (url: string) => string[], count: (out: string) => number, available: boolean, timeoutMs?: number, env?: Record<string, string> }} Peer */
+/** @typedef {{ name: string, argv: (url: string) => string[], count: (out: string) => number, available: boolean, timeoutMs?: number, env?: Record<string, string>, startup?: (url: string) => string[] }} Peer */
 /** @type {Peer[]} */
 const peers = [
   {
     name: 'syncbench ab -k',
-    argv: (url) => [process.execPath, join(root, 'bin/syncbench.js'), 'ab', '-q', '-k', '-c', String(concurrency), '-n', String(requests), url],
+    // as long as wrk and autocannon run (-t, with a -n it does not reach): the same start-up per second
+    argv: (url) => [process.execPath, join(root, 'bin/syncbench.js'), 'ab', '-q', '-k', '-c', String(concurrency), '-t', String(seconds), '-n', '100000000', url],
     count: (out) => Number(/^Complete requests:\s+(\d+)/m.exec(out)?.[1]),
     available: true
   },
   {
     name: 'ab -k',
-    argv: (url) => ['ab', '-q', '-k', '-c', String(concurrency), '-n', String(requests), url],
+    argv: (url) => ['ab', '-q', '-k', '-c', String(concurrency), '-t', String(seconds), '-n', '100000000', url],
     count: (out) => Number(/^Complete requests:\s+(\d+)/m.exec(out)?.[1]),
     available: has('ab', ['-V'])
   },
@@ -222,29 +226,36 @@ async function nginxTargets (nginx) {
   // Every generator runs about as long (wrk's -d, ab's and syncbench's -t with a -n they do not reach),
   // so that each one's start-up (node's is ~0.1 s of CPU, wrk's and ab's next to none) weighs the same.
   const forever = '100000000'
+  // Start-up and exit alone (one request; wrk, which cannot send just one, its --version): taken off
+  // each run's CPU for the steady-state column.
+  const sbStart = (/** @type {string} */ u) => pin([process.execPath, join(root, 'bin/syncbench.js'), 'ab', '-q', '-n', '1', u])
   const t = String(seconds)
   /** @type {(Peer & { ref: string|null })[]} */
   const rows = [
-    { name: 'syncbench ab -k -c 50', argv: sb(['-k', '-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, ref: 'wrk -t1 -c 50' },
-    { name: 'syncbench ab -k -c 50 (node:net)', argv: sb(['-k', '-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, ref: 'wrk -t1 -c 50', env: { SYNCBENCH_IO: 'net' } },
-    { name: 'wrk -t1 -c 50', argv: (u) => pin(['wrk', '-t1', '-c50', `-d${t}s`, u]), count: wrkCount, available: hasWrk, ref: null },
-    { name: `syncbench ab -k -c 1000 -n ${big}`, argv: sb(['-k', '-c', '1000', '-n', big]), count: abCount, available: true, ref: 'wrk -t1 -c 1000', timeoutMs: 600_000 },
-    { name: `syncbench ab -k -c 1000 -n ${big} (node:net)`, argv: sb(['-k', '-c', '1000', '-n', big]), count: abCount, available: true, ref: 'wrk -t1 -c 1000', timeoutMs: 600_000, env: { SYNCBENCH_IO: 'net' } },
-    { name: 'wrk -t1 -c 1000', argv: (u) => pin(['wrk', '-t1', '-c1000', `-d${t}s`, u]), count: wrkCount, available: hasWrk, ref: null },
-    { name: 'syncbench ab -c 50 (no -k)', argv: sb(['-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, ref: 'ab -c 50 (no -k)' },
-    { name: 'syncbench ab -c 50 (no -k, node:net)', argv: sb(['-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, ref: 'ab -c 50 (no -k)', env: { SYNCBENCH_IO: 'net' } },
-    { name: 'ab -c 50 (no -k)', argv: (u) => pin(['ab', '-q', '-c', '50', '-t', t, '-n', forever, u]), count: abCount, available: hasAb, ref: null },
-    { name: 'syncbench ab -k -c 50 --workers 2', argv: sb(['-k', '-c', '50', '-t', t, '-n', forever, '--workers', '2']), count: abCount, available: true, ref: 'syncbench ab -k -c 50' }
+    { name: 'syncbench ab -k -c 50', argv: sb(['-k', '-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, startup: sbStart, ref: 'wrk -t1 -c 50' },
+    { name: 'syncbench ab -k -c 50 (node:net)', argv: sb(['-k', '-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, startup: sbStart, ref: 'wrk -t1 -c 50', env: { SYNCBENCH_IO: 'net' } },
+    { name: 'wrk -t1 -c 50', startup: () => pin(['wrk', '--version']), argv: (u) => pin(['wrk', '-t1', '-c50', `-d${t}s`, u]), count: wrkCount, available: hasWrk, ref: null },
+    { name: `syncbench ab -k -c 1000 -n ${big}`, argv: sb(['-k', '-c', '1000', '-n', big]), count: abCount, available: true, startup: sbStart, ref: 'wrk -t1 -c 1000', timeoutMs: 600_000 },
+    { name: `syncbench ab -k -c 1000 -n ${big} (node:net)`, argv: sb(['-k', '-c', '1000', '-n', big]), count: abCount, available: true, startup: sbStart, ref: 'wrk -t1 -c 1000', timeoutMs: 600_000, env: { SYNCBENCH_IO: 'net' } },
+    { name: 'wrk -t1 -c 1000', startup: () => pin(['wrk', '--version']), argv: (u) => pin(['wrk', '-t1', '-c1000', `-d${t}s`, u]), count: wrkCount, available: hasWrk, ref: null },
+    { name: 'syncbench ab -c 50 (no -k)', argv: sb(['-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, startup: sbStart, ref: 'ab -c 50 (no -k)' },
+    { name: 'syncbench ab -c 50 (no -k, node:net)', argv: sb(['-c', '50', '-t', t, '-n', forever]), count: abCount, available: true, startup: sbStart, ref: 'ab -c 50 (no -k)', env: { SYNCBENCH_IO: 'net' } },
+    { name: 'ab -c 50 (no -k)', startup: (u) => pin(['ab', '-q', '-n', '1', u]), argv: (u) => pin(['ab', '-q', '-c', '50', '-t', t, '-n', forever, u]), count: abCount, available: hasAb, ref: null },
+    { name: 'syncbench ab -k -c 50 --workers 2', argv: sb(['-k', '-c', '50', '-t', t, '-n', forever, '--workers', '2']), count: abCount, available: true, startup: sbStart, ref: 'syncbench ab -k -c 50' }
   ].filter((p) => p.available)
   console.error(`nginx targets: nginx pinned to core 1, generators to core 0, ${repeat} round(s)`)
-  /** @type {Map<string, { cpuPerReq: number[], rss: number[], rps: number[] }>} */
-  const samples = new Map(rows.map((p) => [p.name, { cpuPerReq: [], rss: [], rps: [] }]))
+  /** @type {Map<string, { cpuPerReq: number[], steadyPerReq: number[], rss: number[], rps: number[] }>} */
+  const samples = new Map(rows.map((p) => [p.name, { cpuPerReq: [], steadyPerReq: [], rss: [], rps: [] }]))
   try {
     for (let round = 1; round <= repeat; round++) {
       for (const peer of rows) {
         const m = await measure(peer, target.url)
         const s = samples.get(peer.name)
         s.cpuPerReq.push(m.cpu / m.done * 1e6)
+        if (peer.startup) {
+          const start = await measure({ ...peer, argv: peer.startup, count: () => 1 }, target.url)
+          s.steadyPerReq.push(Math.max(0, m.cpu - start.cpu) / m.done * 1e6)
+        }
         s.rss.push(m.rssKiB / 1024)
         s.rps.push(m.done / m.wall)
         console.error(`  round ${round} ${peer.name}: ${m.done} requests, ${(m.cpu / m.done * 1e6).toFixed(2)} us CPU/request, ${(m.rssKiB / 1024).toFixed(1)} MiB`)
@@ -254,13 +265,16 @@ async function nginxTargets (nginx) {
     await target.stop()
   }
   const cpuOf = (/** @type {string} */ name) => median(samples.get(name).cpuPerReq)
-  printTable(['generator (core 0; nginx on core 1)', 'CPU us/request', 'x reference', 'reference', 'peak RSS MiB', 'req/s'], rows.map((p) => {
+  const steadyOf = (/** @type {string} */ name) => median(samples.get(name).steadyPerReq)
+  printTable(['generator (core 0; nginx on core 1)', 'CPU us/request', 'x reference', 'steady state us/request', 'x reference', 'reference', 'peak RSS MiB', 'req/s'], rows.map((p) => {
     const s = samples.get(p.name)
     const cpu = cpuOf(p.name)
+    const steady = steadyOf(p.name)
     const ref = p.ref !== null && samples.has(p.ref) ? p.ref : null
-    return [p.name, cpu.toFixed(2), ref === null ? '' : (cpu / cpuOf(ref)).toFixed(2), ref ?? '', Number.isFinite(median(s.rss)) ? median(s.rss).toFixed(1) : 'n/a', median(s.rps).toFixed(0)]
+    const steadyRatio = ref === null || !Number.isFinite(steady) || !Number.isFinite(steadyOf(ref)) ? '' : (steady / steadyOf(ref)).toFixed(2)
+    return [p.name, cpu.toFixed(2), ref === null ? '' : (cpu / cpuOf(ref)).toFixed(2), Number.isFinite(steady) ? steady.toFixed(2) : 'n/a', steadyRatio, ref ?? '', Number.isFinite(median(s.rss)) ? median(s.rss).toFixed(1) : 'n/a', median(s.rps).toFixed(0)]
   }))
-  console.log(`\nmedian of ${repeat} interleaved round(s), each a fresh process timed whole (start-up included) for about ${seconds} s; "x reference" is CPU per request over the reference's (target: at most 1.00). syncbench's TCP transport: ${tcpTransport === 'native' ? 'native (native/io.c)' : 'node:net (the native addon is not built)'}; "(node:net)" rows force node:net (SYNCBENCH_IO=net).`)
+  console.log(`\nmedian of ${repeat} interleaved round(s), each a fresh process timed whole (start-up included) for about ${seconds} s; "x reference" is CPU per request over the reference's (target: at most 1.00); "steady state" takes off the CPU of the same generator's start-up and exit, measured after each run (a one-request run; wrk's --version). syncbench's TCP transport: ${tcpTransport === 'native' ? 'native (native/io.c)' : 'node:net (the native addon is not built)'}; "(node:net)" rows force node:net (SYNCBENCH_IO=net).`)
   if (gnuTime) {
     // the floor of any Node.js generator's peak RSS: the runtime alone
     const bare = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, '-e', '0'], { encoding: 'utf8' }).stderr.trim().split('\n').pop()
