@@ -90,7 +90,8 @@ test('events are timed when libuv reported them: no response is faster than the 
     const r = await runCli(['ab', '--json', '-n', '6', '-c', '2', ...keepAlive, server.url], { timeoutMs: 30_000 })
     assert.equal(r.code, 0, r.stderr)
     const t = JSON.parse(r.stdout).connectionTimes
-    assert.ok(t.total.min >= 60 && t.waiting.min >= 60, JSON.stringify(t))
+    // (the server's setTimeout counts from its loop's cached time, which can be a few ms old: 50)
+    assert.ok(t.total.min >= 50 && t.waiting.min >= 50, JSON.stringify(t))
     assert.ok(t.total.max < 60_000, JSON.stringify(t))
     for (const row of ['connect', 'processing', 'waiting', 'total']) assert.ok(t[row].min >= 0, `${row}: ${JSON.stringify(t[row])}`)
   }
