@@ -77,6 +77,10 @@ test('deploy/k8s/merge-job.yaml merges the shards\' files from the same volume; 
   const dockerfile = read('Dockerfile')
   assert.match(dockerfile, /^FROM node:20/m)
   assert.match(dockerfile, /npm install --global "syncbench@/)
+  // the install runs where a compiler is (the native transport), the pods run the slim image
+  assert.match(dockerfile, /^FROM node:20-bookworm AS build$/m)
+  assert.match(dockerfile, /^FROM node:20-bookworm-slim$/m)
+  assert.match(dockerfile, /^COPY --from=build \/usr\/local\/lib\/node_modules\/syncbench /m)
 })
 
 /**
