@@ -4,6 +4,7 @@
 // way they go: the readers' claim under seed 002 (8 MB a thread, context switches) is tested, not repeated.
 import { mean } from '../run/stats.js'
 import { MIB } from '../format.js'
+import { formatP } from './verdicts.js'
 
 /**
  * One configuration's figures, averaged over its measured runs.
@@ -15,6 +16,7 @@ import { MIB } from '../format.js'
  * @property {number|null} threads     OS threads of the server at the end of the window (largest over runs)
  * @property {number|null} peakRssMiB  peak RSS of the window, mean over runs
  * @property {number|null} mibPerThread  (peak RSS - the event loop's) / (threads - the event loop's)
+ * @property {import('../run/stats.js').WelchResult|null} welch  its req/s against the event loop's (null: not compared)
  * @property {number|null} voluntary     voluntary context switches per request, mean over runs
  * @property {number|null} involuntary   involuntary context switches per request, mean over runs
  */
@@ -41,6 +43,7 @@ export function threadCostRows (s) {
     threads: r.server ? r.server.threads : null,
     peakRssMiB: avg(r, (m) => m.memory.peakRssBytes / MIB),
     mibPerThread: /** @type {number|null} */ (null),
+    welch: r.comparison && r.comparison.baseline === s.baseline ? r.comparison.test : null,
     voluntary: avg(r, (m) => m.contextSwitches?.voluntaryPerRequest),
     involuntary: avg(r, (m) => m.contextSwitches?.involuntaryPerRequest)
   }))
@@ -86,8 +89,22 @@ export function threadCostVerdict (s) {
       ? 'threads cost more context switches a request than the event loop'
       : 'threads cost no more context switches a request than the event loop')
   }
-  findings.push(top.rps >= base.rps ? `the threads serve at least as many requests a second (${ratio.trim() || 'n/a'})` : `the threads serve fewer requests a second ${ratio.trim()}`)
+  findings.push(throughputFinding(top, base))
   return `${s.name}: ${parts.join('; ')}. On this machine ${findings.join('; ')}`
+}
+
+/**
+ * How the pool's requests a second compare with the event loop's: fewer or more only when the Welch
+ * test of their runs says so (p < 0.05), as every verdict of syncbench words it.
+ * @param {ThreadCostRow} top @param {ThreadCostRow} base
+ */
+function throughputFinding (top, base) {
+  const ratio = base.rps > 0 ? `${(top.rps / base.rps).toFixed(2)}x` : 'n/a'
+  const welch = top.welch
+  if (welch === null || !(welch.p >= 0)) return `the threads serve ${ratio} the event loop's requests a second (p n/a: too few runs to test)`
+  const test = formatP(welch)
+  if (welch.p >= 0.05) return `the threads serve about as many requests a second (${ratio}, ${test}: no significant difference)`
+  return `the threads serve ${top.rps < base.rps ? 'fewer' : 'more'} requests a second (${ratio}, ${test})`
 }
 
 /** @param {number} x */
