@@ -94,3 +94,15 @@ test('hdr-histogram-js is loaded only when the run\'s histogram is read (--json)
   assert.equal(hdr(await modulesLoadedBy(['ab', '-n', '4', '-c', '2', s.url])), false, 'ab\'s report needs no encoding')
   assert.equal(hdr(await modulesLoadedBy(['ab', '--json', '-n', '4', '-c', '2', s.url], /"completeRequests": 4,/)), true, '--json prints the encoding')
 })
+
+test('the atomic writer (and node:crypto behind its temporary names) is loaded only for -g, -e and --hdr-log', async () => {
+  const s = await helloServer()
+  const atomic = (m) => m.has('node:crypto') || [...m].some((u) => u.endsWith('/lib/fs-atomic.js'))
+  assert.equal(atomic(await modulesLoadedBy(['ab', '-n', '4', '-c', '2', s.url])), false, 'a plain run writes no file')
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-lazy-g-'))
+  try {
+    assert.equal(atomic(await modulesLoadedBy(['ab', '-g', path.join(dir, 'g.tsv'), '-n', '4', '-c', '2', s.url])), true, '-g writes its file atomically')
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})

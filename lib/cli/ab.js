@@ -1,6 +1,5 @@
 // `syncbench ab`: ab's flags in, ab's report out (stdout), progress and errors on stderr.
 import { accessSync, closeSync, constants, openSync, statSync, unlinkSync } from 'node:fs'
-import { tempNameFor } from '../fs-atomic.js'
 import { SyncbenchError, InvalidOptionError, errorCodes, systemCode } from '../errors.js'
 import { version } from '../version.js'
 import { parseAbArgs } from '../load/ab-args.js'
@@ -89,8 +88,9 @@ Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the repo
  * with access(), which root passes everywhere, /proc included. A device or FIFO is written through.
  * @param {string} flag
  * @param {string} file
+ * @param {(file: string) => string} tempNameFor fs-atomic.js's, loaded only for runs that write files
  */
-function checkWritable (flag, file) {
+function checkWritable (flag, file, tempNameFor) {
   try {
     const target = statSync(file, { throwIfNoEntry: false })
     if (target?.isDirectory()) throw Object.assign(new Error(`${file} is a folder`), { code: 'EISDIR' })
@@ -124,9 +124,13 @@ export async function main (argv, io) {
   const { options, output } = parseAbArgs(argv)
   if (output.help) { io.stdout.write(helpText()); return 0 }
   if (output.version) { io.stdout.write(`This is syncbench ${version}, an ApacheBench 2.3 compatible load generator\n`); return 0 }
-  if (output.gnuplot) checkWritable('-g', output.gnuplot)
-  if (output.csv) checkWritable('-e', output.csv)
-  if (output.hdrLog) checkWritable('--hdr-log', output.hdrLog)
+  if (output.gnuplot || output.csv || output.hdrLog) {
+    // loaded here only: the atomic writer's node:crypto costs start-up CPU a plain run does not need
+    const { tempNameFor } = await import('../fs-atomic.js')
+    if (output.gnuplot) checkWritable('-g', output.gnuplot, tempNameFor)
+    if (output.csv) checkWritable('-e', output.csv, tempNameFor)
+    if (output.hdrLog) checkWritable('--hdr-log', output.hdrLog, tempNameFor)
+  }
   const { loadtest, normalizeOptions } = await import('../load/loadtest.js')
   const { parseTarget, requestHead } = await import('../load/request.js')
 
