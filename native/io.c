@@ -1,5 +1,6 @@
-// syncbench's native TCP transport: the engine's sockets on libuv directly, their events handed to
-// JavaScript in batches, one call per turn of the event loop instead of one per read.
+// syncbench's native transport for TCP and unix sockets: the engine's sockets on libuv directly,
+// their events handed to JavaScript in batches, one call per turn of the event loop instead of one
+// per read.
 //
 // Why it exists (npm run bench, nginx on one core, the generator on the other, 2-core VM): with
 // node:net, syncbench ab -k -c 50 spent 5.4 us of CPU per request where wrk -t1 spends 4.8, and
@@ -29,6 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 enum { EV_CONNECT = 1, EV_READ = 2, EV_EOF = 3, EV_ERROR = 4, EV_DRAIN = 5 };
 enum { SYS_CONNECT = 1, SYS_READ = 2, SYS_WRITE = 3 };
@@ -44,14 +46,22 @@ enum { SYS_CONNECT = 1, SYS_READ = 2, SYS_WRITE = 3 };
 
 typedef struct io_s io_t;
 
+// Where a connection goes: an IP address and port, or (--unix) a unix socket's path.
 typedef struct {
-  uv_tcp_t tcp;
+  int pipe;
+  struct sockaddr_storage addr;
+  char path[256];
+} target_t;
+
+typedef struct {
+  union { uv_tcp_t tcp; uv_pipe_t pipe; } h; // a stream either way: uv_stream_t* casts of &h
   uv_connect_t connect_req;
   uv_write_t write_req;
   io_t* io;
   int32_t slot; // -1 once closed
   int32_t serial;
   int nodelay;
+  int read_on_connect; // a unix socket starts reading once connected (see js_connect)
   void* next; // in the io's pool of closed sockets
 } sock_t;
 
@@ -71,7 +81,7 @@ struct io_s {
   int32_t next_serial;
   uv_check_t check;
   uv_idle_t idle;
-  struct sockaddr_storage* targets;
+  target_t* targets;
   size_t ntargets;
   sock_t* pool; // closed sockets, reused: no malloc and free per connection
   size_t closing; // sockets whose close has not called back yet
@@ -183,7 +193,11 @@ static void connect_cb (uv_connect_t* req, int status) {
     queue_event(sock->io, EV_ERROR, sock, status, SYS_CONNECT);
     return;
   }
-  if (sock->nodelay) uv_tcp_nodelay(&sock->tcp, 1);
+  if (sock->nodelay) uv_tcp_nodelay(&sock->h.tcp, 1);
+  if (sock->read_on_connect) {
+    int r = uv_read_start((uv_stream_t*) &sock->h, alloc_cb, read_cb);
+    if (r < 0) { queue_event(sock->io, EV_ERROR, sock, r, SYS_READ); return; }
+  }
   queue_event(sock->io, EV_CONNECT, sock, 0, 0);
 }
 
@@ -218,7 +232,7 @@ static void close_sock (io_t* io, sock_t* sock) {
   io->socks[sock->slot] = NULL;
   sock->slot = -1;
   io->closing++;
-  uv_close((uv_handle_t*) &sock->tcp, close_cb);
+  uv_close((uv_handle_t*) &sock->h, close_cb);
 }
 
 static int get_slot (napi_env env, napi_value value, io_t* io, int32_t* slot) {
@@ -238,6 +252,19 @@ static int get_slot (napi_env env, napi_value value, io_t* io, int32_t* slot) {
   return 1;
 }
 
+// The number of this target in the io's table, added if new; -1 when out of memory (thrown).
+static int64_t add_target (napi_env env, io_t* io, const target_t* t) {
+  size_t i = 0;
+  while (i < io->ntargets && memcmp(&io->targets[i], t, sizeof *t) != 0) i++;
+  if (i == io->ntargets) {
+    target_t* targets = realloc(io->targets, (io->ntargets + 1) * sizeof *t);
+    if (targets == NULL) { throw_error(env, "out of memory"); return -1; }
+    io->targets = targets;
+    io->targets[io->ntargets++] = *t;
+  }
+  return (int64_t) i;
+}
+
 // target(address, port, ipv6): the number of this numeric address and port, for connect().
 static napi_value js_target (napi_env env, napi_callback_info info) {
   size_t argc = 3;
@@ -251,21 +278,38 @@ static napi_value js_target (napi_env env, napi_callback_info info) {
   CHECK(napi_get_value_string_utf8(env, argv[0], address, sizeof address, &len));
   CHECK(napi_get_value_int32(env, argv[1], &port));
   CHECK(napi_get_value_bool(env, argv[2], &ipv6));
-  struct sockaddr_storage addr;
-  memset(&addr, 0, sizeof addr);
-  int r = ipv6 ? uv_ip6_addr(address, port, (struct sockaddr_in6*) &addr) : uv_ip4_addr(address, port, (struct sockaddr_in*) &addr);
+  target_t t;
+  memset(&t, 0, sizeof t);
+  int r = ipv6 ? uv_ip6_addr(address, port, (struct sockaddr_in6*) &t.addr) : uv_ip4_addr(address, port, (struct sockaddr_in*) &t.addr);
   if (r < 0) { throw_error(env, "not a numeric address"); return NULL; }
-  size_t i = 0;
-  while (i < io->ntargets && memcmp(&io->targets[i], &addr, sizeof addr) != 0) i++;
-  if (i == io->ntargets) {
-    struct sockaddr_storage* targets = realloc(io->targets, (io->ntargets + 1) * sizeof addr);
-    if (targets == NULL) { throw_error(env, "out of memory"); return NULL; }
-    io->targets = targets;
-    io->targets[io->ntargets++] = addr;
-  }
+  int64_t i = add_target(env, io, &t);
+  if (i < 0) return NULL;
   napi_value id;
   CHECK(napi_create_uint32(env, (uint32_t) i, &id));
   return id;
+}
+
+// targetPipe(path): the number of this unix socket, for connect(); null when the path is too long
+// for a unix socket address (the caller keeps node:net, which says why).
+static napi_value js_target_pipe (napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  io_t* io = get_io(env);
+  target_t t;
+  memset(&t, 0, sizeof t);
+  t.pipe = 1;
+  size_t len;
+  napi_value result;
+  CHECK(napi_get_value_string_utf8(env, argv[0], t.path, sizeof t.path, &len));
+  if (len >= sizeof ((struct sockaddr_un*) 0)->sun_path) {
+    CHECK(napi_get_null(env, &result));
+    return result;
+  }
+  int64_t i = add_target(env, io, &t);
+  if (i < 0) return NULL;
+  CHECK(napi_create_uint32(env, (uint32_t) i, &result));
+  return result;
 }
 
 // connect(slot, target, nodelay): a new socket for the slot (whose previous one must be closed) to a
@@ -287,24 +331,32 @@ static napi_value js_connect (napi_env env, napi_callback_info info) {
   if (sock != NULL) io->pool = sock->next;
   else if ((sock = malloc(sizeof(sock_t))) == NULL) { throw_error(env, "out of memory"); return NULL; }
   memset(sock, 0, sizeof(sock_t));
-  int r = uv_tcp_init(io->loop, &sock->tcp);
+  const target_t* t = &io->targets[target];
+  int r = t->pipe ? uv_pipe_init(io->loop, &sock->h.pipe, 0) : uv_tcp_init(io->loop, &sock->h.tcp);
   if (r < 0) { sock->next = io->pool; io->pool = sock; throw_error(env, uv_strerror(r)); return NULL; }
-  sock->tcp.data = sock;
+  sock->h.tcp.data = sock;
   sock->connect_req.data = sock;
   sock->write_req.data = sock;
   sock->io = io;
   sock->slot = slot;
-  sock->nodelay = nodelay;
+  sock->nodelay = nodelay && !t->pipe;
   sock->serial = io->next_serial = io->next_serial == INT32_MAX ? 1 : io->next_serial + 1;
   io->socks[slot] = sock;
-  r = uv_tcp_connect(&sock->connect_req, &sock->tcp, (const struct sockaddr*) &io->targets[target], connect_cb);
-  // Reading starts now, not once connected: libuv then registers the socket with epoll once for both
-  // (connected, readable) and changes it once, where starting after the connect costs an ADD that
-  // fails with EEXIST and a MOD: one system call less per connection. Nothing is read before the
-  // connect's event (the server answers what we write after it); a failed connect's socket is closed
-  // by the caller before the next poll.
-  if (r == 0) r = uv_read_start((uv_stream_t*) &sock->tcp, alloc_cb, read_cb);
-  if (r < 0) queue_event(io, EV_ERROR, sock, r, SYS_CONNECT);
+  if (t->pipe) {
+    // uv_pipe_connect reports every failure, the socket's creation included, to connect_cb: reading
+    // starts there, once there is a connected socket to read
+    sock->read_on_connect = 1;
+    uv_pipe_connect(&sock->connect_req, &sock->h.pipe, t->path, connect_cb);
+  } else {
+    r = uv_tcp_connect(&sock->connect_req, &sock->h.tcp, (const struct sockaddr*) &t->addr, connect_cb);
+    // Reading starts now, not once connected: libuv then registers the socket with epoll once for
+    // both (connected, readable) and changes it once, where starting after the connect costs an ADD
+    // that fails with EEXIST and a MOD: one system call less per connection. Nothing is read before
+    // the connect's event (the server answers what we write after it); a failed connect's socket is
+    // closed by the caller before the next poll. (uv_tcp_connect returning 0 means the socket exists.)
+    if (r == 0) r = uv_read_start((uv_stream_t*) &sock->h, alloc_cb, read_cb);
+    if (r < 0) queue_event(io, EV_ERROR, sock, r, SYS_CONNECT);
+  }
   napi_value serial;
   CHECK(napi_create_int32(env, sock->serial, &serial));
   return serial;
@@ -326,7 +378,7 @@ static napi_value js_write (napi_env env, napi_callback_info info) {
   napi_value result;
   if (sock == NULL) { throw_error(env, "write on a closed slot"); return NULL; }
   uv_buf_t buf = uv_buf_init((char*) data, (unsigned int) len);
-  int r = uv_try_write((uv_stream_t*) &sock->tcp, &buf, 1);
+  int r = uv_try_write((uv_stream_t*) &sock->h, &buf, 1);
   if (r == (int) len) {
     CHECK(napi_get_boolean(env, true, &result));
     return result;
@@ -335,7 +387,7 @@ static napi_value js_write (napi_env env, napi_callback_info info) {
   if (r >= 0) {
     buf.base += r;
     buf.len -= r;
-    r = uv_write(&sock->write_req, (uv_stream_t*) &sock->tcp, &buf, 1, write_cb);
+    r = uv_write(&sock->write_req, (uv_stream_t*) &sock->h, &buf, 1, write_cb);
   }
   if (r < 0) queue_event(io, EV_ERROR, sock, r, SYS_WRITE);
   CHECK(napi_get_boolean(env, false, &result));
@@ -424,6 +476,7 @@ static napi_value init (napi_env env, napi_value exports) {
     { "init", NULL, js_init, NULL, NULL, NULL, napi_default, NULL },
     { "now", NULL, js_now, NULL, NULL, NULL, napi_default, NULL },
     { "target", NULL, js_target, NULL, NULL, NULL, napi_default, NULL },
+    { "targetPipe", NULL, js_target_pipe, NULL, NULL, NULL, napi_default, NULL },
     { "connect", NULL, js_connect, NULL, NULL, NULL, napi_default, NULL },
     { "write", NULL, js_write, NULL, NULL, NULL, napi_default, NULL },
     { "close", NULL, js_close, NULL, NULL, NULL, napi_default, NULL }

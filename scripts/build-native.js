@@ -1,7 +1,7 @@
 // npm install's step for the native TCP transport (native/io.c): build it with node-gyp, against the
 // headers of the Node.js that runs this when they are installed beside it (no download), else where
 // npm's configuration says. A build that fails is not an install that fails: syncbench then uses
-// node:net for every socket (slower: see README, "How fast is the generator"), and says so here in
+// node:net for every socket (slower: see README, "Benchmarks"), and says so here in
 // one line. SYNCBENCH_NO_NATIVE=1 skips the build.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'

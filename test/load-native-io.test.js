@@ -97,6 +97,31 @@ test('events are timed when libuv reported them: no response is faster than the 
   }
 })
 
+test('--unix: native and node:net count the same, with and without keep-alive, and a socket no one listens on', { skip: forcedNet && 'SYNCBENCH_IO=net' }, async () => {
+  const http = await import('node:http')
+  const socketPath = join(dir, 'app.sock')
+  const server = http.createServer((req, res) => { res.setHeader('Content-Length', 7); res.end('unix ok') }).listen(socketPath)
+  await once(server, 'listening')
+  try {
+    for (const args of [['-k', '-c', '3', '-n', '300'], ['-c', '2', '-n', '100']]) {
+      const all = [...args, '--unix', socketPath, 'http://app.local/']
+      const native = await counted('native', all)
+      assert.deepEqual(native, await counted('net', all))
+      assert.equal(native.complete, Number(args.at(-1)))
+    }
+  } finally {
+    await new Promise((resolve) => server.close(() => resolve(undefined)))
+  }
+  // a socket file left by a server that is gone: connect is refused, the same line either way
+  const stale = join(dir, 'stale.sock')
+  const child = await runCommand(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(stale)}, () => process.kill(process.pid, 'SIGKILL'))`])
+  assert.equal(child.signal, 'SIGKILL')
+  const refused = await counted('native', ['-n', '2', '--unix', stale, 'http://app.local/'])
+  assert.deepEqual(refused, await counted('net', ['-n', '2', '--unix', stale, 'http://app.local/']))
+  assert.equal(refused.code, 1)
+  assert.match(String(refused.stderr), /connection refused \(ECONNREFUSED\)/)
+})
+
 test('a request the kernel takes in parts is written whole, its end stamped when done', async () => {
   // 8 MiB of body to a server that reads it slowly: far more than a socket's send buffer
   const size = 8 * 1024 * 1024

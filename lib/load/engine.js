@@ -115,11 +115,18 @@ export class Engine {
     /** @type {string|null} */
     this.socketPath = o.socketPath ?? null
     this.addressIndex = 0
-    /** @type {import('./native-io.js').NativeIo|null} plain TCP to IP addresses: the native transport when built */
-    this.io = this.tls === null && this.socketPath === null && o.addresses.every(isIP) ? nativeIo() : null
     this.connectOptions = connectOptions(o.addresses[0], o.port, this)
-    /** the native transport's number for the address in use */
-    this.ioTarget = this.io === null ? -1 : this.io.target(o.addresses[0], o.port)
+    // The native transport (when built) for plain TCP to IP addresses and for unix sockets; TLS, and
+    // a unix socket path too long for its address, go through node:tls and node:net.
+    /** @type {import('./native-io.js').NativeIo|null} */
+    this.io = this.tls === null && (this.socketPath !== null || o.addresses.every(isIP)) ? nativeIo() : null
+    /** the native transport's number for the address (or unix socket) in use */
+    this.ioTarget = -1
+    if (this.io !== null) {
+      const target = this.socketPath === null ? this.io.target(o.addresses[0], o.port) : this.io.targetPipe(this.socketPath)
+      if (target === null) this.io = null
+      else this.ioTarget = target
+    }
     // Nagle's algorithm holds back a short segment only while data is unacknowledged: a request that
     // fits one segment (the least MSS, 536 bytes) never waits, as each one is written after the
     // response to the previous one, which acknowledged it. ab sets no TCP_NODELAY; we set it only for

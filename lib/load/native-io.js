@@ -3,8 +3,8 @@
 // libuv reported them. A read arrives as a view of the shared arena, consumed synchronously as the
 // node:net path's shared read buffer is.
 //
-// Used for plain TCP when the addon was built at install (npm runs node-gyp); node:net otherwise, and
-// for TLS and unix sockets. SYNCBENCH_IO=net chooses node:net.
+// Used for plain TCP and unix sockets when the addon was built at install (npm runs node-gyp);
+// node:net otherwise, and node:tls for TLS. SYNCBENCH_IO=net chooses node:net.
 import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
 import { getSystemErrorName } from 'node:util'
@@ -14,6 +14,7 @@ import { getSystemErrorName } from 'node:util'
  * @property {(callback: (count: number) => void) => [ArrayBuffer, ArrayBuffer, ArrayBuffer]} init
  * @property {() => number} now
  * @property {(address: string, port: number, ipv6: boolean) => number} target
+ * @property {(path: string) => number|null} targetPipe
  * @property {(slot: number, target: number, nodelay: boolean) => number} connect
  * @property {(slot: number, data: Buffer) => boolean} write
  * @property {(slot: number) => void} close
@@ -24,7 +25,7 @@ import { getSystemErrorName } from 'node:util'
  * @typedef {object} NativeConnection
  * @property {number} serial the serial of its open socket, 0 when it has none
  * @property {number} endwrite
- * @property {{ connected (c: any, now: number): void, data (c: any, chunk: Buffer, r: number, now: number): void, eof (c: any, now: number): void, error (c: any, err: NodeJS.ErrnoException): void }} engine
+ * @property {{ connected (c: any, now: number): void, data (c: any, chunk: Buffer, r: number, now: number): void, eof (c: any, now: number): void, error (c: any, err: NodeJS.ErrnoException): void, socketPath: string|null, addresses: string[], addressIndex: number, port: number }} engine
  */
 
 const EV_CONNECT = 1
@@ -89,6 +90,11 @@ export class NativeIo {
     return this.native.target(address, port, address.includes(':'))
   }
 
+  /** The number connect() takes for this unix socket; null when its path is too long for one. @param {string} path */
+  targetPipe (path) {
+    return this.native.targetPipe(path)
+  }
+
   /**
    * Open a socket for the slot to the target; its serial. TCP_NODELAY only when asked.
    * @param {number} slot @param {number} target @param {boolean} nodelay
@@ -126,7 +132,7 @@ export class NativeIo {
         }
         case EV_CONNECT: c.engine.connected(c, times[i] - origin); break
         case EV_EOF: c.engine.eof(c, times[i] - origin); break
-        case EV_ERROR: c.engine.error(c, systemError(ev[k + 3], SYSCALLS[ev[k + 4]])); break
+        case EV_ERROR: c.engine.error(c, systemError(ev[k + 3], SYSCALLS[ev[k + 4]], c.engine)); break
         case EV_DRAIN: c.endwrite = times[i] - origin; break
       }
     }
@@ -134,13 +140,15 @@ export class NativeIo {
 }
 
 /**
- * An error as node:net would have made it: code, errno, syscall, and its message's first words.
- * @param {number} errno libuv's (negative) @param {string} syscall
+ * An error as node:net makes it: code, errno, syscall, and its message ("connect EACCES 10.0.0.1:80",
+ * "connect ENOENT /run/app.sock", "read ECONNRESET").
+ * @param {number} errno libuv's (negative) @param {string} syscall @param {NativeConnection['engine']} engine
  * @returns {NodeJS.ErrnoException}
  */
-function systemError (errno, syscall) {
+function systemError (errno, syscall, engine) {
   const code = getSystemErrorName(errno)
-  return Object.assign(new Error(`${syscall} ${code}`), { errno, code, syscall })
+  const where = syscall !== 'connect' ? '' : ` ${engine.socketPath ?? `${engine.addresses[engine.addressIndex]}:${engine.port}`}`
+  return Object.assign(new Error(`${syscall} ${code}${where}`), { errno, code, syscall })
 }
 
 /** @type {NativeIo|null} */
