@@ -114,19 +114,16 @@ export class Engine {
     this.tls = o.tls ?? null
     /** @type {string|null} */
     this.socketPath = o.socketPath ?? null
-    this.addressIndex = 0
-    this.connectOptions = connectOptions(o.addresses[0], o.port, this)
     // The native transport (when built) for plain TCP to IP addresses and for unix sockets; TLS, and
     // a unix socket path too long for its address, go through node:tls and node:net.
     /** @type {import('./native-io.js').NativeIo|null} */
     this.io = this.tls === null && (this.socketPath !== null || o.addresses.every(isIP)) ? nativeIo() : null
+    this.addressIndex = 0
+    /** @type {ReturnType<typeof connectOptions>} node:net's (and node:tls's) options for the address in use */
+    this.connectOptions = connectOptions(o.addresses[0], o.port, this)
     /** the native transport's number for the address (or unix socket) in use */
     this.ioTarget = -1
-    if (this.io !== null) {
-      const target = this.socketPath === null ? this.io.target(o.addresses[0], o.port) : this.io.targetPipe(this.socketPath)
-      if (target === null) this.io = null
-      else this.ioTarget = target
-    }
+    this.useAddress(0) // (before the connections are made: it may leave io null)
     // Nagle's algorithm holds back a short segment only while data is unacknowledged: a request that
     // fits one segment (the least MSS, 536 bytes) never waits, as each one is written after the
     // response to the previous one, which acknowledged it. ab sets no TCP_NODELAY; we set it only for
@@ -337,10 +334,20 @@ export class Engine {
       if (this.finished) return
     }
     c.drop()
-    this.addressIndex++
-    this.connectOptions = connectOptions(this.addresses[this.addressIndex], this.port, this)
-    if (this.io !== null) this.ioTarget = this.io.target(this.addresses[this.addressIndex], this.port)
+    this.useAddress(this.addressIndex + 1)
     this.startConnect(c)
+  }
+
+  /** Connect from now on to the host's address i (its unix socket with --unix), on either transport. @param {number} i */
+  useAddress (i) {
+    this.addressIndex = i
+    this.connectOptions = connectOptions(this.addresses[i], this.port, this)
+    if (this.io !== null) {
+      const target = this.socketPath === null ? this.io.target(this.addresses[i], this.port) : this.io.targetPipe(this.socketPath)
+      // a unix socket path too long for the native address: node:net says why
+      if (target === null) this.io = null
+      else this.ioTarget = target
+    }
   }
 
   // Reading a response (ab's read_connection()).

@@ -78,9 +78,8 @@ export class NativeIo {
     return slot
   }
 
-  /** @param {number} slot */
+  /** Give a slot back; its socket is closed already (Connection.release drops it first). @param {number} slot */
   release (slot) {
-    this.native.close(slot)
     this.conns[slot] = null
     this.freeSlots.push(slot)
   }
