@@ -35,6 +35,8 @@ export const errorCodes = Object.freeze({
   EXPERIMENT: 'SB_ERR_EXPERIMENT',
   /** a results file is missing, unreadable or malformed, or cannot be written */
   RESULTS: 'SB_ERR_RESULTS',
+  /** the native transport was required (SYNCBENCH_IO=native) but cannot be used, or the addon refused a call (native/io.c) */
+  NATIVE_IO: 'SB_ERR_NATIVE_IO',
 
   /** lab HTTP body, status 404: no such route */
   NOT_FOUND: 'SB_ERR_NOT_FOUND',
@@ -159,6 +161,12 @@ export class ResultsError extends SyncbenchError {
   constructor (message, options) { super(errorCodes.RESULTS, message, options) }
 }
 
+/** The native transport cannot be used where it was required, or the addon (native/io.c) refused a call. */
+export class NativeIoError extends SyncbenchError {
+  /** @param {string} message @param {{ cause?: unknown }} [options] */
+  constructor (message, options) { super(errorCodes.NATIVE_IO, message, options) }
+}
+
 /**
  * The class for each code that is thrown, for code that receives a code over IPC and rebuilds the error.
  * @type {Record<string, new (message: string, options?: { cause?: unknown, stderr?: string[] }) => SyncbenchError>}
@@ -174,7 +182,8 @@ const classes = {
   [errorCodes.SERVER_EXITED]: ServerExitedError,
   [errorCodes.SERVER_METRICS]: ServerMetricsError,
   [errorCodes.EXPERIMENT]: ExperimentError,
-  [errorCodes.RESULTS]: ResultsError
+  [errorCodes.RESULTS]: ResultsError,
+  [errorCodes.NATIVE_IO]: NativeIoError
 }
 
 /**

@@ -5,20 +5,11 @@
 //
 // Used for plain TCP and unix sockets when the addon was built at install (npm runs node-gyp);
 // node:net otherwise, and node:tls for TLS. SYNCBENCH_IO=net chooses node:net.
-import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
 import { getSystemErrorName } from 'node:util'
+import { addon } from './native-addon.js'
 
-/**
- * @typedef {object} Addon
- * @property {(callback: (count: number) => void) => [ArrayBuffer, ArrayBuffer, ArrayBuffer]} init
- * @property {() => number} now
- * @property {(address: string, port: number, ipv6: boolean) => number} target
- * @property {(path: string) => number|null} targetPipe
- * @property {(slot: number, target: number, nodelay: boolean) => number} connect
- * @property {(slot: number, data: Buffer) => boolean} write
- * @property {(slot: number) => void} close
- */
+/** @typedef {import('./native-addon.js').Addon} Addon */
 
 /**
  * What the transport needs of a connection: its engine's handlers and its socket's serial.
@@ -35,18 +26,6 @@ const EV_ERROR = 4
 const EV_DRAIN = 5
 const EV_FIELDS = 5
 const SYSCALLS = ['', 'connect', 'read', 'write']
-
-/** @returns {Addon|null} */
-function load () {
-  if (process.env.SYNCBENCH_IO === 'net') return null
-  try {
-    return createRequire(import.meta.url)('../../build/Release/syncbench_io.node')
-  } catch {
-    return null
-  }
-}
-
-const addon = load()
 
 /** Which transport plain TCP uses in this process: 'native' or 'net'. */
 export const tcpTransport = addon === null ? 'net' : 'native'
