@@ -178,3 +178,46 @@ test('the misbehaving-server matrix and the ab parity cases pass on node:net too
   const r = await runCommand(process.execPath, ['--test', '--test-reporter=dot', ...files], { env: { SYNCBENCH_IO: 'net' }, timeoutMs: 230_000 })
   assert.equal(r.code, 0, r.stdout.slice(-3000) + r.stderr.slice(-2000))
 })
+
+test('a server that answers a big keep-alive POST before reading it: every request completes on both transports, no crash', { skip: forcedNet && 'SYNCBENCH_IO=net' }, async () => {
+  // The response arrives while most of the body is still unwritten; the next request is then
+  // written behind it on the same socket, so two writes are in flight at once.
+  const http = await import('node:http')
+  const server = http.createServer((req, res) => { res.writeHead(200, { 'Content-Length': 2 }); res.end('ok'); req.resume() })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  closers.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  const big = join(dir, 'answered-early.bin')
+  writeFileSync(big, Buffer.alloc(8 * 1024 * 1024))
+  const { port } = /** @type {net.AddressInfo} */ (server.address())
+  const args = ['-c', '1', '-n', '5', '-p', big, `http://127.0.0.1:${port}/`]
+  const native = await counted('native', ['-k', ...args])
+  assert.deepEqual(native, await counted('net', ['-k', ...args]))
+  assert.deepEqual([native.complete, native.failed, native.keepAlive], [5, 0, 5])
+  // without -k the server closes after answering: how many writes then fail (EPIPE) is a race
+  for (const io of /** @type {const} */ (['native', 'net'])) {
+    const closed = await counted(io, args)
+    assert.equal(closed.complete, 5, `${io}: ${JSON.stringify(closed)}`)
+  }
+})
+
+test('no event is dropped when JavaScript queues more than the event buffer holds during one batch', async () => {
+  // Connecting to the broadcast address fails inside connect() itself, so each connect made while a
+  // batch is being handled queues its error at once: 5000 of them overflow the 4096-event buffer.
+  const script = `
+    import { addon } from ${JSON.stringify(new URL('../lib/load/native-addon.js', import.meta.url).href)}
+    let got = 0, batches = 0
+    const n = 5000
+    addon.init((count) => {
+      got += count
+      if (++batches === 1) for (let s = 1; s <= n; s++) addon.connect(s, target, false)
+    })
+    const target = addon.target('255.255.255.255', 80, false)
+    addon.connect(0, target, false)
+    setTimeout(() => { process.stdout.write(JSON.stringify({ got, expected: n + 1 })) }, 300)
+  `
+  const r = await runCommand(process.execPath, ['--input-type=module', '-e', script], { env: { SYNCBENCH_IO: 'native' }, timeoutMs: 30_000 })
+  assert.equal(r.code, 0, r.stderr)
+  const { got, expected } = JSON.parse(r.stdout)
+  assert.equal(got, expected)
+})
