@@ -443,7 +443,8 @@ static napi_value js_target_pipe (napi_env env, napi_callback_info info) {
 }
 
 // connect(slot, target, nodelay): a new socket for the slot (whose previous one is closed first) to
-// a target(); returns its serial. Failures, immediate ones included, arrive as EV_ERROR events.
+// a target(); returns its serial, negated when no socket could be made (no descriptor: EMFILE, say).
+// Failures, immediate ones included, arrive as EV_ERROR events.
 static napi_value js_connect (napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value argv[3];
@@ -486,8 +487,10 @@ static napi_value js_connect (napi_env env, napi_callback_info info) {
     if (r == 0) r = uv_read_start((uv_stream_t*) &sock->h, alloc_cb, read_cb);
     if (r < 0) queue_event(io, EV_ERROR, sock, r, SYS_CONNECT);
   }
+  uv_os_fd_t fd;
+  int has_descriptor = uv_fileno((uv_handle_t*) &sock->h, &fd) == 0;
   napi_value serial;
-  CHECK(napi_create_int32(env, sock->serial, &serial));
+  CHECK(napi_create_int32(env, has_descriptor ? sock->serial : -sock->serial, &serial));
   return serial;
 }
 

@@ -10,7 +10,7 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadtest } from '../lib/load/loadtest.js'
-import { tcpTransport } from '../lib/load/native-io.js'
+import { addonStatus } from '../lib/load/native-addon.js'
 import {
   runCli, runCommand, startHttpServer, startChunkedServer, startHttp10CloseServer, startResetServer, closedPort,
   startScriptedServer, startSlowServer
@@ -20,8 +20,17 @@ const forcedNet = process.env.SYNCBENCH_IO === 'net'
 const closers = /** @type {(() => Promise<void>)[]} */ ([])
 after(() => Promise.all(closers.map((close) => close())))
 
-test('the native transport is built at install and used for plain TCP', { skip: forcedNet && 'SYNCBENCH_IO=net' }, () => {
-  assert.equal(tcpTransport, 'native', 'build/Release/syncbench_io.node is missing: npm install builds it (node scripts/build-native.js)')
+test('the native transport is built at install and used for plain TCP; the LoadResult names it', { skip: forcedNet && 'SYNCBENCH_IO=net' }, async () => {
+  assert.equal(addonStatus.state, 'loaded', `the native addon is not loaded: ${addonStatus.reason}`)
+  const server = await startHttpServer((req, res) => { res.setHeader('Content-Length', 2); res.end('ok') })
+  closers.push(server.close)
+  for (const [io, transport] of [['native', 'native'], ['net', 'node:net']]) {
+    const r = await runCli(['ab', '--json', '-n', '4', '-c', '2', server.url], { env: { SYNCBENCH_IO: io }, timeoutMs: 30_000 })
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(JSON.parse(r.stdout).transport, transport)
+  }
+  const workers = await runCli(['ab', '--json', '-n', '4', '-c', '2', '--workers', '2', server.url], { timeoutMs: 30_000 })
+  assert.equal(JSON.parse(workers.stdout).transport, 'native')
 })
 
 /**
@@ -108,6 +117,10 @@ test('--unix: native and node:net count the same, with and without keep-alive, a
       const native = await counted('native', all)
       assert.deepEqual(native, await counted('net', all))
       assert.equal(native.complete, Number(args.at(-1)))
+    }
+    for (const [io, transport] of [['native', 'native-unix'], ['net', 'node:net-unix']]) {
+      const r = await runCli(['ab', '--json', '-n', '2', '--unix', socketPath, 'http://app.local/'], { env: { SYNCBENCH_IO: io }, timeoutMs: 30_000 })
+      assert.equal(JSON.parse(r.stdout).transport, transport)
     }
   } finally {
     await new Promise((resolve) => server.close(() => resolve(undefined)))
@@ -220,4 +233,17 @@ test('no event is dropped when JavaScript queues more than the event buffer hold
   assert.equal(r.code, 0, r.stderr)
   const { got, expected } = JSON.parse(r.stdout)
   assert.equal(got, expected)
+})
+
+test('SYNCBENCH_IO=native insists: exit 1 with the reason when the native transport cannot be used; a bad value is one line', async () => {
+  const server = await startHttpServer((req, res) => { res.setHeader('Content-Length', 2); res.end('ok') })
+  closers.push(server.close)
+  const missing = await runCli(['ab', '-n', '2', server.url], { env: { SYNCBENCH_IO: 'native', SYNCBENCH_ADDON: join(dir, 'no-such.node') }, timeoutMs: 30_000 })
+  assert.equal(missing.code, 1)
+  assert.equal(missing.stderr, `syncbench ab: SYNCBENCH_IO=native: the native transport is not available (SYNCBENCH_ADDON=${join(dir, 'no-such.node')}: no such file)\n`)
+  // without the insistence, a missing addon is quietly node:net
+  const quiet = await runCli(['ab', '--json', '-n', '2', server.url], { env: { SYNCBENCH_ADDON: join(dir, 'no-such.node') }, timeoutMs: 30_000 })
+  assert.equal(quiet.code, 0, quiet.stderr)
+  assert.equal(quiet.stderr, '')
+  assert.equal(JSON.parse(quiet.stdout).transport, 'node:net')
 })

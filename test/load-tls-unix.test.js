@@ -128,6 +128,7 @@ test('loadtest({ url: "https://..." }): LoadResult.tls, --http1.1 and the open l
   assert.equal(r.tls?.certificateBits, 2048)
   assert.equal(r.tls?.serverName, null)
   assert.match(r.tls?.cipher ?? '', /^TLS_/)
+  assert.equal(r.transport, 'node:tls')
   assert.equal(loadResultProblem(JSON.parse(JSON.stringify(r))), null, 'the LoadResult with tls matches its schema')
   // open loop: 20 requests at 200/s, bounded to 0.1 s of schedule
   const o = await loadtest({ url: `https://localhost:${s.port}/b`, requests: 20, concurrency: 2, rate: 200, keepAlive: true })
@@ -139,6 +140,7 @@ test('loadtest({ url: "https://..." }): LoadResult.tls, --http1.1 and the open l
   assert.equal(w.completeRequests, 20)
   assert.equal(w.tls?.protocol, 'TLSv1.3')
   assert.equal(w.tls?.serverName, 'localhost')
+  assert.equal(w.transport, 'node:tls')
   // the Host header as ab writes it (port unless 443), and -H Host sets the SNI as in ab
   const h = await loadtest({ url: `https://127.0.0.1:${s.port}/c`, requests: 1, headers: ['Host: example.test:9'] })
   assert.equal(h.tls?.serverName, 'example.test')

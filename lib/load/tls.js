@@ -116,35 +116,3 @@ export function handshakeInfo (socket) {
     serverTempKey: tempKeyText(socket.getEphemeralKeyInfo())
   }
 }
-
-/**
- * The TLS side of one run, handed to the Engine: how its sockets connect and, once one handshake has
- * completed, what it said (`info`, kept from the first as ab keeps it).
- */
-export class TlsTransport {
-  /**
-   * @param {tls.SecureContext} context
-   * @param {string|null} servername
-   */
-  constructor (context, servername) {
-    /** tls.connect options besides the address: no verification, as ab */
-    this.options = servername === null
-      ? { secureContext: context, rejectUnauthorized: false }
-      : { secureContext: context, rejectUnauthorized: false, servername }
-    this.servername = servername
-    /** @type {Omit<import('../types.js').TlsInfo, 'serverName'>|null} */
-    this.info = null
-    this.connect = tls.connect
-  }
-
-  /** A socket's handshake completed: keep the first one's description. @param {tls.TLSSocket} socket */
-  secured (socket) {
-    if (this.info === null) this.info = handshakeInfo(socket)
-  }
-
-  /** LoadResult.tls. @returns {import('../types.js').TlsInfo} */
-  result () {
-    const info = this.info ?? { protocol: '', cipher: '', certificateBits: 0, cipherBits: 0, serverTempKey: '' }
-    return { ...info, serverName: this.servername }
-  }
-}
