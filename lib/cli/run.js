@@ -245,22 +245,8 @@ async function report ({ outcome, outDir, shown, io, html: withHtml }) {
   const paint = painter(io.stdout, io.env)
   const { results, file, interrupted, error, invalid } = outcome
   const summaries = summarizeResults(results)
-  for (const s of summaries) {
-    const tables = experimentTables(s)
-    if (tables.length === 0) continue
-    io.stdout.write('\n' + tables.map(renderText).join('\n') + '\n')
-    io.stdout.write(paint('bold', s.verdict) + '\n')
-    const loops = loopLines(loopSections(results, s.name))
-    if (loops.length) io.stdout.write('\n' + loops.join('\n') + '\n')
-  }
-  const charts = textCharts(results)
-  if (charts) io.stdout.write('\n' + charts + '\n')
-  const articles = compareWithArticles(results, summaries)
-  for (const seed of articles) {
-    io.stdout.write('\n' + renderText(articleTable(seed)))
-    io.stdout.write(paint('bold', wrap(seed.line, 100)) + '\n')
-  }
-  if (articles.length) io.stdout.write(paint('dim', wrap(REPRODUCE_RULE, 100)) + '\n')
+  const answer = answerText(results, summaries, paint)
+  if (answer) io.stdout.write(answer)
   const written = await writeReport(results, outDir, { summaries, html: withHtml })
   for (const w of written.warnings) io.stderr.write(`syncbench run: warning: ${w}\n`)
   const runsDir = results.runs.length ? `, ${shown(path.join(outDir, RUNS_DIR))}${path.sep}` : ''
@@ -270,6 +256,35 @@ async function report ({ outcome, outDir, shown, io, html: withHtml }) {
   if (invalid.length > 0) io.stderr.write(`syncbench run: ${describeInvalid(invalid)}\n`)
   if (failures.length > 0 || (invalid.length > 0 && !interrupted)) return 1
   return interrupted ? 130 : 0
+}
+
+/**
+ * What syncbench run prints on stdout once the runs are done: each experiment's tables, verdict and
+ * "where the event loop went", the sweeps' text charts, the seed articles beside this machine.
+ * @param {import('../types.js').ResultsFile} results
+ * @param {import('../report/verdicts.js').ReportSummary[]} summaries  summarizeResults(results)
+ * @param {ReturnType<typeof painter>} paint
+ * @returns {string}
+ */
+export function answerText (results, summaries, paint) {
+  const out = []
+  for (const s of summaries) {
+    const tables = experimentTables(s)
+    if (tables.length === 0) continue
+    out.push('\n' + tables.map(renderText).join('\n') + '\n')
+    out.push(paint('bold', s.verdict) + '\n')
+    const loops = loopLines(loopSections(results, s.name))
+    if (loops.length) out.push('\n' + loops.join('\n') + '\n')
+  }
+  const charts = textCharts(results)
+  if (charts) out.push('\n' + charts + '\n')
+  const articles = compareWithArticles(results, summaries)
+  for (const seed of articles) {
+    out.push('\n' + renderText(articleTable(seed)))
+    out.push(paint('bold', wrap(seed.line, 100)) + '\n')
+  }
+  if (articles.length) out.push(paint('dim', wrap(REPRODUCE_RULE, 100)) + '\n')
+  return out.join('')
 }
 
 /**
