@@ -24,13 +24,15 @@ export { mergeLoadResults } from './lib/load/merge.js'
 export { spawnServer } from './lib/lab/spawn.js'
 export { startApp, appNames } from './lib/lab/apps.js'
 
-// --- lib/run: experiments, the runner, statistics (syncbench run, syncbench compare) ---
+// --- lib/run: experiments and the runner (syncbench run) ---
 export { runExperiments } from './lib/run/runner.js'
 export { experiments, defaultExperiments } from './lib/run/experiments.js'
 export { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload, validateExperiment } from './lib/run/experiment-loader.js'
-export { summarize, welchTTest } from './lib/run/stats.js'
-export { compareResults } from './lib/run/summarize.js'
 export { readResultsFile, RESULTS_SCHEMA } from './lib/run/results-writer.js'
+
+// --- lib/analysis: statistics of repeated runs (syncbench compare) ---
+export { summarize, welchTTest } from './lib/analysis/stats.js'
+export { compareResults } from './lib/analysis/summarize.js'
 
 // --- lib/report: verdicts, summary.md, report.html (syncbench report) ---
 export { summarizeResults } from './lib/report/verdicts.js'

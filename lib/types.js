@@ -282,16 +282,16 @@
  * @property {string} startedAt
  * @property {{ code: string, message: string }|null} error
  * @property {ProfileSummary|null} [profile]  a user's app (--app): where its main thread's time went in the
- *                                       measured window (lib/run/profile.js); null or absent without a profile
+ *                                       measured window (lib/analysis/profile.js); null or absent without a profile
  * @property {ProbeRecord|null} [probe]  the probe that ran beside the measured load (lib/run/probe.js); null when
  *                                       none ran (--no-probe, or an experiment without one); absent in older files
  * @property {{ reason: string }|null} [invalid]  set when the load had failed requests or non-2xx responses
- *                                       ("20 of 20 non-2xx"): left out of every figure (lib/run/validity.js);
+ *                                       ("20 of 20 non-2xx"): left out of every figure (lib/analysis/validity.js);
  *                                       null when valid or under --allow-errors; absent in files written before it
  */
 
 /**
- * One function in a profile's reduction (lib/run/profile.js).
+ * One function in a profile's reduction (lib/analysis/profile.js).
  * @typedef {object} ProfileEntry
  * @property {string} name        the function ("hashPasswordSlowly", "(anonymous)", "Node.js internals", "syncbench")
  * @property {string} location    file:line (relative to the app's folder; a package's files from its name on), or a node: module

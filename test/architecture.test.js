@@ -8,11 +8,11 @@ import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-/** Layer of a file under lib/ (higher may import lower; the same folder may import itself). */
+/** Layer of a file under lib/ (higher may import lower; the same folder may import itself; run and report, on one rank, never each other). */
 function layer (rel) {
   const folder = rel.split('/')[1]
   if (!rel.startsWith('lib/') || !rel.slice(4).includes('/')) return { name: 'shared', rank: 0 }
-  const ranks = { load: 1, lab: 1, run: 2, report: 3, cli: 4 }
+  const ranks = { load: 1, lab: 1, analysis: 2, run: 3, report: 3, cli: 4 }
   assert.ok(folder in ranks, `${rel}: a folder of lib/ that docs/architecture.md does not place`)
   return { name: folder, rank: ranks[folder] }
 }
@@ -25,7 +25,7 @@ async function sources (dir) {
   return out
 }
 
-test('lib/ imports only downward: shared <- load, lab <- run <- report <- cli', async () => {
+test('lib/ imports only downward: shared <- load, lab <- analysis <- run, report <- cli', async () => {
   const problems = []
   for (const rel of await sources('lib')) {
     const text = await readFile(path.join(root, rel), 'utf8')

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { chartsFor } from '../lib/report/charts.js'
 import { renderChartSvg } from '../lib/report/svg.js'
 import { loadFixture, svgDom } from './fixtures/report-helpers.js'
-import { isMeasured } from '../lib/run/summarize.js'
+import { isMeasured } from '../lib/analysis/summarize.js'
 
 const results = loadFixture()
 const byId = new Map(chartsFor(results).map((s) => [s.id, s]))

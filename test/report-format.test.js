@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { formatBytes, formatNumber, MIB } from '../lib/format.js'
 import { formatP, formatPValue, summarizeResults } from '../lib/report/verdicts.js'
-import { compareResults } from '../lib/run/summarize.js'
+import { compareResults } from '../lib/analysis/summarize.js'
 import { compareTable } from '../lib/report/tables.js'
 import { loadFixture } from './fixtures/report-helpers.js'
 

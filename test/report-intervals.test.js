@@ -1,5 +1,5 @@
 // One rule for a req/s interval everywhere (issue 10, item 10): the charts, the text charts and the
-// articles' comparison take the tables' log-scale interval (lib/run/stats.js rateInterval), never
+// articles' comparison take the tables' log-scale interval (lib/analysis/stats.js rateInterval), never
 // negative and none from fewer than 3 runs, and say so where a point has too few runs for one.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'

@@ -3,9 +3,9 @@
 // it must move no figure anywhere, and report.html must show it as partial.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { isMeasured, compareResults } from '../lib/run/summarize.js'
+import { isMeasured, compareResults } from '../lib/analysis/summarize.js'
 import { summarizeResults } from '../lib/report/verdicts.js'
-import { mean } from '../lib/run/stats.js'
+import { mean } from '../lib/analysis/stats.js'
 import { experimentTables } from '../lib/report/tables.js'
 import { chartsFor } from '../lib/report/charts.js'
 import { renderChartSvg } from '../lib/report/svg.js'

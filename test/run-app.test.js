@@ -15,7 +15,7 @@ import { pbkdf2Sync } from 'node:crypto'
 import { binPath, closedPort, runCli, tempCacheDir } from './helper.js'
 import { parseCommand } from '../lib/lab/command.js'
 import { parseAppOption } from '../lib/run/experiment-loader.js'
-import { BLOCKING_DELAY_MS } from '../lib/run/profile.js'
+import { BLOCKING_DELAY_MS } from '../lib/analysis/profile.js'
 
 const apps = fileURLToPath(new URL('./fixtures/apps/', import.meta.url))
 const root = fileURLToPath(new URL('..', import.meta.url))

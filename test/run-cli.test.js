@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { runCli, startHttpServer, startRawServer, binPath, tempCacheDir } from './helper.js'
 import { spawnServer } from '../lib/lab/spawn.js'
-import { welchTTest } from '../lib/run/stats.js'
+import { welchTTest } from '../lib/analysis/stats.js'
 import { formatP } from '../lib/report/verdicts.js'
 
 let dir

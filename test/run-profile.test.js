@@ -1,11 +1,11 @@
-// lib/run/profile.js on a hand-made V8 profile: self time charged to the app's nearest frame (with the
+// lib/analysis/profile.js on a hand-made V8 profile: self time charged to the app's nearest frame (with the
 // Node function it called), a garbage collection charged as the sample before it, Node's own work by
 // module, idle time apart, inclusive time once per sample, samples inside blocking windows apart, and
 // the runs of a configuration added up.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { pathToFileURL, fileURLToPath } from 'node:url'
-import { summarizeProfile, combineProfiles, BLOCKING_DELAY_MS } from '../lib/run/profile.js'
+import { summarizeProfile, combineProfiles, BLOCKING_DELAY_MS } from '../lib/analysis/profile.js'
 
 const root = '/srv/app'
 const app = pathToFileURL('/srv/app/server.js').href

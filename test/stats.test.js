@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mean, sd, summarize, tCdf, tQuantile, welchTTest, stars, incompleteBeta, rateInterval, ratioInterval, coefficientOfVariation } from '../lib/run/stats.js'
+import { mean, sd, summarize, tCdf, tQuantile, welchTTest, stars, incompleteBeta, rateInterval, ratioInterval, coefficientOfVariation } from '../lib/analysis/stats.js'
 import { formatP } from '../lib/report/verdicts.js'
 
 const close = (actual, expected, tolerance, what) =>

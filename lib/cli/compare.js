@@ -4,13 +4,13 @@
 import { parseCommandArgs } from '../args.js'
 import { InvalidOptionError, MissingArgumentError, ResultsError, invalidOption } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
-import { compareResults, invalidReason } from '../run/summarize.js'
+import { compareResults, invalidReason } from '../analysis/summarize.js'
 import { describeRuns } from '../report/verdicts.js'
 import { compareTable, compareLatencyTable, renderText } from '../report/tables.js'
 import { renderMarkdownTable } from '../report/markdown.js'
 import { compareJson } from '../report/compare-json.js'
 import { resultsFileOf } from '../run/results-path.js'
-import { evaluateGate } from '../run/gate.js'
+import { evaluateGate } from '../analysis/gate.js'
 import { gateSummary } from '../report/compare-gate.js'
 
 /** The exit code of a failed --fail-if-slower gate: apart from 1 (an error) and 2 (a bad command line). */

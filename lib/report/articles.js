@@ -12,14 +12,14 @@
 //     unless X is faster here by 10% or more with p < 0.05: 10% is the article's own scale of a
 //     difference that matters ("ce n'est pas juste 10% de différence"), and a gain that noise can
 //     explain is no gain. Without a p-value the 10% alone decides.
-// When lib/run/stats.js gives the ratio's confidence interval, "faster" can move to "the ratio's 95% CI
+// When lib/analysis/stats.js gives the ratio's confidence interval, "faster" can move to "the ratio's 95% CI
 // lies above 1" and "no gain" to "the CI lies below 1.10"; the outcomes will rarely differ.
 //
-// Every figure here is the summary row's (lib/run/summarize.js), never computed again: the mean req/s,
+// Every figure here is the summary row's (lib/analysis/summarize.js), never computed again: the mean req/s,
 // its interval (Row.rate: log scale, none below 3 runs), the ratio, its p-value and its 95% CI
 // (Row.comparison, compareRows), worded by lib/report/verdicts.js, so this table and the experiment's
 // own table agree to the last digit.
-import { compareRows } from '../run/summarize.js'
+import { compareRows } from '../analysis/summarize.js'
 import { formatP, formatComparison, formatRateInterval } from './verdicts.js'
 import { MIB } from '../format.js'
 
@@ -123,7 +123,7 @@ export const ARTICLES = [
  * has the article's configurations), the article's figures, this machine's, and whether each of the
  * article's conclusions reproduces here.
  * @param {import('../types.js').ResultsFile} results
- * @param {import('../run/summarize.js').ExperimentSummary[]} summaries  summarizeExperiments(results) (or summarizeResults)
+ * @param {import('../analysis/summarize.js').ExperimentSummary[]} summaries  summarizeExperiments(results) (or summarizeResults)
  * @returns {ArticleComparison[]}
  */
 export function compareWithArticles (results, summaries) {
@@ -135,7 +135,7 @@ export function compareWithArticles (results, summaries) {
     const byLabel = new Map(summary.rows.map((r) => [r.label, r]))
     if (!Object.keys(article.figures).every((label) => byLabel.has(label))) continue
     const rows = Object.entries(article.figures).map(([label, figure]) => {
-      const row = /** @type {import('../run/summarize.js').Row} */ (byLabel.get(label))
+      const row = /** @type {import('../analysis/summarize.js').Row} */ (byLabel.get(label))
       return { label, article: figure, here: row.runs.length ? { mean: row.derived.requestsPerSecond, runs: row.runs.length, interval: formatRateInterval(row, 2) } : null }
     })
     if (rows.every((r) => r.here === null)) continue
@@ -193,7 +193,7 @@ export function articleTable (c) {
 
 /**
  * @param {import('../types.js').ResultsFile} results
- * @param {import('../run/summarize.js').ExperimentSummary} summary
+ * @param {import('../analysis/summarize.js').ExperimentSummary} summary
  * @returns {Machine}
  */
 function machine (results, summary) {
@@ -214,7 +214,7 @@ function machine (results, summary) {
 /**
  * @param {Claim} claim
  * @param {Article} article
- * @param {import('../run/summarize.js').ExperimentSummary} summary
+ * @param {import('../analysis/summarize.js').ExperimentSummary} summary
  * @param {Machine} m
  * @returns {ClaimResult}
  */
@@ -295,7 +295,7 @@ function line (article, outcome, claims, loadNote) {
 /**
  * A note when this machine's load is not the article's command (-n, -c, -k): the figures are then not
  * like for like, although the conclusions may still be compared.
- * @param {import('../run/summarize.js').ExperimentSummary} summary
+ * @param {import('../analysis/summarize.js').ExperimentSummary} summary
  * @param {Article} article
  * @returns {string|null}
  */

@@ -1,9 +1,9 @@
 // From a ResultsFile to the numbers the charts draw: which axis an experiment sweeps, which runs form a
-// series, and the mean and 95% CI of repeated runs (lib/run/stats.js: compare.R's t-interval, and for
+// series, and the mean and 95% CI of repeated runs (lib/analysis/stats.js: compare.R's t-interval, and for
 // req/s the log-scale rateInterval the tables print, never negative and none below 3 runs).
-import { summarize, rateInterval } from '../run/stats.js'
-import { isMeasured, combineValues } from '../run/summarize.js'
-import { summarizeLatency } from '../run/latency.js'
+import { summarize, rateInterval } from '../analysis/stats.js'
+import { isMeasured, combineValues } from '../analysis/summarize.js'
+import { summarizeLatency } from '../analysis/latency.js'
 import { formatBytes } from '../format.js'
 
 /** Config keys that are settings of the experiment, never a swept axis worth a chart of its own. */
@@ -22,7 +22,7 @@ const LOG_AXES = new Set(['concurrency', 'threadpoolSize', 'poolSize', 'fileSize
  * @property {number} n
  * @property {number} mean       the runs' combined value: their mean, or their max under the 'max' rule
  * @property {number} ciLow      NaN when n < 2, under the 'max' rule, and under the 'rate' rule below
- *                               MIN_RUNS_FOR_INTERVAL runs (lib/run/stats.js)
+ *                               MIN_RUNS_FOR_INTERVAL runs (lib/analysis/stats.js)
  * @property {number} ciHigh
  */
 
@@ -107,7 +107,7 @@ export function isLogAxis (axis, values) {
 
 /**
  * Summarize one metric per (series, x) over the measured repeats (isMeasured): by default their mean
- * and 95% CI; with combine 'max' (the figure's rule in lib/run/summarize.js) the highest of them; with
+ * and 95% CI; with combine 'max' (the figure's rule in lib/analysis/summarize.js) the highest of them; with
  * 'rate' (req/s) their mean and the log-scale 95% CI of Row.rate (rateInterval), so a chart's whisker
  * is the table's "Req/s 95% CI": never below zero, and none from fewer than 3 runs.
  * @param {import('../types.js').RunRecord[]} runs
@@ -170,7 +170,7 @@ export function seriesNames (points) {
  */
 
 /**
- * Percentile curve of one group of runs, from their merged histograms (lib/run/latency.js; the mean of
+ * Percentile curve of one group of runs, from their merged histograms (lib/analysis/latency.js; the mean of
  * their percentiles for runs without one). The curve ends at the first percentile its requests cannot
  * support, drawn as the maximum (isMax): every later one would be the same maximum again.
  * @param {import('../types.js').RunRecord[]} runs

@@ -4,8 +4,8 @@ import * as Plot from '@observablehq/plot'
 import { latencyCurve, seriesOf, seriesNames, summarizeBy, formatAxisValue, axisTitle, shortTitle, joinTitle } from './chart-data.js'
 import { colorsFor, niceLogTicks, formatMs, INK } from './chart-style.js'
 import { sweepChart, strategyOf, WIDTH } from './chart-kinds.js'
-import { isMeasured, SERVER_FIGURES } from '../run/summarize.js'
-import { summarizeLatency, describeLatencyCombine } from '../run/latency.js'
+import { isMeasured, SERVER_FIGURES } from '../analysis/summarize.js'
+import { summarizeLatency, describeLatencyCombine } from '../analysis/latency.js'
 
 const RANKS = [2, 10, 100, 1000, 10000]
 /** @type {Record<number, string|undefined>} */

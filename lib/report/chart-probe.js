@@ -6,9 +6,9 @@ import { shortTitle, joinTitle } from './chart-data.js'
 import { colorsFor, formatMs } from './chart-style.js'
 import { percentileStrip } from './chart-latency.js'
 import { WIDTH } from './chart-kinds.js'
-import { isMeasured } from '../run/summarize.js'
-import { summarizeProbe } from '../run/probe-summary.js'
-import { describeLatencyCombine } from '../run/latency.js'
+import { isMeasured } from '../analysis/summarize.js'
+import { summarizeProbe } from '../analysis/probe-summary.js'
+import { describeLatencyCombine } from '../analysis/latency.js'
 
 /**
  * @param {import('./charts.js').ChartContext} ctx

@@ -6,7 +6,7 @@ import * as Plot from '@observablehq/plot'
 import { shortTitle, joinTitle } from './chart-data.js'
 import { colorsFor, niceLogTicks, formatMs, REFERENCE_COLOR, INK } from './chart-style.js'
 import { WIDTH } from './chart-kinds.js'
-import { summarizeExperiments } from '../run/summarize.js'
+import { summarizeExperiments } from '../analysis/summarize.js'
 import { rateSweepSteps, DEFAULT_SLO_P99_MS } from './rate-sweep.js'
 import { formatNumber } from '../format.js'
 

@@ -9,9 +9,9 @@ import { timeSeriesChart } from './chart-timeseries.js'
 import { threadCostChart } from './chart-thread-cost.js'
 import { probeChart } from './chart-probe.js'
 import { rateSweepChart } from './chart-rate-sweep.js'
-import { isMeasured, SERVER_FIGURES, combineValues } from '../run/summarize.js'
+import { isMeasured, SERVER_FIGURES, combineValues } from '../analysis/summarize.js'
 import { strategyStyles } from '../lab/strategies.js'
-import { MIN_RUNS_FOR_INTERVAL } from '../run/stats.js'
+import { MIN_RUNS_FOR_INTERVAL } from '../analysis/stats.js'
 import { formatNumber as fmt, MIB } from '../format.js'
 
 /** @typedef {import('../types.js').RunRecord} RunRecord */

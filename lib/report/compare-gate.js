@@ -1,6 +1,6 @@
-// The words of syncbench compare's ratio intervals and CI gate (lib/run/gate.js decides): the table
+// The words of syncbench compare's ratio intervals and CI gate (lib/analysis/gate.js decides): the table
 // cells and the one line that says whether the gate passed.
-import { MIN_RUNS_FOR_INTERVAL } from '../run/stats.js'
+import { MIN_RUNS_FOR_INTERVAL } from '../analysis/stats.js'
 
 /**
  * "5%", "0.5%", "12.5%": a threshold fraction as the user would type it.
@@ -25,7 +25,7 @@ const pct = (x) => `${(x * 100).toFixed(1)}%`
 /**
  * One configuration's verdict: "slower: 18.6%..21.3% slower, beyond 5%", "equivalent within 5%",
  * "no significant change", "too few runs to decide (2 and 2 runs; 3 a side needed)".
- * @param {import('../run/gate.js').GateDecision} decision
+ * @param {import('../analysis/gate.js').GateDecision} decision
  * @param {{ a: { n: number }, b: { n: number }, ratio: { low: number, high: number } }} row
  * @param {number} threshold
  * @returns {string}
@@ -48,7 +48,7 @@ export function gateText (decision, row, threshold) {
  * The gate's one line: "gate --fail-if-slower 5%: failed (exit 3): 1 of 2 configurations slower beyond
  * 5%: seed-bcrypt sync", or "... passed: no configuration slower beyond 5% (3 compared)", naming the
  * undecided ones.
- * @param {import('../run/gate.js').GateResult} gate
+ * @param {import('../analysis/gate.js').GateResult} gate
  * @param {{ experiment: string, label: string }[]} rows
  * @param {number} exitCode  what the CLI exits with when the gate fails
  * @returns {string}

@@ -39,7 +39,7 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
 
 /**
  * @typedef {object} CompareRowGate
- * @property {import('../run/gate.js').GateVerdict} verdict  'slower' (fails: the CI is entirely below 1 - threshold),
+ * @property {import('../analysis/gate.js').GateVerdict} verdict  'slower' (fails: the CI is entirely below 1 - threshold),
  *   'slower-within', 'equivalent' (the CI is inside 1 ± threshold), 'no-change', 'faster', 'too-few-runs', 'no-interval'
  * @property {boolean} fails   verdict === 'slower'
  * @property {string} text     the verdict as the table words it
@@ -64,10 +64,10 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
  */
 
 /**
- * @param {ReturnType<typeof import('../run/summarize.js').compareResults>} rows
+ * @param {ReturnType<typeof import('../analysis/summarize.js').compareResults>} rows
  * @param {{ file: string, results: import('../types.js').ResultsFile }} a
  * @param {{ file: string, results: import('../types.js').ResultsFile }} b
- * @param {{ result: import('../run/gate.js').GateResult, exitCode: number }} [gate]  --fail-if-slower's
+ * @param {{ result: import('../analysis/gate.js').GateResult, exitCode: number }} [gate]  --fail-if-slower's
  * @returns {CompareJson}
  */
 export function compareJson (rows, a, b, gate) {
@@ -96,8 +96,8 @@ export function compareJson (rows, a, b, gate) {
 }
 
 /**
- * @param {import('../run/stats.js').Summary} s
- * @param {import('../run/stats.js').RateInterval} rate  the log-scale interval the tables print
+ * @param {import('../analysis/stats.js').Summary} s
+ * @param {import('../analysis/stats.js').RateInterval} rate  the log-scale interval the tables print
  * @returns {CompareSide}
  */
 function summary (s, rate) {

@@ -1,10 +1,10 @@
 // "Where the event loop went": per configuration of a user's app (--app), the functions that held its
-// main thread during the measured windows, from the runs' CPU profiles (lib/run/profile.js adds them
+// main thread during the measured windows, from the runs' CPU profiles (lib/analysis/profile.js adds them
 // up): self time charged to the app's code first, the part of it inside blocking windows (the loop
 // late by more than the threshold), and inclusive time. Shared by the terminal (top three), summary.md
 // and report.html (top functions), as tables (lib/report/tables.js renders them everywhere).
-import { combineProfiles } from '../run/profile.js'
-import { isMeasured } from '../run/summarize.js'
+import { combineProfiles } from '../analysis/profile.js'
+import { isMeasured } from '../analysis/summarize.js'
 
 /** How many functions summary.md and report.html list per configuration; the terminal shows three. */
 export const REPORT_TOP = 8

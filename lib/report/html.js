@@ -9,8 +9,8 @@ import { experimentsOf, slug } from './chart-data.js'
 import { formatBytes, MIB } from '../format.js'
 import { formatAbReport } from '../load/ab-report.js'
 import { escapeXml as esc } from './svg.js'
-import { invalidReason } from '../run/summarize.js'
-import { samplesFor } from '../run/latency.js'
+import { invalidReason } from '../analysis/summarize.js'
+import { samplesFor } from '../analysis/latency.js'
 import { compareWithArticles, articleTable, REPRODUCE_RULE } from './articles.js'
 
 const CSS = `
@@ -220,7 +220,7 @@ const RUN_COLUMNS = [
   ['Req/s', (r) => r.load && r.load.requestsPerSecond.toFixed(2)],
   ['Time/req ms', (r) => r.load && r.load.timePerRequestMs.toFixed(1)],
   ['p50 ms', (r) => r.load && r.load.latency.p50.toFixed(1)],
-  // with fewer than 100 requests a run's p99 is its slowest request (lib/run/latency.js): say so
+  // with fewer than 100 requests a run's p99 is its slowest request (lib/analysis/latency.js): say so
   ['p99 ms', (r) => r.load && `${r.load.latency.p99.toFixed(1)}${r.load.completeRequests < samplesFor(99) ? ' (max)' : ''}`],
   ['max ms', (r) => r.load && r.load.latency.max.toFixed(1)],
   ['Failed', (r) => r.load && String(r.load.failedRequests)],

@@ -1,13 +1,13 @@
 // The probe in words and in a table: how long a request to the server's cheapest route waited while
-// each configuration was loaded (lib/run/probe.js measured it, lib/run/probe-summary.js combined the
+// each configuration was loaded (lib/run/probe.js measured it, lib/analysis/probe-summary.js combined the
 // runs). The sentence goes at the end of the experiment's verdict, so the terminal, summary.md and
 // report.html all say it; the table follows the latency table.
 import { formatMs } from './chart-style.js'
-import { describeLatencyCombine } from '../run/latency.js'
+import { describeLatencyCombine } from '../analysis/latency.js'
 import { formatNumber } from '../format.js'
 
-/** @typedef {import('../run/summarize.js').Row} Row */
-/** @typedef {import('../run/summarize.js').ExperimentSummary} ExperimentSummary */
+/** @typedef {import('../analysis/summarize.js').Row} Row */
+/** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
 
 /** The probe percentiles shown: p50, p99 and the max. */
 const SHOWN = ['p50', 'p90', 'p99']
@@ -34,7 +34,7 @@ function namer (rows) {
 
 /**
  * p99 of the probe's merged histograms, or its max where the requests are too few for a p99.
- * @param {import('../run/latency.js').LatencySummary} latency
+ * @param {import('../analysis/latency.js').LatencySummary} latency
  * @returns {{ ms: number, what: string }}
  */
 export function probeTail (latency) {
@@ -77,7 +77,7 @@ export function probeTable (s, rows) {
   const list = rows.flatMap((r) => r.probe ? [{ row: r, probe: r.probe }] : [])
   if (list.length === 0) return null
   const first = list[0].probe
-  const cell = (/** @type {import('../run/latency.js').LatencySummary|null} */ l, /** @type {string} */ key) => {
+  const cell = (/** @type {import('../analysis/latency.js').LatencySummary|null} */ l, /** @type {string} */ key) => {
     const q = l?.percentiles.find((x) => x.key === key)
     if (!q) return ''
     return q.isMax ? `${formatNumber(q.ms)} (max)` : formatNumber(q.ms)

@@ -6,8 +6,8 @@ import { strategyStyles } from '../lab/strategies.js'
 import { formatMs } from './chart-style.js'
 import { formatNumber } from '../format.js'
 
-/** @typedef {import('../run/summarize.js').Row} Row */
-/** @typedef {import('../run/summarize.js').ExperimentSummary} ExperimentSummary */
+/** @typedef {import('../analysis/summarize.js').Row} Row */
+/** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
 
 /** The SLO when a results file names none (the built-in rate-sweep's default, for bcrypt). */
 export const DEFAULT_SLO_P99_MS = 500

@@ -5,8 +5,8 @@ import { threadCostRows } from './thread-cost.js'
 import { formatP, invalidCell, formatRateInterval } from './verdicts.js'
 
 /**
- * @param {import('../run/summarize.js').ExperimentSummary} s
- * @param {import('../run/summarize.js').Row[]} rows  the measured ones
+ * @param {import('../analysis/summarize.js').ExperimentSummary} s
+ * @param {import('../analysis/summarize.js').Row[]} rows  the measured ones
  * @returns {import('./tables.js').Table}
  */
 export function threadCostTable (s, rows) {

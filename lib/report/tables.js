@@ -1,13 +1,13 @@
 // The comparison tables of `syncbench run` and `syncbench compare`, as data ({ title, columns, rows })
-// built from lib/run/summarize.js's statistics, and their plain-text rendering for the terminal.
+// built from lib/analysis/summarize.js's statistics, and their plain-text rendering for the terminal.
 // lib/report/markdown.js renders the same tables for summary.md.
 import { formatPValue, invalidCell, formatComparison, formatRateInterval, formatEfficiency, formatFlag } from './verdicts.js'
 import { MIB, formatNumber } from '../format.js'
 import { threadCostTable } from './table-thread-cost.js'
 import { probeTable } from './probe.js'
 import { rateSweepTable } from './rate-sweep.js'
-import { SERVER_FIGURES } from '../run/summarize.js'
-import { describeLatencyCombine, LATENCY_PERCENTILES } from '../run/latency.js'
+import { SERVER_FIGURES } from '../analysis/summarize.js'
+import { describeLatencyCombine, LATENCY_PERCENTILES } from '../analysis/latency.js'
 import { formatRatioInterval, formatThreshold, gateText } from './compare-gate.js'
 
 /**
@@ -18,12 +18,12 @@ import { formatRatioInterval, formatThreshold, gateText } from './compare-gate.j
  * @property {string[][]} rows
  */
 
-/** @typedef {import('../run/summarize.js').ExperimentSummary} ExperimentSummary */
-/** @typedef {import('../run/summarize.js').Row} Row */
+/** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
+/** @typedef {import('../analysis/summarize.js').Row} Row */
 
 /**
  * The seed 001 comparison rows, labels as the article prints them (ab's own labels): label, figure
- * (lib/run/summarize.js FIGURES), format of its mean. Requests per second is the mean over the runs; the
+ * (lib/analysis/summarize.js FIGURES), format of its mean. Requests per second is the mean over the runs; the
  * figures ab derives from it (time per request, transfer rate) are derived again from that mean (DERIVED).
  * @type {[string, string, (x: number) => string][]}
  */
@@ -43,7 +43,7 @@ const SEED_001_ROWS = [
 
 /**
  * The tables of one experiment: its comparison table (seed 001, seed 002 or generic), then the server metrics.
- * @param {import('../run/summarize.js').ExperimentSummary} s
+ * @param {import('../analysis/summarize.js').ExperimentSummary} s
  * @returns {Table[]}
  */
 export function experimentTables (s) {
@@ -165,7 +165,7 @@ function flags (r) {
   return (r.flags ?? []).map(formatFlag).join('; ')
 }
 
-/** @type {Record<string, keyof import('../run/summarize.js').Derived>} */
+/** @type {Record<string, keyof import('../analysis/summarize.js').Derived>} */
 const DERIVED = { requestsPerSecond: 'requestsPerSecond', timePerRequestMs: 'timePerRequestMs', timePerRequestAcrossMs: 'timePerRequestAcrossMs', transferRateKBps: 'transferRateKBps' }
 
 /**
@@ -190,7 +190,7 @@ function serverTable (s, rows) {
     return [r.label, m.loopP99.toFixed(1), m.loopMax.toFixed(1), m.elu.toFixed(2), m.cpuPercent.toFixed(0), (m.peakRssBytes / MIB).toFixed(1), String(m.threads),
       formatEfficiency(r)]
   })
-  /** @param {string} name @param {import('../run/summarize.js').ServerFigure} figure */
+  /** @param {string} name @param {import('../analysis/summarize.js').ServerFigure} figure */
   const column = (name, figure) => withRule(name, SERVER_FIGURES[figure].rule, rows)
   const columns = ['Strategy', column('loop p99 ms', 'loopP99'), column('loop max ms', 'loopMax'), column('ELU', 'elu'), column('CPU %', 'cpuPercent'),
     column('peak RSS MiB', 'peakRssBytes'), column('threads', 'threads'), 'of ceiling']
@@ -211,8 +211,8 @@ const TABLE_PERCENTILES = LATENCY_PERCENTILES.filter((q) => ['p50', 'p90', 'p99'
 
 /**
  * A latency cell: the percentile (3 significant digits, the histogram's precision), "(max)" where the
- * requests are too few for it (lib/run/latency.js), '' where the runs did not measure it (ab: no p99.9).
- * @param {import('../run/latency.js').LatencySummary|null} latency
+ * requests are too few for it (lib/analysis/latency.js), '' where the runs did not measure it (ab: no p99.9).
+ * @param {import('../analysis/latency.js').LatencySummary|null} latency
  * @param {string} key
  */
 function percentileCell (latency, key) {
@@ -232,7 +232,7 @@ function latencyTable (s, rows) {
   const timed = rows.filter((r) => r.latency !== null)
   if (timed.length === 0) return null
   const body = timed.map((r) => {
-    const l = /** @type {import('../run/latency.js').LatencySummary} */ (r.latency)
+    const l = /** @type {import('../analysis/latency.js').LatencySummary} */ (r.latency)
     return [r.label, String(l.count), ...TABLE_PERCENTILES.map((q) => percentileCell(l, q.key)), formatNumber(l.max), describeLatencyCombine(l)]
   })
   return {
@@ -268,9 +268,9 @@ function noServerMetrics (s) {
 /**
  * syncbench compare's table: req/s of b against a, compare.R's columns, the 95% CI of the ratio b / a
  * (3 runs a side), and with --fail-if-slower the gate's verdict per row.
- * @param {ReturnType<typeof import('../run/summarize.js').compareResults>} comparisons
+ * @param {ReturnType<typeof import('../analysis/summarize.js').compareResults>} comparisons
  * @param {{ a: string, b: string }} names
- * @param {import('../run/gate.js').GateResult} [gate]
+ * @param {import('../analysis/gate.js').GateResult} [gate]
  * @returns {Table}
  */
 export function compareTable (comparisons, names, gate) {
@@ -287,8 +287,8 @@ export function compareTable (comparisons, names, gate) {
 
 /**
  * syncbench compare's latency table: p99 and p50 of b against a, each side's runs merged
- * (lib/run/latency.js), null when no configuration has latency on both sides.
- * @param {ReturnType<typeof import('../run/summarize.js').compareResults>} comparisons
+ * (lib/analysis/latency.js), null when no configuration has latency on both sides.
+ * @param {ReturnType<typeof import('../analysis/summarize.js').compareResults>} comparisons
  * @param {{ a: string, b: string }} names
  * @returns {Table|null}
  */
@@ -296,9 +296,9 @@ export function compareLatencyTable (comparisons, names) {
   const both = comparisons.filter((c) => c.latency.a !== null && c.latency.b !== null)
   if (both.length === 0) return null
   const rows = both.map((c) => {
-    const a = /** @type {import('../run/latency.js').LatencySummary} */ (c.latency.a)
-    const b = /** @type {import('../run/latency.js').LatencySummary} */ (c.latency.b)
-    const p99 = (/** @type {import('../run/latency.js').LatencySummary} */ l) => l.percentiles.find((q) => q.key === 'p99')
+    const a = /** @type {import('../analysis/latency.js').LatencySummary} */ (c.latency.a)
+    const b = /** @type {import('../analysis/latency.js').LatencySummary} */ (c.latency.b)
+    const p99 = (/** @type {import('../analysis/latency.js').LatencySummary} */ l) => l.percentiles.find((q) => q.key === 'p99')
     const pa = p99(a)
     const pb = p99(b)
     const change = pa && pb && !pa.isMax && !pb.isMax && pa.ms > 0 ? pb.ms / pa.ms - 1 : NaN

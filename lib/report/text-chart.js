@@ -2,8 +2,8 @@
 // and `syncbench report`: one bar per series at each axis value, eighth-block precision, the
 // physical ceiling marked where the runner calibrated one. Plain text; the CLI decides on colour.
 import { experimentsOf, sweptAxis, summarizeBy, seriesNames, formatAxisValue, axisTitle, withoutInterval } from './chart-data.js'
-import { isMeasured } from '../run/summarize.js'
-import { MIN_RUNS_FOR_INTERVAL } from '../run/stats.js'
+import { isMeasured } from '../analysis/summarize.js'
+import { MIN_RUNS_FOR_INTERVAL } from '../analysis/stats.js'
 import { formatNumber as fmt } from '../format.js'
 
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉']

@@ -2,7 +2,7 @@
 // per configuration its throughput, OS threads, peak RSS, RSS per thread over the event loop's, and
 // context switches per request. The verdict states what the numbers of this machine show, whichever
 // way they go: the readers' claim under seed 002 (8 MB a thread, context switches) is tested, not repeated.
-import { mean } from '../run/stats.js'
+import { mean } from '../analysis/stats.js'
 import { MIB } from '../format.js'
 import { formatP } from './verdicts.js'
 
@@ -16,19 +16,19 @@ import { formatP } from './verdicts.js'
  * @property {number|null} threads     OS threads of the server at the end of the window (largest over runs)
  * @property {number|null} peakRssMiB  peak RSS of the window, mean over runs
  * @property {number|null} mibPerThread  (peak RSS - the event loop's) / (threads - the event loop's)
- * @property {import('../run/stats.js').WelchResult|null} welch  its req/s against the event loop's (null: not compared)
+ * @property {import('../analysis/stats.js').WelchResult|null} welch  its req/s against the event loop's (null: not compared)
  * @property {number|null} voluntary     voluntary context switches per request, mean over runs
  * @property {number|null} involuntary   involuntary context switches per request, mean over runs
  */
 
 /**
- * @param {import('../run/summarize.js').ExperimentSummary} s
+ * @param {import('../analysis/summarize.js').ExperimentSummary} s
  * @returns {ThreadCostRow[]}  measured configurations only, in table order
  */
 export function threadCostRows (s) {
   const measured = s.rows.filter((r) => r.runs.length > 0)
   /** @param {(m: import('../types.js').ServerMetrics) => number|null|undefined} pick */
-  const avg = (/** @type {import('../run/summarize.js').Row} */ r, pick) => {
+  const avg = (/** @type {import('../analysis/summarize.js').Row} */ r, pick) => {
     const xs = r.runs.flatMap((run) => {
       const v = run.server ? pick(run.server) : null
       return typeof v === 'number' && Number.isFinite(v) ? [v] : []
@@ -61,7 +61,7 @@ export function threadCostRows (s) {
  * per request (worker pool=20, 27 threads) 1,510 req/s (0.80x), 1.3 MiB of RSS per extra thread, 4.02
  * context switches a request (3.65x): here a blocked thread costs 1.3 MiB resident, less than an 8 MB
  * stack (untouched stack pages are not resident), and more context switches than the event loop"
- * @param {import('../run/summarize.js').ExperimentSummary} s
+ * @param {import('../analysis/summarize.js').ExperimentSummary} s
  * @returns {string}
  */
 export function threadCostVerdict (s) {

@@ -1,14 +1,14 @@
 // The sentences of a report: one verdict line per experiment, p-values as compare.R prints them, the
-// number of runs in words. The statistics behind them are lib/run/summarize.js's; the terminal,
+// number of runs in words. The statistics behind them are lib/analysis/summarize.js's; the terminal,
 // summary.md and report.html all print these same strings.
-import { summarizeExperiments, ceilingSpread } from '../run/summarize.js'
+import { summarizeExperiments, ceilingSpread } from '../analysis/summarize.js'
 import { formatNumber } from '../format.js'
 import { threadCostVerdict } from './thread-cost.js'
 import { probeSentence } from './probe.js'
 import { rateSweepVerdict } from './rate-sweep.js'
 
-/** @typedef {import('../run/summarize.js').ExperimentSummary} ExperimentSummary */
-/** @typedef {import('../run/summarize.js').Row} Row */
+/** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
+/** @typedef {import('../analysis/summarize.js').Row} Row */
 
 /**
  * An experiment's statistics with its verdict line: what the tables, summary.md and report.html show.
@@ -16,7 +16,7 @@ import { rateSweepVerdict } from './rate-sweep.js'
  */
 
 /**
- * Every experiment of a results file summarized (lib/run/summarize.js) and given its verdict line.
+ * Every experiment of a results file summarized (lib/analysis/summarize.js) and given its verdict line.
  * Computed once per command and handed to every renderer.
  * @param {import('../types.js').ResultsFile} results
  * @returns {ReportSummary[]}
@@ -66,7 +66,7 @@ export function verdict ({ name: experiment, rows, calibration, target }) {
 
 /**
  * "; invalid: sync (20 of 20 non-2xx), async #2 (3 of 100 failed (length 3))": the runs left out of the
- * figures (lib/run/validity.js), a repeat's number where its configuration had several; '' without any.
+ * figures (lib/analysis/validity.js), a repeat's number where its configuration had several; '' without any.
  * @param {Row[]} rows
  * @returns {string}
  */
@@ -131,7 +131,7 @@ export function formatCeilingSpread (calibration) {
 
 /**
  * One flag in words, for the tables' Flags cells and the verdict line.
- * @param {import('../run/summarize.js').RowFlag} f
+ * @param {import('../analysis/summarize.js').RowFlag} f
  * @returns {string}
  */
 export function formatFlag (f) {
@@ -174,7 +174,7 @@ export function formatPValue (p) {
 
 /**
  * "p = 0.00312 **" / "p = 2.43e-7 ***" / "p < 2.2e-16 ***" / "p n/a" for one-line verdicts.
- * @param {Pick<import('../run/stats.js').WelchResult, 'p'|'stars'>} r
+ * @param {Pick<import('../analysis/stats.js').WelchResult, 'p'|'stars'>} r
  * @returns {string}
  */
 export function formatP (r) {
@@ -186,7 +186,7 @@ export function formatP (r) {
 
 /**
  * The cell of a configuration with no valid run: "invalid: 20 of 20 non-2xx" (each distinct reason once).
- * @param {import('../run/summarize.js').Row} r
+ * @param {import('../analysis/summarize.js').Row} r
  */
 export function invalidCell (r) {
   const reasons = [...new Set(r.invalid.map((i) => i.reason))]

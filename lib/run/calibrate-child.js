@@ -36,7 +36,7 @@ fn() // warm-up: first call pays for lazy compilation and the page cache
 const times = []
 const start = performance.now()
 // CPU time as well as wall time: a busy machine stretches a call's wall time but not the CPU time it
-// costs, which is what a server's CPU time is checked against (lib/run/summarize.js's flags).
+// costs, which is what a server's CPU time is checked against (lib/analysis/summarize.js's flags).
 const cpu0 = process.cpuUsage()
 while (times.length < MIN_CALLS || (times.length < MAX_CALLS && performance.now() - start < BUDGET_MS)) {
   const t0 = performance.now()

@@ -55,7 +55,7 @@ export function validateResults (data, file) {
  */
 export function contentProblem (data) {
   for (const [i, run] of data.runs.entries()) {
-    // the run's load and its probe's (both merged across runs: lib/run/latency.js), and an open-loop
+    // the run's load and its probe's (both merged across runs: lib/analysis/latency.js), and an open-loop
     // run's (-R) latencyHistogramUncorrected, the twin of its latencyHistogram
     /** @type {[string, unknown][]} */
     const histograms = [['load/latencyHistogram', run.load?.latencyHistogram], ['load/latencyHistogramUncorrected', run.load?.latencyHistogramUncorrected],
@@ -63,7 +63,7 @@ export function contentProblem (data) {
     for (const [where, histogram] of histograms) {
       if (typeof histogram !== 'string') continue
       try {
-        // added to a histogram of syncbench's layout, as lib/run/latency.js merges the runs
+        // added to a histogram of syncbench's layout, as lib/analysis/latency.js merges the runs
         createHistogram().add(decodeHistogram(histogram))
       } catch (err) {
         return `/runs/${i}/${where} (run ${JSON.stringify(run.id)}) is not an HdrHistogram compressed base64 histogram of 1 us to 1 hour (${err instanceof Error ? err.message : err})`

@@ -7,7 +7,7 @@ import { version } from '../version.js'
 import { readFile } from 'node:fs/promises'
 import { spawnServer, spawnWorkloadServer, spawnAppServer, queryWorkloadHandlers } from '../lab/spawn.js'
 import { makeDirectory } from '../fs-dir.js'
-import { summarizeProfile } from './profile.js'
+import { summarizeProfile } from '../analysis/profile.js'
 import { runFileName } from './run-reports.js'
 import { collectEnvironment } from '../lab/metrics.js'
 import { expandExperiment, baselines, schedule, openLoops, OFFERED_AXIS } from './plan.js'
@@ -17,8 +17,8 @@ import { calibrate, calibrationKey } from './calibrate.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
 import { builtinEngine } from './engines/builtin.js'
 import { track, trackGroup } from './children.js'
-import { mean } from './stats.js'
-import { loadInvalidity } from './validity.js'
+import { mean } from '../analysis/stats.js'
+import { loadInvalidity } from '../analysis/validity.js'
 import { checkTarget } from './target.js'
 import { runDeadlineMs } from './run-deadline.js'
 import { startProbe } from './probe.js'
@@ -388,10 +388,10 @@ async function spawnUserApp (server, outDir) {
 }
 
 /**
- * Stop the app's profile into profiles/<run>.cpuprofile and reduce it (lib/run/profile.js).
+ * Stop the app's profile into profiles/<run>.cpuprofile and reduce it (lib/analysis/profile.js).
  * @param {MeasuredServer} handle
  * @param {{ record: import('../types.js').RunRecord, outDir: string, profileNames: Set<string>, signal?: AbortSignal, root?: string }} o
- * @returns {Promise<import('./profile.js').ProfileSummary|null>}
+ * @returns {Promise<import('../analysis/profile.js').ProfileSummary|null>}
  */
 async function saveProfile (handle, { record, outDir, profileNames, signal, root }) {
   const dir = path.join(outDir, PROFILES_DIR)

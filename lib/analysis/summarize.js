@@ -18,7 +18,7 @@ export { invalidReason } from './validity.js'
 /**
  * Whether a run counts in the figures: it did not fail, it has a load result, that result was not
  * cut short (an interrupted run's req/s covers a part of the requests and would drag the mean), and it
- * is valid (no failed request, no non-2xx answer: lib/run/validity.js).
+ * is valid (no failed request, no non-2xx answer: lib/analysis/validity.js).
  * The one filter of the tables, the verdicts, compare and the charts.
  * @param {import('../types.js').RunRecord} run
  * @returns {run is MeasuredRun}
@@ -29,7 +29,7 @@ export function isMeasured (run) {
 }
 
 /**
- * The invalid runs of a list (lib/run/validity.js), with why: left out of the figures, named by the tables and verdicts.
+ * The invalid runs of a list (lib/analysis/validity.js), with why: left out of the figures, named by the tables and verdicts.
  * @param {import('../types.js').RunRecord[]} runs
  * @returns {{ id: string, repeat: number, reason: string }[]}
  */
@@ -61,7 +61,7 @@ export function invalidRuns (runs) {
 
 /**
  * How runs combine into one cross-run figure: 'mean' (with a 95% CI where one is drawn), 'max' (the
- * highest of the runs), 'merged' (from the sum of the runs' histograms, lib/run/latency.js).
+ * highest of the runs), 'merged' (from the sum of the runs' histograms, lib/analysis/latency.js).
  * @typedef {'mean'|'max'|'merged'} Combine
  */
 
@@ -341,7 +341,7 @@ function sameOperation (workload, op) {
  *   latency: { a: import('./latency.js').LatencySummary|null, b: import('./latency.js').LatencySummary|null } }[]}
  *   rate: each side's req/s interval on the log scale (as the tables'); ratio: b / a of the geometric
  *   means of req/s and its 95% CI (ratioInterval; the CI gate's input);
- *   latency: each side's runs' merged latency (lib/run/latency.js)
+ *   latency: each side's runs' merged latency (lib/analysis/latency.js)
  */
 export function compareResults (a, b) {
   const key = (/** @type {import('../types.js').RunRecord} */ r) => `${r.experiment}\0${r.label}`

@@ -1,6 +1,6 @@
 // The probe's figures of a configuration over its repeats (lib/run/probe.js measured them): its
 // requests, its errors and its latency percentiles, read from the sum of the runs' probe histograms as
-// every cross-run percentile is (lib/run/latency.js), never averaged.
+// every cross-run percentile is (lib/analysis/latency.js), never averaged.
 import { summarizeLatency } from './latency.js'
 
 /**

@@ -1,6 +1,6 @@
 // Whether a measured run measured what it claims to: a run whose requests failed or were answered with
 // errors (a handler that throws answers 500 fast) is invalid. Its req/s is the speed of an error page,
-// so it is left out of every figure, ratio and comparison (isMeasured, lib/run/summarize.js) and shown
+// so it is left out of every figure, ratio and comparison (isMeasured, lib/analysis/summarize.js) and shown
 // as "invalid: <reason>" wherever its configuration appears.
 
 /**
