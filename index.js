@@ -35,7 +35,7 @@ export { summarize, welchTTest } from './lib/analysis/stats.js'
 export { compareResults } from './lib/analysis/summarize.js'
 
 // --- lib/report: verdicts, summary.md, report.html (syncbench report) ---
-export { summarizeResults } from './lib/report/verdicts.js'
+export { summarizeResults } from './lib/report/model.js'
 export { renderSummaryMarkdown } from './lib/report/markdown.js'
 export { writeReport } from './lib/report/report.js'
 

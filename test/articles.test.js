@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { compareWithArticles, articleTable, ARTICLES } from '../lib/report/articles.js'
-import { summarizeResults } from '../lib/report/verdicts.js'
+import { summarizeResults } from '../lib/report/model.js'
 import { renderText, experimentTables } from '../lib/report/tables.js'
 
 const MIB = 1024 * 1024
@@ -124,7 +124,7 @@ test('another load than the article\'s is said; experiments that are not a seed 
 /**
  * The cells of the experiment's own table and verdict for what the articles' table shows: each
  * configuration's mean req/s and "Req/s 95% CI", and each claim's ratio with what it rests on.
- * @param {import('../lib/report/verdicts.js').ReportSummary} s
+ * @param {import('../lib/report/model.js').ReportSummary} s
  */
 function mainTableCells (s) {
   const [table] = experimentTables(s)

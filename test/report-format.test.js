@@ -1,9 +1,10 @@
-// The shared formatters (lib/format.js, formatPValue in lib/report/verdicts.js): one way to print bytes, a
+// The shared formatters (lib/format.js, formatPValue in lib/report/phrases.js): one way to print bytes, a
 // rounded figure and a p-value, so the verdict, the tables, the charts and compare never disagree.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { formatBytes, formatNumber, MIB } from '../lib/format.js'
-import { formatP, formatPValue, summarizeResults } from '../lib/report/verdicts.js'
+import { formatP, formatPValue } from '../lib/report/phrases.js'
+import { summarizeResults } from '../lib/report/model.js'
 import { compareResults } from '../lib/analysis/summarize.js'
 import { compareTable } from '../lib/report/tables.js'
 import { loadFixture } from './fixtures/report-helpers.js'

@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { runCli } from './helper.js'
 import { loadFixture, tempDir } from './fixtures/report-helpers.js'
-import { summarizeResults } from '../lib/report/verdicts.js'
+import { summarizeResults } from '../lib/report/model.js'
 import { experimentTables, renderText } from '../lib/report/tables.js'
 
 /**

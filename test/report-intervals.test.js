@@ -7,7 +7,7 @@ import { chartsFor } from '../lib/report/charts.js'
 import { renderChartSvg } from '../lib/report/svg.js'
 import { textChart } from '../lib/report/text-chart.js'
 import { experimentsOf, summarizeBy } from '../lib/report/chart-data.js'
-import { summarizeResults } from '../lib/report/verdicts.js'
+import { summarizeResults } from '../lib/report/model.js'
 import { loadFixture, svgDom } from './fixtures/report-helpers.js'
 
 /**

@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { isMeasured, compareResults } from '../lib/analysis/summarize.js'
-import { summarizeResults } from '../lib/report/verdicts.js'
+import { summarizeResults } from '../lib/report/model.js'
 import { mean } from '../lib/analysis/stats.js'
 import { experimentTables } from '../lib/report/tables.js'
 import { chartsFor } from '../lib/report/charts.js'

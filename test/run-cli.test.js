@@ -9,7 +9,7 @@ import { once } from 'node:events'
 import { runCli, startHttpServer, startRawServer, binPath, tempCacheDir } from './helper.js'
 import { spawnServer } from '../lib/lab/spawn.js'
 import { welchTTest } from '../lib/analysis/stats.js'
-import { formatP } from '../lib/report/verdicts.js'
+import { formatP } from '../lib/report/phrases.js'
 
 let dir
 tempCacheDir('syncbench-run-', (d) => { dir = d })

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { runCli } from './helper.js'
 import { isMeasured, invalidReason, compareResults } from '../lib/analysis/summarize.js'
-import { summarizeResults } from '../lib/report/verdicts.js'
+import { summarizeResults } from '../lib/report/model.js'
 import { experimentTables, renderText } from '../lib/report/tables.js'
 import { loadFixture } from './fixtures/report-helpers.js'
 

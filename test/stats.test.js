@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mean, sd, summarize, tCdf, tQuantile, welchTTest, stars, incompleteBeta, rateInterval, ratioInterval, coefficientOfVariation } from '../lib/analysis/stats.js'
-import { formatP } from '../lib/report/verdicts.js'
+import { formatP } from '../lib/report/phrases.js'
 
 const close = (actual, expected, tolerance, what) =>
   assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: ${actual} is not within ${tolerance} of ${expected}`)

@@ -1,12 +1,13 @@
 // From a results file to the statistics the tables show: per configuration the mean and 95% CI of every
 // figure over its repeats, the Welch t-test against its baseline, the efficiency against the physical
 // ceiling, the server metrics. Pure functions of the ResultsFile, so `syncbench run`, `syncbench compare`
-// and the report all agree; the words (verdict lines, p-values, run counts) are lib/report/verdicts.js's.
+// and the report all agree; the words (verdict lines, p-values, run counts) are lib/report's.
 import { summarize as summarizeValues, welchTTest, mean, rateInterval, ratioInterval } from './stats.js'
 import { strategyStyles } from '../lab/strategies.js'
 import { invalidReason } from './validity.js'
 import { summarizeLatency } from './latency.js'
 import { summarizeProbe } from './probe-summary.js'
+import { combineProfiles } from './profile.js'
 
 export { invalidReason } from './validity.js'
 
@@ -57,7 +58,10 @@ export function invalidRuns (runs) {
  * @property {Record<ServerFigure, number>|null} server   each figure combined over the runs by its rule (SERVER_FIGURES)
  * @property {import('./latency.js').LatencySummary|null} latency  total time per request: the runs' merged histograms
  * @property {import('./probe-summary.js').ProbeSummary|null} probe  the probe beside its runs (null: none ran)
+ * @property {ConfigurationProfile|null} profile   where a user's app's main thread went, its runs' profiles added (null: none)
  */
+
+/** @typedef {NonNullable<ReturnType<typeof combineProfiles>>} ConfigurationProfile */
 
 /**
  * How runs combine into one cross-run figure: 'mean' (with a 95% CI where one is drawn), 'max' (the
@@ -230,8 +234,18 @@ function row (label, runs, calibration) {
     efficiency: calibration && ok.length && sameOperation(ok[0].config?.workload, calibration.op) ? figures.requestsPerSecond.mean / calibration.ceilingRps : null,
     server: servers.length === 0 ? null : serverFigures(servers),
     latency: summarizeLatency(ok),
-    probe: summarizeProbe(ok)
+    probe: summarizeProbe(ok),
+    profile: combinedProfile(ok)
   }
+}
+
+/**
+ * The CPU profiles of a configuration's runs added up (lib/analysis/profile.js), null when none was recorded.
+ * @param {import('../types.js').RunRecord[]} runs  its runs: only the measured ones count
+ * @returns {ConfigurationProfile|null}
+ */
+export function combinedProfile (runs) {
+  return combineProfiles(runs.filter((r) => r.profile && isMeasured(r)).map((r) => /** @type {import('../types.js').ProfileSummary} */ (r.profile)))
 }
 
 /**

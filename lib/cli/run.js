@@ -14,7 +14,7 @@ import { defaultExperiments } from '../run/experiments.js'
 import { runExperiments } from '../run/runner.js'
 import { checkTarget } from '../run/target.js'
 import { createOutDir } from '../run/results-writer.js'
-import { summarizeResults } from '../report/verdicts.js'
+import { summarizeResults } from '../report/model.js'
 import { getEngine, engineNames, checkOpenLoopEngine } from '../run/engines/index.js'
 import { openLoops } from '../run/plan.js'
 import { experimentTables, renderText } from '../report/tables.js'
@@ -24,7 +24,7 @@ import { createProgress } from './progress.js'
 import { killChildren } from '../run/children.js'
 import { loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
-import { compareWithArticles, articleTable, REPRODUCE_RULE } from '../report/articles.js'
+import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -262,7 +262,7 @@ async function report ({ outcome, outDir, shown, io, html: withHtml }) {
  * What syncbench run prints on stdout once the runs are done: each experiment's tables, verdict and
  * "where the event loop went", the sweeps' text charts, the seed articles beside this machine.
  * @param {import('../types.js').ResultsFile} results
- * @param {import('../report/verdicts.js').ReportSummary[]} summaries  summarizeResults(results)
+ * @param {import('../report/model.js').ReportSummary[]} summaries  summarizeResults(results)
  * @param {ReturnType<typeof painter>} paint
  * @returns {string}
  */
@@ -273,12 +273,12 @@ export function answerText (results, summaries, paint) {
     if (tables.length === 0) continue
     out.push('\n' + tables.map(renderText).join('\n') + '\n')
     out.push(paint('bold', s.verdict) + '\n')
-    const loops = loopLines(loopSections(results, s.name))
+    const loops = loopLines(loopSections(s))
     if (loops.length) out.push('\n' + loops.join('\n') + '\n')
   }
   const charts = textCharts(results)
   if (charts) out.push('\n' + charts + '\n')
-  const articles = compareWithArticles(results, summaries)
+  const articles = summaries.flatMap((s) => s.articles)
   for (const seed of articles) {
     out.push('\n' + renderText(articleTable(seed)))
     out.push(paint('bold', wrap(seed.line, 100)) + '\n')

@@ -17,10 +17,10 @@
 //
 // Every figure here is the summary row's (lib/analysis/summarize.js), never computed again: the mean req/s,
 // its interval (Row.rate: log scale, none below 3 runs), the ratio, its p-value and its 95% CI
-// (Row.comparison, compareRows), worded by lib/report/verdicts.js, so this table and the experiment's
+// (Row.comparison, compareRows), worded by lib/report/phrases.js, so this table and the experiment's
 // own table agree to the last digit.
 import { compareRows } from '../analysis/summarize.js'
-import { formatP, formatComparison, formatRateInterval } from './verdicts.js'
+import { formatP, formatComparison, formatRateInterval } from './phrases.js'
 import { MIB } from '../format.js'
 
 /** The significance level of a "faster" claim. */

@@ -3,7 +3,6 @@
 // req/s the log-scale rateInterval the tables print, never negative and none below 3 runs).
 import { summarize, rateInterval } from '../analysis/stats.js'
 import { isMeasured, combineValues } from '../analysis/summarize.js'
-import { summarizeLatency } from '../analysis/latency.js'
 import { formatBytes } from '../format.js'
 
 /** Config keys that are settings of the experiment, never a swept axis worth a chart of its own. */
@@ -170,14 +169,13 @@ export function seriesNames (points) {
  */
 
 /**
- * Percentile curve of one group of runs, from their merged histograms (lib/analysis/latency.js; the mean of
- * their percentiles for runs without one). The curve ends at the first percentile its requests cannot
- * support, drawn as the maximum (isMax): every later one would be the same maximum again.
- * @param {import('../types.js').RunRecord[]} runs
+ * Percentile curve of one group of runs, from their merged latency (lib/analysis/latency.js; the mean
+ * of their percentiles for runs without a histogram). The curve ends at the first percentile its
+ * requests cannot support, drawn as the maximum (isMax): every later one would be the same maximum again.
+ * @param {import('../analysis/latency.js').LatencySummary|null} latency
  * @returns {CurvePoint[]}
  */
-export function latencyCurve (runs) {
-  const latency = summarizeLatency(runs.filter(isMeasured))
+export function latencyCurve (latency) {
   if (latency === null) return []
   const points = []
   for (const { q, ms, isMax, label } of latency.percentiles) {

@@ -5,7 +5,7 @@ import { latencyCurve, seriesOf, seriesNames, summarizeBy, formatAxisValue, axis
 import { colorsFor, niceLogTicks, formatMs, INK } from './chart-style.js'
 import { sweepChart, strategyOf, WIDTH } from './chart-kinds.js'
 import { isMeasured, SERVER_FIGURES } from '../analysis/summarize.js'
-import { summarizeLatency, describeLatencyCombine } from '../analysis/latency.js'
+import { describeLatencyCombine } from '../analysis/latency.js'
 
 const RANKS = [2, 10, 100, 1000, 10000]
 /** @type {Record<number, string|undefined>} */
@@ -17,9 +17,9 @@ const RANK_LABEL = { 2: '50%', 10: '90%', 100: '99%', 1000: '99.9%', 10000: '99.
  * Percentile curves, one per series. In a sweep with several series, the curves are taken at the
  * largest axis value (where the difference is widest); with one series, one curve per axis value.
  * @param {import('./charts.js').ChartContext} ctx
- * @returns {import('./svg.js').ChartSpec|null}
+ * @returns {import('./charts.js').Drawing|null}
  */
-export function latencyChart ({ experiment, runs, axis, note, id, name, width = WIDTH }) {
+export function latencyChart ({ experiment, runs, axis, note, id, name, latencyOf }) {
   const series = seriesOf(runs, axis)
   /** @type {Map<string, RunRecord[]>} */
   let groups
@@ -43,8 +43,11 @@ export function latencyChart ({ experiment, runs, axis, note, id, name, width = 
       groups = new Map([...groups].sort((a, b) => order(a[1]) - order(b[1])))
     }
   }
+  // each group's runs merged once: the curve and the caption read the same summary
+  const latencies = new Map([...groups].map(([name, rs]) => [name, latencyOf(rs.filter(isMeasured))]))
+  /** @type {(import('./chart-data.js').CurvePoint & { series: string, n: number })[]} */
   const data = []
-  for (const [name, rs] of groups) for (const p of latencyCurve(rs)) data.push({ series: name, ...p, n: rs.length })
+  for (const [name, rs] of groups) for (const p of latencyCurve(latencies.get(name) ?? null)) data.push({ series: name, ...p, n: rs.length })
   if (data.length === 0) return null
   const names = [...groups.keys()]
   /** @param {string} name */
@@ -59,13 +62,13 @@ export function latencyChart ({ experiment, runs, axis, note, id, name, width = 
   const tip = (d) => d.isMax
     ? `${d.series}: max ${formatMs(d.ms)} (${d.count} requests: too few for ${d.label})`
     : `${d.series}: ${Number((d.q * 100).toPrecision(4))}% of requests within ${formatMs(d.ms)}`
-  return {
+  return (width = WIDTH) => ({
     id: `${id}-latency`,
     experiment: name,
     kind: 'latency',
     title: joinTitle(shortTitle(experiment), 'latency by percentile'),
     subtitle: `Time per request at each percentile, both axes log scale: the further right, the rarer the request.${where}` +
-      combinedNote(groups) +
+      combinedNote(latencies) +
       (maxes.length ? ' A curve ends in "max" where its requests are too few for the next percentile.' : ''),
     note,
     legend: names.map((n) => ({ label: n, color: /** @type {string} */ (colors.get(n)) })),
@@ -84,31 +87,32 @@ export function latencyChart ({ experiment, runs, axis, note, id, name, width = 
         Plot.text(maxes, { x: 'rank', y: 'ms', text: () => 'max', dy: -10, fill: color, fontSize: 11, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke' })
       ]
     }
-  }
+  })
 }
 
 /**
  * Event-loop delay of the server: p50, p99 and max per configuration; in a sweep, p99 against the axis.
  * @param {import('./charts.js').ChartContext} ctx
- * @returns {import('./svg.js').ChartSpec|null}
+ * @returns {import('./charts.js').Drawing|null}
  */
-export function eventLoopChart ({ experiment, runs, axis, note, id, name, width = WIDTH }) {
+export function eventLoopChart ({ experiment, runs, axis, note, id, name }) {
   const withServer = runs.filter((r) => r.server?.eventLoopDelay)
   if (withServer.length === 0) return null
-  const base = {
+  /** @param {number} width */
+  const base = (width) => ({
     id: `${id}-event-loop`,
     experiment: name,
     kind: 'event-loop',
     title: joinTitle(shortTitle(experiment), 'server event-loop delay'),
     note,
     width
-  }
+  })
   const p99 = SERVER_FIGURES.loopP99
   if (axis !== null) {
     const points = summarizeBy(withServer, axis, (r) => r.server && p99.of(r.server), p99.combine)
     const repeated = points.some((p) => p.n > 1)
-    return sweepChart({
-      ...base,
+    return (width = WIDTH) => sweepChart({
+      ...base(width),
       subtitle: 'p99 of how late the server\'s event loop ran (a 10 ms timer, sampled as monitorEventLoopDelay does), log scale: while it is late, every request waits.' +
         (repeated ? ' With repeats, the mean of the runs\' p99 (the server reports percentiles, not its histogram).' : ''),
       points,
@@ -127,8 +131,8 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
   const colors = colorsFor(names, strategyOf(rows[0]), { unique: false })
   /** @param {{ series: string }} d */
   const color = (d) => colors.get(d.series)
-  return {
-    ...base,
+  return (width = WIDTH) => ({
+    ...base(width),
     subtitle: 'How late the server\'s event loop ran a 10 ms timer during the run (sampled as perf_hooks.monitorEventLoopDelay does), log scale. ' +
       'While the loop is late, every request waits.' +
       (repeated ? ' p50 and p99: mean of the runs\' values (the server reports percentiles, not its histogram); max: the highest of the runs.' : ''),
@@ -142,7 +146,7 @@ export function eventLoopChart ({ experiment, runs, axis, note, id, name, width 
       p99Title: (d) => `${d.series}: p99 ${formatMs(d.p99)}`,
       label: (d) => `max ${formatMs(d.max)}`
     })
-  }
+  })
 }
 
 /**
@@ -198,12 +202,11 @@ export function percentileStrip ({ data, names, color, width, xLabel, room, p99T
 
 /**
  * How each curve combined its runs, in one sentence ('' when every curve is one run).
- * @param {Map<string, RunRecord[]>} groups
+ * @param {Map<string, import('../analysis/latency.js').LatencySummary|null>} latencies
  */
-function combinedNote (groups) {
+function combinedNote (latencies) {
   const how = new Set()
-  for (const rs of groups.values()) {
-    const latency = summarizeLatency(rs.filter(isMeasured))
+  for (const latency of latencies.values()) {
     if (latency && latency.runs > 1) how.add(describeLatencyCombine(latency))
   }
   return how.size ? ` Each curve: ${[...how].join(', or ')}.` : ''

@@ -7,14 +7,13 @@ import { colorsFor, formatMs } from './chart-style.js'
 import { percentileStrip } from './chart-latency.js'
 import { WIDTH } from './chart-kinds.js'
 import { isMeasured } from '../analysis/summarize.js'
-import { summarizeProbe } from '../analysis/probe-summary.js'
 import { describeLatencyCombine } from '../analysis/latency.js'
 
 /**
  * @param {import('./charts.js').ChartContext} ctx
- * @returns {import('./svg.js').ChartSpec|null}
+ * @returns {import('./charts.js').Drawing|null}
  */
-export function probeChart ({ experiment, runs, references = [], note, id, name, width = WIDTH }) {
+export function probeChart ({ experiment, runs, references = [], note, id, name, probeOf }) {
   /** @type {Map<string, import('../types.js').RunRecord[]>} */
   const byLabel = new Map()
   for (const r of [...runs, ...references]) {
@@ -24,7 +23,7 @@ export function probeChart ({ experiment, runs, references = [], note, id, name,
     else byLabel.set(r.label, [r])
   }
   const data = [...byLabel].flatMap(([label, rs]) => {
-    const probe = summarizeProbe(rs.filter(isMeasured))
+    const probe = probeOf(rs.filter(isMeasured))
     const latency = probe?.latency
     if (!probe || !latency) return []
     const at = (/** @type {string} */ key) => latency.percentiles.find((q) => q.key === key)
@@ -38,7 +37,7 @@ export function probeChart ({ experiment, runs, references = [], note, id, name,
   /** @param {{ series: string }} d */
   const color = (d) => colors.get(d.series)
   const few = data.some((d) => d.p99IsMax)
-  return {
+  return (width = WIDTH) => ({
     id: `${id}-probe`,
     experiment: name,
     kind: 'probe',
@@ -58,5 +57,5 @@ export function probeChart ({ experiment, runs, references = [], note, id, name,
       p99Title: (d) => `${d.series}: p99 ${formatMs(d.p99)} (${d.count} probe requests)`,
       label: (d) => `p99 ${formatMs(d.p99)}${d.p99IsMax ? ' (max)' : ''}`
     })
-  }
+  })
 }

@@ -13,11 +13,12 @@ import { formatNumber } from '../format.js'
 /**
  * @param {import('./charts.js').ChartContext} ctx
  * @param {import('../types.js').ResultsFile} results
- * @returns {import('./svg.js').ChartSpec|null}
+ * @returns {import('./charts.js').Drawing|null}
  */
 export function rateSweepChart (ctx, results) {
-  const { experiment, note, id, name, width = WIDTH } = ctx
-  const summary = summarizeExperiments({ ...results, experiments: results.experiments.filter((e) => e.name === name) })[0]
+  const { experiment, note, id, name } = ctx
+  // the model's summary, or the experiment summarized here (a chart drawn without the model)
+  const summary = ctx.summary ?? summarizeExperiments({ ...results, experiments: results.experiments.filter((e) => e.name === name) })[0]
   if (!summary) return null
   const steps = rateSweepSteps(summary).filter((x) => x.latency.p99 > 0)
   if (steps.length === 0) return null
@@ -32,7 +33,7 @@ export function rateSweepChart (ctx, results) {
   const lo = Math.min(...ys) / 1.3
   const hi = Math.max(...ys) * 1.3
   const maxRate = Math.max(...data.map((d) => d.target))
-  return {
+  return (width = WIDTH) => ({
     id: `${id}-rate-sweep`,
     experiment: name,
     kind: 'rate-sweep',
@@ -65,5 +66,5 @@ export function rateSweepChart (ctx, results) {
         Plot.ruleX([0], { stroke: INK, strokeOpacity: 0.4 })
       ]
     }
-  }
+  })
 }

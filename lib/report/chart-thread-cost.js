@@ -6,7 +6,7 @@ import { sweepChart } from './chart-kinds.js'
 
 /**
  * @param {import('./charts.js').ChartContext} ctx
- * @returns {import('./svg.js').ChartSpec|null}
+ * @returns {import('./charts.js').Drawing|null}
  */
 export function threadCostChart (ctx) {
   const { experiment, runs, axis } = ctx
@@ -19,10 +19,10 @@ export function threadCostChart (ctx) {
   // the runs outside the sweep (the event loop), one dashed line per kind
   const refs = kinds.flatMap(([name, pick]) => summarizeBy(ctx.references ?? [], null, (r) => r.server?.contextSwitches ? pick(r.server.contextSwitches) : undefined)
     .map((p) => ({ label: `${p.series}: ${p.mean.toFixed(2)} ${name} a request`, value: p.mean })))
-  return sweepChart({
+  return (width) => sweepChart({
     id: `${ctx.id}-context-switches`,
     experiment: ctx.name,
-    width: ctx.width,
+    width,
     kind: 'thread-cost',
     title: joinTitle(shortTitle(experiment), 'context switches per request'),
     subtitle: 'Context switches of the whole server process (process.resourceUsage(): every thread) per request served, ' +

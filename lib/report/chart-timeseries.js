@@ -58,9 +58,9 @@ export function timeSeriesRows (runs) {
 
 /**
  * @param {import('./charts.js').ChartContext} ctx
- * @returns {import('./svg.js').ChartSpec|null}
+ * @returns {import('./charts.js').Drawing|null}
  */
-export function timeSeriesChart ({ experiment, runs, note, id, name, width = WIDTH }) {
+export function timeSeriesChart ({ experiment, runs, note, id, name }) {
   const rows = timeSeriesRows(runs)
   if (rows.length === 0) return null
   const names = [...new Set(rows.map((r) => r.series))]
@@ -75,35 +75,37 @@ export function timeSeriesChart ({ experiment, runs, note, id, name, width = WID
     return (top > 0 ? [0, 0.5, 1] : [0]).map((y) => ({ metric, y, label: `${tickNumber(top * y)} ${unit}` }))
   })
   const interval = Math.min(...runs.flatMap((r) => r.server?.series ? [r.server.series.intervalMs] : []))
-  const narrow = width < 500
   const end = Math.max(...rows.map((r) => r.t))
-  return {
-    id: `${id}-timeseries`,
-    experiment: name,
-    kind: 'timeseries',
-    title: joinTitle(shortTitle(experiment), 'the server over time'),
-    subtitle: `Event-loop delay, CPU and RSS of the server during the measured window, one sample every ${interval} ms, ` +
-      'first run of each configuration. A sample cannot run while the loop is blocked: the next one records the gap, ' +
-      'so a stop-the-world pause shows as a spike as wide as the pause.',
-    note,
-    legend: names.map((n) => ({ label: n, color: /** @type {string} */ (colors.get(n)) })),
-    plot: {
-      width,
-      height: (narrow ? 96 : 118) * PANELS.length + 48,
-      marginLeft: 72,
-      marginRight: narrow ? 84 : 116,
-      marginBottom: 40,
-      color: { type: 'identity' },
-      x: { domain: [0, end], label: 'seconds into the measured window →', labelAnchor: 'center', grid: true, nice: true },
-      y: { axis: null, domain: [0, 1.12] },
-      fy: { domain: PANELS.map((p) => p.metric), axis: 'right', label: null, padding: 0.18 },
-      marks: [
-        Plot.frame({ stroke: INK, strokeOpacity: 0.15 }),
-        Plot.ruleY(ticks, { fy: 'metric', y: 'y', stroke: INK, strokeOpacity: 0.08 }),
-        Plot.text(ticks, { fy: 'metric', y: 'y', text: 'label', frameAnchor: 'left', textAnchor: 'end', dx: -6, fill: INK, fontSize: 11 }),
-        // step-before: a sample covers the interval that ends at its time, so a 1 s block is 1 s wide
-        Plot.line(rows, { fy: 'metric', x: 't', y: 'y', z: 'series', stroke: color, strokeWidth: 1.8, curve: 'step-before' })
-      ]
+  return (width = WIDTH) => {
+    const narrow = width < 500
+    return {
+      id: `${id}-timeseries`,
+      experiment: name,
+      kind: 'timeseries',
+      title: joinTitle(shortTitle(experiment), 'the server over time'),
+      subtitle: `Event-loop delay, CPU and RSS of the server during the measured window, one sample every ${interval} ms, ` +
+        'first run of each configuration. A sample cannot run while the loop is blocked: the next one records the gap, ' +
+        'so a stop-the-world pause shows as a spike as wide as the pause.',
+      note,
+      legend: names.map((n) => ({ label: n, color: /** @type {string} */ (colors.get(n)) })),
+      plot: {
+        width,
+        height: (narrow ? 96 : 118) * PANELS.length + 48,
+        marginLeft: 72,
+        marginRight: narrow ? 84 : 116,
+        marginBottom: 40,
+        color: { type: 'identity' },
+        x: { domain: [0, end], label: 'seconds into the measured window →', labelAnchor: 'center', grid: true, nice: true },
+        y: { axis: null, domain: [0, 1.12] },
+        fy: { domain: PANELS.map((p) => p.metric), axis: 'right', label: null, padding: 0.18 },
+        marks: [
+          Plot.frame({ stroke: INK, strokeOpacity: 0.15 }),
+          Plot.ruleY(ticks, { fy: 'metric', y: 'y', stroke: INK, strokeOpacity: 0.08 }),
+          Plot.text(ticks, { fy: 'metric', y: 'y', text: 'label', frameAnchor: 'left', textAnchor: 'end', dx: -6, fill: INK, fontSize: 11 }),
+          // step-before: a sample covers the interval that ends at its time, so a 1 s block is 1 s wide
+          Plot.line(rows, { fy: 'metric', x: 't', y: 'y', z: 'series', stroke: color, strokeWidth: 1.8, curve: 'step-before' })
+        ]
+      }
     }
   }
 }

@@ -10,6 +10,8 @@ import { threadCostChart } from './chart-thread-cost.js'
 import { probeChart } from './chart-probe.js'
 import { rateSweepChart } from './chart-rate-sweep.js'
 import { isMeasured, SERVER_FIGURES, combineValues } from '../analysis/summarize.js'
+import { summarizeLatency } from '../analysis/latency.js'
+import { summarizeProbe } from '../analysis/probe-summary.js'
 import { strategyStyles } from '../lab/strategies.js'
 import { MIN_RUNS_FOR_INTERVAL } from '../analysis/stats.js'
 import { formatNumber as fmt, MIB } from '../format.js'
@@ -36,40 +38,93 @@ const onEventLoop = (strategy) => strategyStyles.get(strategy)?.onEventLoop === 
  * @property {string|null} axis
  * @property {number|null} cores
  * @property {string} note
- * @property {number} [width]     layout width in px (default 720; report.html adds a narrow one for phones)
+ * @property {import('../analysis/summarize.js').ExperimentSummary} [summary]  the experiment's, from the model
+ * @property {(runs: import('../analysis/summarize.js').MeasuredRun[]) => import('../analysis/latency.js').LatencySummary|null} latencyOf
+ *           the merged latency of a group of runs (the model's, for one configuration's)
+ * @property {(runs: import('../analysis/summarize.js').MeasuredRun[]) => import('../analysis/probe-summary.js').ProbeSummary|null} probeOf
+ *           the probe of a group of runs (the model's, for one configuration's)
+ */
+
+/**
+ * A chart with its figures computed, drawn at a layout width (default 720 px; report.html draws each
+ * chart again at 420 px for phones, from the same figures).
+ * @typedef {(width?: number) => ChartSpec} Drawing
  */
 
 /**
  * The charts of a results file, in reading order (experiment by experiment).
  * @param {import('../types.js').ResultsFile} results
- * @param {{ width?: number }} [options]
- * @returns {import('./svg.js').ChartSpec[]}
+ * @param {{ width?: number, summaries?: import('./model.js').ReportSummary[]|null }} [options]
+ *        width: the layout's; summaries: the model (summarizeResults), else the figures are computed here
+ * @returns {ChartSpec[]}
  */
 export function chartsFor (results, options = {}) {
-  /** @type {(ChartSpec|null)[]} */
-  const specs = []
+  return chartDrawings(results, options.summaries).map((draw) => draw(options.width))
+}
+
+/**
+ * The charts of a results file, their figures computed once, each to be drawn at any width.
+ * @param {import('../types.js').ResultsFile} results
+ * @param {import('./model.js').ReportSummary[]|null} [summaries]  the model: each configuration's merged
+ *        latency and probe are read from it (no histogram decoded again); without it they are computed
+ * @returns {Drawing[]}
+ */
+export function chartDrawings (results, summaries) {
+  /** @type {(Drawing|null)[]} */
+  const drawings = []
   // a workload part's id ("x-bcrypt") could still meet an experiment named so: the second gets "-2"
   const used = new Set()
   for (const { experiment, runs } of experimentsOf(results)) {
     const ok = runs.filter(isMeasured)
     if (ok.length === 0) continue
+    const summary = summaries?.find((s) => s.name === experiment.name)
     for (const part of partsOf(experiment, ok, results)) {
       let id = part.id
       for (let n = 2; used.has(id); n++) id = `${part.id}-${n}`
       used.add(id)
-      const ctx = { ...part, id, width: options.width }
+      const ctx = { ...part, id, summary, ...configurationFigures(summary) }
       if (experiment.table === 'rate-sweep') {
         // its x axis is the offered rate, each strategy's own: the hockey stick, then what the probe saw
-        specs.push(rateSweepChart(ctx, results), probeChart(ctx))
+        drawings.push(rateSweepChart(ctx, results), probeChart(ctx))
         continue
       }
-      specs.push(throughput(ctx), latencyChart(ctx))
-      if (ctx.runs.some((r) => r.server)) specs.push(eventLoopChart(ctx), cpu(ctx), memory(ctx), timeSeriesChart({ ...ctx, runs: [...ctx.runs, ...ctx.references ?? []] }))
-      if (experiment.table === 'thread-cost') specs.push(threadCostChart(ctx))
-      specs.push(probeChart(ctx))
+      drawings.push(throughput(ctx), latencyChart(ctx))
+      if (ctx.runs.some((r) => r.server)) drawings.push(eventLoopChart(ctx), cpu(ctx), memory(ctx), timeSeriesChart({ ...ctx, runs: [...ctx.runs, ...ctx.references ?? []] }))
+      if (experiment.table === 'thread-cost') drawings.push(threadCostChart(ctx))
+      drawings.push(probeChart(ctx))
     }
   }
-  return specs.filter((spec) => spec !== null)
+  return drawings.filter((draw) => draw !== null)
+}
+
+/**
+ * A group of runs' merged latency and probe: the model's row's when the group is exactly one
+ * configuration's runs (the charts group them so), computed from the runs otherwise (no model, or a group
+ * of another shape).
+ * @param {import('../analysis/summarize.js').ExperimentSummary|undefined} summary
+ * @returns {Pick<ChartContext, 'latencyOf'|'probeOf'>}
+ */
+function configurationFigures (summary) {
+  const rows = new Map((summary?.rows ?? []).map((r) => [r.label, r]))
+  /**
+   * @param {import('../analysis/summarize.js').MeasuredRun[]} runs
+   * @param {(run: import('../types.js').RunRecord) => boolean} counted  which of the row's runs the group may hold
+   */
+  const rowOf = (runs, counted) => {
+    const row = runs.length ? rows.get(runs[0].label) : undefined
+    const own = row ? row.runs.filter(counted) : []
+    return row && own.length === runs.length && runs.every((r) => own.includes(r)) ? row : null
+  }
+  return {
+    latencyOf: (runs) => {
+      const row = rowOf(runs, () => true)
+      return row ? row.latency : summarizeLatency(runs)
+    },
+    probeOf: (runs) => {
+      const row = rowOf(runs, (r) => Boolean(r.probe))
+      return row ? row.probe : summarizeProbe(runs)
+    }
+  }
 }
 
 /**
@@ -78,7 +133,7 @@ export function chartsFor (results, options = {}) {
  * @param {import('./chart-data.js').ExperimentInfo} experiment
  * @param {RunRecord[]} runs  measured runs only
  * @param {import('../types.js').ResultsFile} results
- * @returns {Omit<ChartContext, 'width'>[]}
+ * @returns {Omit<ChartContext, 'summary'|'latencyOf'|'probeOf'>[]}
  */
 function partsOf (experiment, runs, results) {
   // Runs without one of the declared axes ran outside the sweep: with a sweep, they are reference lines.
@@ -112,7 +167,10 @@ function partsOf (experiment, runs, results) {
   })
 }
 
-/** @param {ChartContext} ctx */
+/**
+ * @param {ChartContext} ctx
+ * @returns {Drawing}
+ */
 function throughput (ctx) {
   const { experiment, runs, axis } = ctx
   // the tables' rule for a rate's interval (log scale, none below 3 runs): no whisker below zero
@@ -125,7 +183,6 @@ function throughput (ctx) {
   const spec = {
     id: `${ctx.id}-throughput`,
     experiment: ctx.name,
-    width: ctx.width,
     kind: 'throughput',
     title: joinTitle(experiment.title, axis ? `requests/s vs ${axisTitle(axis)}` : 'requests per second'),
     subtitle: subtitleFor(points, 'requests per second, higher is better'),
@@ -134,8 +191,8 @@ function throughput (ctx) {
   }
   /** @param {RunRecord} r */
   const runValue = (r) => r.load?.requestsPerSecond
-  if (axis) return sweepChart({ ...spec, points, axis, refs, repeated, yType, zero: yType === 'linear', runValue })
-  return barChart({ ...spec, points, refs, repeated, format: (v) => `${fmt(v)} req/s`, runValue })
+  if (axis) return (width) => sweepChart({ ...spec, width, points, axis, refs, repeated, yType, zero: yType === 'linear', runValue })
+  return (width) => barChart({ ...spec, width, points, refs, repeated, format: (v) => `${fmt(v)} req/s`, runValue })
 }
 
 /**
@@ -168,7 +225,7 @@ function ceilings (cal, axis, points, machineCores) {
 
 /**
  * @param {ChartContext} ctx
- * @returns {ChartSpec|null}
+ * @returns {Drawing|null}
  */
 function cpu (ctx) {
   const { experiment, runs, axis, cores } = ctx
@@ -180,20 +237,19 @@ function cpu (ctx) {
   const base = {
     id: `${ctx.id}-cpu`,
     experiment: ctx.name,
-    width: ctx.width,
     kind: 'cpu',
     title: joinTitle(shortTitle(experiment), 'server CPU'),
     subtitle: subtitleFor(points, 'percent of one core used by the server process during the measured window'),
     note: ctx.note,
     yLabel: 'CPU (% of one core)'
   }
-  if (axis) return sweepChart({ ...base, points, axis, refs, repeated: points.some((p) => p.n > 1), zero: true })
-  return barChart({ ...base, points, refs, repeated: points.some((p) => p.n > 1), format: (v) => `${Math.round(v)}%` })
+  if (axis) return (width) => sweepChart({ ...base, width, points, axis, refs, repeated: points.some((p) => p.n > 1), zero: true })
+  return (width) => barChart({ ...base, width, points, refs, repeated: points.some((p) => p.n > 1), format: (v) => `${Math.round(v)}%` })
 }
 
 /**
  * @param {ChartContext} ctx
- * @returns {ChartSpec|null}
+ * @returns {Drawing|null}
  */
 function memory (ctx) {
   const { experiment, runs, axis } = ctx
@@ -210,7 +266,6 @@ function memory (ctx) {
   const base = {
     id: `${ctx.id}-memory`,
     experiment: ctx.name,
-    width: ctx.width,
     kind: 'memory',
     title: joinTitle(shortTitle(experiment), 'peak memory and threads'),
     subtitle: 'Peak resident set size of the server process, with its OS thread count (each thread holds a stack, blocked or not).' +
@@ -228,11 +283,13 @@ function memory (ctx) {
       const hi = Math.max(...ts)
       return `${name} · ${lo === hi ? lo : `${lo}–${hi}`} threads`
     }
-    return sweepChart({
+    const refs = referenceLines(ctx, (r) => r.server ? peakRssBytes.of(r.server) / MIB : undefined, (v) => `${Math.round(v)} MiB`)
+    return (width) => sweepChart({
       ...base,
+      width,
       points,
       axis,
-      refs: referenceLines(ctx, (r) => r.server ? peakRssBytes.of(r.server) / MIB : undefined, (v) => `${Math.round(v)} MiB`),
+      refs,
       repeated,
       zero: true,
       legendLabel: range,
@@ -240,7 +297,7 @@ function memory (ctx) {
       pointLabel: single ? (p) => threads(p) === null ? '' : `${threads(p)} threads` : undefined
     })
   }
-  return barChart({ ...base, points, refs: [], repeated, format: (v, p) => `${Math.round(v)} MiB · ${threads(p) ?? '?'} threads` })
+  return (width) => barChart({ ...base, width, points, refs: [], repeated, format: (v, p) => `${Math.round(v)} MiB · ${threads(p) ?? '?'} threads` })
 }
 
 /**

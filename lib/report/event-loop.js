@@ -1,10 +1,9 @@
 // "Where the event loop went": per configuration of a user's app (--app), the functions that held its
-// main thread during the measured windows, from the runs' CPU profiles (lib/analysis/profile.js adds them
-// up): self time charged to the app's code first, the part of it inside blocking windows (the loop
-// late by more than the threshold), and inclusive time. Shared by the terminal (top three), summary.md
-// and report.html (top functions), as tables (lib/report/tables.js renders them everywhere).
-import { combineProfiles } from '../analysis/profile.js'
-import { isMeasured } from '../analysis/summarize.js'
+// main thread during the measured windows, from its runs' CPU profiles added up (Row.profile,
+// lib/analysis/summarize.js): self time charged to the app's code first, the part of it inside blocking
+// windows (the loop late by more than the threshold), and inclusive time. Shared by the terminal (top
+// three), summary.md and report.html (top functions), as tables (lib/report/tables.js renders them everywhere).
+import { combinedProfile } from '../analysis/summarize.js'
 
 /** How many functions summary.md and report.html list per configuration; the terminal shows three. */
 export const REPORT_TOP = 8
@@ -14,28 +13,31 @@ export const TERMINAL_TOP = 3
  * @typedef {object} LoopSection
  * @property {string} experiment
  * @property {string} label
- * @property {NonNullable<ReturnType<typeof combineProfiles>>} profile
+ * @property {import('../analysis/summarize.js').ConfigurationProfile} profile
  */
 
 /**
- * The configurations with profiles, in table order.
- * @param {{ experiments: { name: string, labels: string[] }[], runs: import('../types.js').RunRecord[] }} results  a ResultsFile, or a part of one
- * @param {string} [experiment] only this one
+ * The configurations of an experiment with profiles, in table order.
+ * @param {Pick<import('../analysis/summarize.js').ExperimentSummary, 'name'|'rows'>} summary
  * @returns {LoopSection[]}
  */
-export function loopSections (results, experiment) {
-  /** @type {LoopSection[]} */
-  const out = []
-  for (const e of results.experiments) {
-    if (experiment !== undefined && e.name !== experiment) continue
-    for (const label of e.labels) {
-      const profiles = results.runs.filter((r) => r.experiment === e.name && r.label === label && r.profile && isMeasured(r))
-        .map((r) => /** @type {import('../types.js').ProfileSummary} */ (r.profile))
-      const profile = combineProfiles(profiles)
-      if (profile) out.push({ experiment: e.name, label, profile })
-    }
-  }
-  return out
+export function loopSections (summary) {
+  return summary.rows.flatMap((r) => r.profile ? [{ experiment: summary.name, label: r.label, profile: r.profile }] : [])
+}
+
+/**
+ * The same from the runs, for an experiment the model could not summarize (report.html of a
+ * hand-written file without its baselines).
+ * @param {string} experiment
+ * @param {string[]} labels  its configurations in table order
+ * @param {import('../types.js').RunRecord[]} runs  its runs
+ * @returns {LoopSection[]}
+ */
+export function loopSectionsOfRuns (experiment, labels, runs) {
+  return labels.flatMap((label) => {
+    const profile = combinedProfile(runs.filter((r) => r.experiment === experiment && r.label === label))
+    return profile ? [{ experiment, label, profile }] : []
+  })
 }
 
 /**

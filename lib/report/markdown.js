@@ -2,8 +2,8 @@
 // paste into a blog post. The tables are lib/report/tables.js's, so terminal and markdown never differ.
 import { loopSections, loopTable, LOOP_NOTE } from './event-loop.js'
 import { experimentTables, measuredAt } from './tables.js'
-import { describeRuns } from './verdicts.js'
-import { compareWithArticles, articleTable, REPRODUCE_RULE } from './articles.js'
+import { describeRuns } from './phrases.js'
+import { articleTable, REPRODUCE_RULE } from './articles.js'
 
 /**
  * Text from a results file as markdown text, never markup: CommonMark reads "<" before a letter, "/",
@@ -30,7 +30,7 @@ export function renderMarkdownTable (table) {
 
 /**
  * @param {import('../types.js').ResultsFile} results
- * @param {import('./verdicts.js').ReportSummary[]} summaries
+ * @param {import('./model.js').ReportSummary[]} summaries
  * @returns {string}
  */
 export function renderSummaryMarkdown (results, summaries) {
@@ -39,7 +39,6 @@ export function renderSummaryMarkdown (results, summaries) {
   out.push(mdText(`Node ${env.node} (V8 ${env.v8}, libuv ${env.uv}) on ${env.cpuModel}, ${env.cpuCount} usable cores, ${env.platform}/${env.arch}; ` +
     `UV_THREADPOOL_SIZE ${env.uvThreadpoolSize ?? 'default (4)'}; syncbench ${results.syncbench}, engine ${results.options?.engine ?? 'builtin'}, ` +
     `${describeRuns(results)} run(s) per configuration; ${results.createdAt}${results.finishedAt ? '' : ' (interrupted: partial results)'}.`), '')
-  const articles = compareWithArticles(results, summaries)
   for (const s of summaries) {
     const tables = experimentTables(s)
     if (tables.length === 0) continue
@@ -48,18 +47,18 @@ export function renderSummaryMarkdown (results, summaries) {
     // The heading already names the comparison table; the server table gets its caption.
     for (const [i, t] of tables.entries()) out.push(...(i === 0 ? [] : [`**${mdText(t.title)}**`, '']), renderMarkdownTable(t))
     out.push(`> ${mdText(s.verdict)}`, '')
-    const loops = loopSections(results, s.name)
+    const loops = loopSections(s)
     if (loops.length) {
       out.push('### Where the event loop went', '')
       for (const section of loops) { const t = loopTable(section); out.push(`**${mdText(t.title)}**`, '', renderMarkdownTable(t)) }
       out.push(`_${mdText(LOOP_NOTE)}_`, '')
     }
     // the seed article this experiment reproduces: its figures beside these, and whether it holds here
-    for (const seed of articles.filter((a) => a.experiment === s.name)) {
+    for (const seed of s.articles) {
       const t = articleTable(seed)
       out.push(`**${mdText(t.title)}**`, '', renderMarkdownTable(t), `> ${mdText(seed.line)}`, '')
     }
   }
-  if (articles.length) out.push(`_${mdText(REPRODUCE_RULE)}_`, '')
+  if (summaries.some((s) => s.articles.length)) out.push(`_${mdText(REPRODUCE_RULE)}_`, '')
   return out.join('\n')
 }

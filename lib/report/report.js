@@ -8,12 +8,12 @@ import { mkdir, readdir, rm } from 'node:fs/promises'
 import { makeDirectory } from '../fs-dir.js'
 import { SyncbenchError, ResultsError, systemCode } from '../errors.js'
 import { writeFileAtomic, removeStaleTemps } from '../fs-atomic.js'
-import { chartsFor } from './charts.js'
+import { chartDrawings } from './charts.js'
 import { renderChartSvg } from './svg.js'
 import { svgToPngAsync, pngHasFonts } from './png.js'
 import { renderHtml } from './html.js'
 import { renderSummaryMarkdown } from './markdown.js'
-import { summarizeResults } from './verdicts.js'
+import { summarizeResults, summariesOf } from './model.js'
 
 export { checkResults } from './check-results.js'
 
@@ -41,7 +41,7 @@ const NARROW = 420
  * here, or taken from the caller that already printed them.
  * @param {import('../types.js').ResultsFile} results
  * @param {string} outDir
- * @param {{ summaries?: import('./verdicts.js').ReportSummary[], html?: boolean, png?: boolean, signal?: AbortSignal }} [options]
+ * @param {{ summaries?: import('./model.js').ReportSummary[], html?: boolean, png?: boolean, signal?: AbortSignal }} [options]
  *        html: false writes summary.md only; png and signal as renderReport's
  * @returns {Promise<WrittenReport>}  a failure to write summary.md (or a bug) is thrown; a failure to
  *        write report.html or a chart is returned as `error`, so a caller can still name summary.md
@@ -64,22 +64,22 @@ export async function writeReport (results, outDir, options = {}) {
  * Render every chart the results call for, then write report.html and charts/*.png into outDir.
  * @param {import('../types.js').ResultsFile} results
  * @param {string} outDir
- * @param {{ png?: boolean, signal?: AbortSignal, summaries?: import('./verdicts.js').ReportSummary[] }} [options]
+ * @param {{ png?: boolean, signal?: AbortSignal, summaries?: import('./model.js').ReportSummary[]|null }} [options]
  *        png: false skips the PNGs (report.html only, charts/ left as it is); signal: stop before the
- *        next file (the files written so far are whole); summaries: the tables' (summarizeResults)
+ *        next file (the files written so far are whole); summaries: the model (summarizeResults), which
+ *        the tables, the charts and the verdicts read (computed here when not given; null: no tables)
  * @returns {Promise<RenderedReport>}
  */
 export async function renderReport (results, outDir, options = {}) {
   const { signal } = options
-  const specs = chartsFor(results)
-  // phones get their own layout: the wide one scaled to 360 px would print 6 px text
-  const narrow = new Map(chartsFor(results, { width: NARROW }).map((spec) => [spec.id, spec]))
-  const charts = specs.map((spec) => {
-    const phone = narrow.get(spec.id)
+  const summaries = options.summaries === undefined ? summariesOf(results) : options.summaries
+  const charts = chartDrawings(results, summaries).map((draw) => {
+    const spec = draw()
     return {
       spec,
       svg: renderChartSvg(spec),
-      narrowSvg: phone ? renderChartSvg(phone) : undefined,
+      // phones get their own layout of the same figures: the wide one scaled to 360 px would print 6 px text
+      narrowSvg: renderChartSvg(draw(NARROW)),
       png: `charts/${spec.id}.png`
     }
   })
@@ -112,7 +112,7 @@ export async function renderReport (results, outDir, options = {}) {
   }
   signal?.throwIfAborted()
   const htmlFile = path.join(outDir, 'report.html')
-  const html = renderHtml(results, options.png === false ? charts.map(({ png, ...c }) => c) : charts, options.summaries)
+  const html = renderHtml(results, options.png === false ? charts.map(({ png, ...c }) => c) : charts, summaries)
   await writeFileAtomic(htmlFile, html).catch(rethrowAsWriteError(htmlFile))
   return { html: htmlFile, charts: written, warnings }
 }

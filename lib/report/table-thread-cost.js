@@ -2,7 +2,7 @@
 // configuration's req/s, what its threads cost the server: OS threads, peak RSS, RSS per thread over the
 // event loop's, and voluntary and involuntary context switches per request.
 import { threadCostRows } from './thread-cost.js'
-import { formatP, invalidCell, formatRateInterval } from './verdicts.js'
+import { formatP, invalidCell, formatRateInterval } from './phrases.js'
 
 /**
  * @param {import('../analysis/summarize.js').ExperimentSummary} s

@@ -1,7 +1,7 @@
 // The comparison tables of `syncbench run` and `syncbench compare`, as data ({ title, columns, rows })
 // built from lib/analysis/summarize.js's statistics, and their plain-text rendering for the terminal.
 // lib/report/markdown.js renders the same tables for summary.md.
-import { formatPValue, invalidCell, formatComparison, formatRateInterval, formatEfficiency, formatFlag } from './verdicts.js'
+import { formatPValue, invalidCell, formatComparison, formatRateInterval, formatEfficiency, formatFlag } from './phrases.js'
 import { MIB, formatNumber } from '../format.js'
 import { threadCostTable } from './table-thread-cost.js'
 import { probeTable } from './probe.js'

@@ -4,7 +4,7 @@
 // way they go: the readers' claim under seed 002 (8 MB a thread, context switches) is tested, not repeated.
 import { mean } from '../analysis/stats.js'
 import { MIB } from '../format.js'
-import { formatP } from './verdicts.js'
+import { formatP } from './phrases.js'
 
 /**
  * One configuration's figures, averaged over its measured runs.

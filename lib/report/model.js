@@ -1,0 +1,45 @@
+// The report's one model: every experiment of a results file summarized (lib/analysis/summarize.js),
+// with its verdict line and the seed articles it reproduces. Computed once per command and handed to
+// every renderer (the terminal, summary.md, report.html, the charts), none of which summarizes again.
+import { summarizeExperiments } from '../analysis/summarize.js'
+import { verdict } from './verdicts.js'
+import { threadCostVerdict } from './thread-cost.js'
+import { probeSentence } from './probe.js'
+import { rateSweepVerdict } from './rate-sweep.js'
+import { compareWithArticles } from './articles.js'
+
+/**
+ * An experiment's statistics with its verdict line and its seed articles beside this machine: all that
+ * the tables, the charts, summary.md and report.html say of it.
+ * @typedef {import('../analysis/summarize.js').ExperimentSummary & { verdict: string, articles: import('./articles.js').ArticleComparison[] }} ReportSummary
+ */
+
+/**
+ * Every experiment of a results file summarized and given its verdict line and its articles.
+ * @param {import('../types.js').ResultsFile} results
+ * @returns {ReportSummary[]}
+ */
+export function summarizeResults (results) {
+  return summarizeExperiments(results).map((summary) => {
+    const line = summary.table === 'thread-cost' ? threadCostVerdict(summary) : summary.table === 'rate-sweep' ? rateSweepVerdict(summary) : verdict(summary)
+    // what the probe saw closes the line: how long everyone else waited under each configuration
+    const probe = probeSentence(summary)
+    return { ...summary, verdict: probe ? `${line}; ${probe}` : line, articles: compareWithArticles(results, [summary]) }
+  })
+}
+
+/** @param {unknown} v */
+const isObject = (v) => v !== null && typeof v === 'object'
+
+/**
+ * The model, or null for a hand-written or truncated results file whose experiments lack their
+ * configurations in order (labels) or their baselines (comparisons): its report shows the charts and
+ * runs without tables. Anything else summarizeResults throws is a bug and surfaces.
+ * @param {import('../types.js').ResultsFile} results
+ * @returns {ReportSummary[]|null}
+ */
+export function summariesOf (results) {
+  const complete = Array.isArray(results.experiments) && Array.isArray(results.runs) &&
+    results.experiments.every((e) => Array.isArray(e?.labels) && isObject(e.comparisons))
+  return complete ? summarizeResults(results) : null
+}
