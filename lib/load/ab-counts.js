@@ -5,7 +5,7 @@
 import { version } from '../version.js'
 import { roundTo } from '../format.js'
 import { indexOfCI, SERVER } from './response-parser.js'
-import { RequestTimes, Row, rates } from './stats.js'
+import { RequestTimes, Row, rates } from './request-times.js'
 import { LATE_THRESHOLD_MS } from './engine.js'
 import { encodeCounts } from './histogram.js'
 

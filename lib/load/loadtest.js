@@ -8,8 +8,7 @@ import { Engine } from './engine.js'
 import { createTransport } from './transport.js'
 import { AbCounts } from './ab-counts.js'
 import { AbFraming } from './ab-framing.js'
-import { abHeartbeat } from './ab-args.js'
-import { normalizeLoadOptions as normalizeOptions, checkTlsOptions, apiSpelling, loadOptionRule } from './options.js'
+import { normalizeLoadOptions as normalizeOptions, checkTlsOptions, apiSpelling, loadOptionRule, defaultHeartbeat } from './options.js'
 
 // Each option's default, bounds and message: options.js, shared with parseAbArgs, syncbench run and
 // experiment files, so loadtest() refuses what the CLI refuses, in the same words.
@@ -153,7 +152,7 @@ export async function createEngine (o, target, addresses, counts) {
     timeoutMs: o.timeout * 1000,
     timelimitMs: o.timelimit * 1000,
     responseTimeoutMs: (o.responseTimeout ?? 0) * 1000,
-    heartbeat: o.heartbeat ?? abHeartbeat(o.requests, false),
+    heartbeat: o.heartbeat ?? defaultHeartbeat(o.requests),
     onProgress: typeof o.onProgress === 'function' ? o.onProgress : null,
     onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,
     signal: o.signal ?? null,

@@ -17,7 +17,7 @@
 // requests" comes at the same N as with one thread.
 import { Worker } from 'node:worker_threads'
 import { AbCounts } from './ab-counts.js'
-import { abHeartbeat } from './ab-args.js'
+import { defaultHeartbeat } from './options.js'
 import { ConnectError, TimeoutError, errorCodes } from '../errors.js'
 
 /** Numbers per request in a worker's 'records' message: start, connect, waiting, total, latency (RequestRecord). */
@@ -68,7 +68,7 @@ export function splitOptions (o) {
 export async function runWorkers (o, target, addresses) {
   const onProgress = typeof o.onProgress === 'function' ? o.onProgress : null
   const onRequest = typeof o.onRequest === 'function' ? o.onRequest : null
-  const heartbeat = onProgress === null ? 0 : o.heartbeat ?? abHeartbeat(o.requests, false)
+  const heartbeat = onProgress === null ? 0 : o.heartbeat ?? defaultHeartbeat(o.requests)
   const progress = heartbeat > 0 ? new SharedArrayBuffer(4) : null
   const shares = splitOptions(o)
   const url = new URL('./load-worker.js', import.meta.url)

@@ -6,7 +6,7 @@
 // prints as ab's report and merges further.
 import { InvalidOptionError, ResultsError } from '../errors.js'
 import { roundTo } from '../format.js'
-import { Row, RequestTimes, rates } from './stats.js'
+import { Row, RequestTimes, rates } from './request-times.js'
 import { countsOfHistogram, decodeHistogram, encodeCounts } from './histogram.js'
 import { apiSpelling, loadOptionRule } from './options.js'
 import { mapValues } from './ab-counts.js'
