@@ -10,7 +10,8 @@
 //   - Connection (connection.js): ab's struct connection, whose socket the run's Transport
 //     (transport.js: node:net, node:tls or the native transport) opens, writes and closes; the
 //     transport's socket events call connected(), data(), eof() and error() below.
-// The hot path (data -> header -> body -> responseDone -> writeRequest) allocates nothing per request.
+// The hot path (data -> header -> body -> responseDone -> writeRequest) allocates nothing per request
+// (the native transport hands each read over as a Buffer view of its arena: one small object per read).
 //
 // Open loop (-R, `rate`: wrk2's semantics). Request j of the run (0-based) is due at start + j / rate
 // and goes to connection j % concurrency, so each connection follows its own evenly spaced schedule at
