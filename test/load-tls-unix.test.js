@@ -288,3 +288,14 @@ test('syncbench run --target https://: the runs load the https server; results.j
   // the seed's two paths, over TLS (warm-up requests included)
   assert.ok(s.seen.some((line) => line.endsWith(' /sync')) && s.seen.some((line) => line.endsWith(' /async')), s.seen.join(', '))
 })
+
+test("ab's Server Temp Key line for every shape Node gives: a key-encapsulation group has a name and no size, never 'undefined bits'", async () => {
+  const { tempKeyText } = await import('../lib/load/tls.js')
+  // as Node 20 (OpenSSL 3.0), Node 24 and 26 (OpenSSL 3.5, the hybrid post-quantum group), Node 22 (OpenSSL 3.5: nothing)
+  assert.equal(tempKeyText({ type: 'ECDH', name: 'X25519', size: 253 }), 'X25519 253 bits')
+  assert.equal(tempKeyText({ type: 'ECDH', name: 'prime256v1', size: 256 }), 'ECDH prime256v1 256 bits')
+  assert.equal(tempKeyText({ type: 'DH', size: 2048 }), 'DH 2048 bits')
+  assert.equal(tempKeyText(/** @type {any} */ ({ type: 'TLSGroup', name: 'X25519MLKEM768' })), 'X25519MLKEM768')
+  assert.equal(tempKeyText({}), '')
+  assert.equal(tempKeyText(null), '')
+})

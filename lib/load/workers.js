@@ -16,8 +16,9 @@
 // with its own error. The heartbeats count the whole run (a shared counter), so "Completed N
 // requests" comes at the same N as with one thread.
 import { Worker } from 'node:worker_threads'
-import { AbCounts } from './ab-counts.js'
-import { abHeartbeat } from './ab-args.js'
+import { countsFor } from './ab-counts.js'
+/** @typedef {import('./ab-counts.js').AbCounts} AbCounts */
+import { defaultHeartbeat } from './options.js'
 import { ConnectError, TimeoutError, errorCodes } from '../errors.js'
 
 /** Numbers per request in a worker's 'records' message: start, connect, waiting, total, latency (RequestRecord). */
@@ -68,7 +69,7 @@ export function splitOptions (o) {
 export async function runWorkers (o, target, addresses) {
   const onProgress = typeof o.onProgress === 'function' ? o.onProgress : null
   const onRequest = typeof o.onRequest === 'function' ? o.onRequest : null
-  const heartbeat = onProgress === null ? 0 : o.heartbeat ?? abHeartbeat(o.requests, false)
+  const heartbeat = onProgress === null ? 0 : o.heartbeat ?? defaultHeartbeat(o.requests)
   const progress = heartbeat > 0 ? new SharedArrayBuffer(4) : null
   const shares = splitOptions(o)
   const url = new URL('./load-worker.js', import.meta.url)
@@ -82,7 +83,7 @@ export async function runWorkers (o, target, addresses) {
   let tls = null
   /** @type {Set<string>} the workers' transports */
   const transports = new Set()
-  const merged = new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
+  const merged = countsFor(o)
   /** @type {{ failure: { code: string, message: string }|null }} the first worker's failure (boxed: set in a callback) */
   const first = { failure: null }
   /** @type {{ thrown: unknown }|null} */

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { TimeoutError } from '../../errors.js'
 import { version } from '../../version.js'
 import { track } from '../children.js'
-import { rates } from '../../load/stats.js'
+import { rates } from '../../load/request-times.js'
 
 const zeroRow = () => ({ min: 0, mean: 0, sd: 0, median: 0, max: 0 })
 
