@@ -2,7 +2,7 @@
 // test says the difference is there; otherwise it says it found none, with the p-value.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { threadCostVerdict } from '../lib/report/thread-cost.js'
+import { threadCostVerdict } from '../lib/report/kinds/thread-cost.js'
 
 /**
  * An experiment summary with the event loop and a pool of 20, as summarize.js makes it.

@@ -21,7 +21,7 @@
 // own table agree to the last digit.
 import { compareRows } from '../analysis/summarize.js'
 import { formatP, formatComparison, formatRateInterval } from './phrases.js'
-import { MIB } from '../format.js'
+import { KINDS, kindOf } from './kinds.js'
 
 /** The significance level of a "faster" claim. */
 export const ALPHA = 0.05
@@ -41,9 +41,9 @@ export const REPRODUCE_RULE = 'How "reproduces" is decided: a "faster" conclusio
  */
 
 /**
+ * A seed article, held by the kind that reproduces it (lib/report/kinds/seed-*.js).
  * @typedef {object} Article
  * @property {string} seed       '001', '002': the file in the seeds folder
- * @property {string} table      the experiments' `table` that reproduces this article
  * @property {string} author
  * @property {number} year
  * @property {string} title
@@ -51,40 +51,15 @@ export const REPRODUCE_RULE = 'How "reproduces" is decided: a "faster" conclusio
  * @property {{ requests: number, concurrency: number, keepAlive: boolean }} load   the article's ab command
  * @property {Record<string, number>} figures   label -> the article's "Requests per second"
  * @property {Claim[]} claims
+ * @property {Record<string, (c: ClaimResult, m: Machine) => string>} [reasons]  by a claim's subject: why
+ *           it holds or not on this machine, in the README's words (a claim without one: its status says it)
  */
 
 /**
- * The articles, their figures as published (ab's "Requests per second" lines).
+ * The articles, their figures as published (ab's "Requests per second" lines), in the kinds' order.
  * @type {Article[]}
  */
-export const ARTICLES = [
-  {
-    seed: '001',
-    table: 'seed-001',
-    author: 'Jino Antony',
-    year: 2020,
-    title: 'Async vs Sync NodeJs: A Simple Benchmark',
-    url: 'https://jinoantony.com/blog/async-vs-sync-nodejs-a-simple-benchmark',
-    load: { requests: 250, concurrency: 20, keepAlive: true },
-    figures: { sync: 10.75, async: 24.65 },
-    claims: [
-      { kind: 'faster', subject: 'async', baseline: 'sync', text: 'async mode performs better than sync mode' }
-    ]
-  },
-  {
-    seed: '002',
-    table: 'seed-002',
-    author: 'naholyr',
-    year: 2012,
-    title: 'Benchmark Node.JS: méthodes synchrones ou asynchrones ?',
-    load: { requests: 1000, concurrency: 100, keepAlive: false },
-    figures: { readFile: 71.15, readFileSync: 26.50, 'fake async': 27.10 },
-    claims: [
-      { kind: 'faster', subject: 'readFile', baseline: 'readFileSync', text: 'readFile serves about 3 times what readFileSync does' },
-      { kind: 'no-gain', subject: 'fake async', baseline: 'readFileSync', text: 'setTimeout(readFileSync) gains nothing over readFileSync' }
-    ]
-  }
-]
+export const ARTICLES = KINDS.flatMap((k) => k.article ? [k.article] : [])
 
 /**
  * @typedef {object} ClaimResult
@@ -130,7 +105,7 @@ export function compareWithArticles (results, summaries) {
   /** @type {ArticleComparison[]} */
   const out = []
   for (const summary of summaries) {
-    const article = ARTICLES.find((a) => a.table === summary.table)
+    const article = kindOf(summary.table).article
     if (!article) continue
     const byLabel = new Map(summary.rows.map((r) => [r.label, r]))
     if (!Object.keys(article.figures).every((label) => byLabel.has(label))) continue
@@ -189,6 +164,7 @@ export function articleTable (c) {
  * @property {number} pool                libuv threads (UV_THREADPOOL_SIZE, default 4)
  * @property {number|null} opMs           one operation timed alone, when calibrated
  * @property {Map<string, number>} peakRss  label -> peak RSS in bytes, where server metrics exist
+ * @property {number} noGainMargin        the rule's margin of a "no gain" claim (NO_GAIN_MARGIN)
  */
 
 /**
@@ -207,7 +183,8 @@ function machine (results, summary) {
     cores: summary.calibration?.usableCores ?? results.environment?.cpuCount ?? 1,
     pool,
     opMs: summary.calibration?.opMs ?? null,
-    peakRss
+    peakRss,
+    noGainMargin: NO_GAIN_MARGIN
   }
 }
 
@@ -241,7 +218,8 @@ function judge (claim, article, summary, m) {
 }
 
 /**
- * The reason, in the README's words, from this machine's figures.
+ * The reason, in the README's words, from this machine's figures: the article's own for its claim
+ * (Article.reasons), else what the status says.
  * @param {ClaimResult} c
  * @param {Article} article
  * @param {Machine} m
@@ -250,27 +228,8 @@ function judge (claim, article, summary, m) {
 function reason (c, article, m) {
   if (c.status === 'not-measured') return `no run of ${c.subject} or ${c.baseline} was measured`
   if (c.status === 'no-p-value') return 'one run each gives no p-value: run with --runs 2 or more'
-  const key = `${article.seed}:${c.subject}`
-  if (key === '001:async') {
-    const lanes = Math.min(m.pool, m.cores)
-    const gain = `the gain is the cores async lets bcrypt use, not "async is faster": hashSync hashes one at a time on the main thread, hash runs min(${m.pool} pool threads, ${m.cores} cores) = ${lanes} at once`
-    if (c.reproduces) return `${gain}, so at most ${lanes}x here; the article's ${c.articleRatio.toFixed(2)}x fits a machine with 3 or more cores`
-    if (lanes < 2) return `${gain}: with one lane async keeps the event loop responsive but adds no throughput`
-    return `${gain}, so up to ${lanes}x is possible here; a busy machine starves the async runs most (they need the second core): run again, with more --runs`
-  }
-  if (key === '002:readFile') {
-    const read = m.opMs === null ? 'a read is a memory copy' : `a read is a ${formatMs(m.opMs)} ms memory copy (timed alone)`
-    const rssA = m.peakRss.get('readFile')
-    const rssS = m.peakRss.get('readFileSync')
-    const memory = rssA !== undefined && rssS !== undefined ? ` (peak RSS ${Math.round(rssA / MIB)} MiB against ${Math.round(rssS / MIB)} MiB)` : ''
-    if (c.reproduces) return `the thread pool overlaps the reads (and any disk waits) that readFileSync does one at a time on the main thread, here with ${m.cores} cores`
-    return `in ${article.year} a disk was the bottleneck and the thread pool overlapped its waits; here the file sits in the page cache, ${read}, the CPU is the bottleneck, and each fs.readFile costs several thread-pool reads and callbacks and holds its own buffer${memory}`
-  }
-  if (key === '002:fake async') {
-    const noise = c.ratio >= 1 + NO_GAIN_MARGIN ? ` (the ${Math.round((c.ratio - 1) * 100)}% here is within the noise)` : ''
-    if (c.reproduces) return `setTimeout(fn, 0) runs the same readFileSync on the same main thread a moment later: the work on that thread, and so the throughput, are unchanged${noise}`
-    return 'setTimeout only defers the same read on the same thread, so a gain this size is unexpected: short runs vary by up to ±20%, run again with more --runs'
-  }
+  const own = article.reasons?.[c.subject]
+  if (own) return own(c, m)
   // A claim without its own explanation: the status says it all.
   return c.status === 'reproduces' ? '' : c.status === 'opposite' ? `${c.baseline} is significantly faster here` : 'no significant difference here'
 }
@@ -308,9 +267,4 @@ function describeLoad (summary, article) {
   /** @param {typeof a} l */
   const ab = (l) => `ab${l.keepAlive ? ' -k' : ''} -c ${l.concurrency} -n ${l.requests}`
   return `(Measured with ${ab(here)}, the article with ${ab(a)}: the req/s are not like for like.)`
-}
-
-/** @param {number} ms */
-function formatMs (ms) {
-  return ms >= 10 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(1) : ms.toFixed(2)
 }

@@ -5,11 +5,8 @@
 // it would squeeze the bars it bounds into a corner (the readfile seed's, at 5x its fastest bar).
 import * as Plot from '@observablehq/plot'
 import { isLogAxis, seriesNames, axisTitle, formatAxisValue } from './chart-data.js'
-import { colorsFor, niceLogTicks, REFERENCE_COLOR, INK } from './chart-style.js'
+import { colorsFor, niceLogTicks, REFERENCE_COLOR, INK, WIDTH } from './chart-style.js'
 import { formatNumber } from '../format.js'
-
-/** The wide layout: report.html on a desktop and the PNGs. The narrow one (phones) passes width. */
-export const WIDTH = 720
 
 /** @typedef {import('./chart-data.js').Point} Point */
 

@@ -2,8 +2,8 @@
 // sits beside async's) and the server's event-loop delay (how late the loop ran while it served).
 import * as Plot from '@observablehq/plot'
 import { latencyCurve, seriesOf, seriesNames, summarizeBy, formatAxisValue, axisTitle, shortTitle, joinTitle } from './chart-data.js'
-import { colorsFor, niceLogTicks, formatMs, INK } from './chart-style.js'
-import { sweepChart, strategyOf, WIDTH } from './chart-kinds.js'
+import { colorsFor, niceLogTicks, formatMs, INK, WIDTH } from './chart-style.js'
+import { sweepChart, strategyOf } from './chart-kinds.js'
 import { isMeasured, SERVER_FIGURES } from '../analysis/summarize.js'
 import { describeLatencyCombine } from '../analysis/latency.js'
 

@@ -3,9 +3,8 @@
 // p99 is the point, p50 the ring, the max the tick, on a log axis: a blocked event loop puts the sync
 // configurations' dots seconds to the right of the async ones'.
 import { shortTitle, joinTitle } from './chart-data.js'
-import { colorsFor, formatMs } from './chart-style.js'
+import { colorsFor, formatMs, WIDTH } from './chart-style.js'
 import { percentileStrip } from './chart-latency.js'
-import { WIDTH } from './chart-kinds.js'
 import { isMeasured } from '../analysis/summarize.js'
 import { describeLatencyCombine } from '../analysis/latency.js'
 

@@ -4,6 +4,9 @@ import { strategyStyles } from '../lab/strategies.js'
 
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf']
 
+/** The wide layout: report.html on a desktop and the PNGs. The narrow one (phones) passes width. */
+export const WIDTH = 720
+
 export const REFERENCE_COLOR = '#6b7280'
 export const INK = '#1b1e23'
 

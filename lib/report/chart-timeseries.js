@@ -4,8 +4,7 @@
 // handler's stop-the-world pauses show as spikes as wide as the pause.
 import * as Plot from '@observablehq/plot'
 import { shortTitle, joinTitle } from './chart-data.js'
-import { colorsFor, INK } from './chart-style.js'
-import { WIDTH } from './chart-kinds.js'
+import { colorsFor, INK, WIDTH } from './chart-style.js'
 import { MIB } from '../format.js'
 
 /**

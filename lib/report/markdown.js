@@ -1,8 +1,8 @@
 // summary.md: the run's tables as markdown pipe tables, with the verdicts and the machine, ready to
 // paste into a blog post. The tables are lib/report/tables.js's, so terminal and markdown never differ.
 import { loopSections, loopTable, LOOP_NOTE } from './event-loop.js'
-import { experimentTables, measuredAt } from './tables.js'
-import { describeRuns } from './phrases.js'
+import { experimentTables } from './tables.js'
+import { describeRuns, measuredAt } from './phrases.js'
 import { articleTable, REPRODUCE_RULE } from './articles.js'
 
 /**

@@ -1,11 +1,9 @@
 // The report's one model: every experiment of a results file summarized (lib/analysis/summarize.js),
-// with its verdict line and the seed articles it reproduces. Computed once per command and handed to
+// with its verdict line (its kind's, lib/report/kinds.js) and the seed articles it reproduces. Computed once per command and handed to
 // every renderer (the terminal, summary.md, report.html, the charts), none of which summarizes again.
 import { summarizeExperiments } from '../analysis/summarize.js'
-import { verdict } from './verdicts.js'
-import { threadCostVerdict } from './thread-cost.js'
+import { kindOf } from './kinds.js'
 import { probeSentence } from './probe.js'
-import { rateSweepVerdict } from './rate-sweep.js'
 import { compareWithArticles } from './articles.js'
 
 /**
@@ -21,7 +19,7 @@ import { compareWithArticles } from './articles.js'
  */
 export function summarizeResults (results) {
   return summarizeExperiments(results).map((summary) => {
-    const line = summary.table === 'thread-cost' ? threadCostVerdict(summary) : summary.table === 'rate-sweep' ? rateSweepVerdict(summary) : verdict(summary)
+    const line = kindOf(summary.table).verdict(summary)
     // what the probe saw closes the line: how long everyone else waited under each configuration
     const probe = probeSentence(summary)
     return { ...summary, verdict: probe ? `${line}; ${probe}` : line, articles: compareWithArticles(results, [summary]) }

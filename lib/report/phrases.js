@@ -124,3 +124,51 @@ export function invalidCell (r) {
   const reasons = [...new Set(r.invalid.map((i) => i.reason))]
   return `invalid: ${reasons.join('; ')}${r.invalid.length > 1 ? ` (${r.invalid.length} runs)` : ''}`
 }
+
+/**
+ * A comparison table's title: "seed-bcrypt: Seed 001: ...", and where it was measured when that was
+ * not a server syncbench started.
+ * @param {ExperimentSummary} s
+ */
+export function tableTitle (s) {
+  return `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`
+}
+
+/**
+ * "at --target http://127.0.0.1:8080/ (Server: nginx/1.24.0), not a server syncbench started" for an
+ * experiment measured against --target (its titles name strategies that server may not have), else ''.
+ * @param {ExperimentSummary} s
+ * @returns {string}
+ */
+export function measuredAt (s) {
+  if (!s.target) return ''
+  const software = s.rows.flatMap((r) => r.runs.map((run) => run.load.server?.software)).find((x) => x)
+  return `at --target ${s.target}${software ? ` (Server: ${software})` : ''}, not a server syncbench started`
+}
+
+/**
+ * "1.97x sync, 95% CI 1.90x..2.04x, p = 0.00312 **", "1.51x sync, one run: not a result", or '' for a baseline.
+ * @param {Row} r
+ * @param {Row[]} rows  the measured rows, the baseline among them
+ */
+export function significance (r, rows) {
+  if (!r.comparison) return ''
+  return `${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline}, ${formatComparison({ ...r, comparison: r.comparison }, rows)}`
+}
+
+/**
+ * A row's flags in words, '' when none (the Flags column is then left out).
+ * @param {Row} r
+ */
+export function flagsText (r) {
+  return (r.flags ?? []).map(formatFlag).join('; ')
+}
+
+/**
+ * The invalid runs of a configuration that has valid ones too: "1 of 4 left out (#2: 3 of 100 failed (length 3))", else ''.
+ * @param {Row} r
+ */
+export function leftOut (r) {
+  if (r.invalid.length === 0 || r.runs.length === 0) return ''
+  return `${r.invalid.length} of ${r.invalid.length + r.runs.length} left out (${r.invalid.map((i) => `#${i.repeat}: ${i.reason}`).join(', ')})`
+}

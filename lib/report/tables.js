@@ -1,11 +1,11 @@
-// The comparison tables of `syncbench run` and `syncbench compare`, as data ({ title, columns, rows })
-// built from lib/analysis/summarize.js's statistics, and their plain-text rendering for the terminal.
-// lib/report/markdown.js renders the same tables for summary.md.
-import { formatPValue, invalidCell, formatComparison, formatRateInterval, formatEfficiency, formatFlag } from './phrases.js'
+// The tables of `syncbench run` and `syncbench compare`, as data ({ title, columns, rows }) built from
+// lib/analysis/summarize.js's statistics: an experiment's (its kind's comparison table, then the
+// latency, probe and server tables every kind shares) and compare's; their plain-text rendering for the
+// terminal. lib/report/markdown.js renders the same tables for summary.md.
+import { formatPValue, formatEfficiency } from './phrases.js'
 import { MIB, formatNumber } from '../format.js'
-import { threadCostTable } from './table-thread-cost.js'
 import { probeTable } from './probe.js'
-import { rateSweepTable } from './rate-sweep.js'
+import { kindOf } from './kinds.js'
 import { SERVER_FIGURES } from '../analysis/summarize.js'
 import { describeLatencyCombine, LATENCY_PERCENTILES } from '../analysis/latency.js'
 import { formatRatioInterval, formatThreshold, gateText } from './compare-gate.js'
@@ -22,27 +22,7 @@ import { formatRatioInterval, formatThreshold, gateText } from './compare-gate.j
 /** @typedef {import('../analysis/summarize.js').Row} Row */
 
 /**
- * The seed 001 comparison rows, labels as the article prints them (ab's own labels): label, figure
- * (lib/analysis/summarize.js FIGURES), format of its mean. Requests per second is the mean over the runs; the
- * figures ab derives from it (time per request, transfer rate) are derived again from that mean (DERIVED).
- * @type {[string, string, (x: number) => string][]}
- */
-const SEED_001_ROWS = [
-  ['Concurrency Level', 'concurrency', (x) => int(x)],
-  ['Time taken for tests:', 'timeTakenSeconds', (x) => `${x.toFixed(3)} seconds`],
-  ['Complete requests:', 'completeRequests', (x) => int(x)],
-  ['Failed requests:', 'failedRequests', (x) => int(x)],
-  ['Keep-Alive requests:', 'keepAliveRequests', (x) => int(x)],
-  ['Total transferred:', 'totalTransferredBytes', (x) => `${int(x)} bytes`],
-  ['HTML transferred:', 'htmlTransferredBytes', (x) => `${int(x)} bytes`],
-  ['Requests per second:', 'requestsPerSecond', (x) => `${x.toFixed(2)} [#/sec] (mean)`],
-  ['Time per request:', 'timePerRequestMs', (x) => `${x.toFixed(3)} [ms] (mean)`],
-  ['Time per request:', 'timePerRequestAcrossMs', (x) => `${x.toFixed(3)} [ms] (mean, across all concurrent requests)`],
-  ['Transfer rate:', 'transferRateKBps', (x) => `${x.toFixed(2)} [Kbytes/sec] received`]
-]
-
-/**
- * The tables of one experiment: its comparison table (seed 001, seed 002 or generic), then the server metrics.
+ * The tables of one experiment: its kind's comparison table, then the latency, the probe and the server metrics.
  * @param {import('../analysis/summarize.js').ExperimentSummary} s
  * @returns {Table[]}
  */
@@ -51,20 +31,11 @@ export function experimentTables (s) {
   // A configuration whose every run is invalid keeps its row, saying so instead of a figure.
   const shown = s.rows.filter((r) => r.runs.length > 0 || r.invalid.length > 0)
   if (shown.length === 0) return []
-  const main = s.table === 'seed-001' ? seed001(s, shown) : s.table === 'seed-002' ? seed002(s, shown) : s.table === 'thread-cost' ? threadCostTable(s, shown) : s.table === 'rate-sweep' ? rateSweepTable(s) : generic(s, shown)
-  // the rate-sweep's own table has its percentiles (corrected), step by step
-  const latency = s.table === 'rate-sweep' ? null : latencyTable(s, measured)
+  const kind = kindOf(s.table)
+  const main = kind.table(s, shown)
+  const latency = kind.latencyTable ? latencyTable(s, measured) : null
   const rest = measured.length ? [latency, probeTable(s, measured), serverTable(s, measured)] : []
   return [main, ...rest].filter((t) => t !== null).map(dropEmptyColumns)
-}
-
-/**
- * The invalid runs of a configuration that has valid ones too: "1 of 4 left out (#2: 3 of 100 failed (length 3))", else ''.
- * @param {Row} r
- */
-function leftOut (r) {
-  if (r.invalid.length === 0 || r.runs.length === 0) return ''
-  return `${r.invalid.length} of ${r.invalid.length + r.runs.length} left out (${r.invalid.map((i) => `#${i.repeat}: ${i.reason}`).join(', ')})`
 }
 
 /**
@@ -77,104 +48,6 @@ function dropEmptyColumns (table) {
   /** @template T @param {T[]} cells */
   const pick = (cells) => cells.filter((_, i) => keep[i])
   return { ...table, columns: pick(table.columns), align: pick(table.align), rows: table.rows.map(pick) }
-}
-
-/**
- * @param {ExperimentSummary} s
- * @param {Row[]} rows  the measured ones
- * @returns {Table}
- */
-function seed001 (s, rows) {
-  const body = SEED_001_ROWS.map(([name, figure, format]) => [name, ...rows.map((r) => r.runs.length === 0
-    ? (figure === 'requestsPerSecond' ? invalidCell(r) : '')
-    : format(figureOf(r, figure)))])
-  if (rows.some((r) => r.runs.length > 1)) {
-    body.push(['Runs', ...rows.map((r) => String(r.runs.length))])
-    body.push(['Req/s 95% CI', ...rows.map((r) => r.runs.length ? formatRateInterval(r, 2) : '')])
-  }
-  if (rows.some((r) => r.flags?.length)) body.push(['Flags', ...rows.map(flags)])
-  if (rows.some((r) => leftOut(r) !== '')) body.push(['Invalid runs', ...rows.map(leftOut)])
-  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => /** @type {const} */ ('left'))], rows: body }
-}
-
-/**
- * @param {ExperimentSummary} s
- * @param {Row[]} rows  the measured ones
- * @returns {Table}
- */
-function seed002 (s, rows) {
-  // One baseline for the whole table: the percentages and the ratios are both against the experiment's
-  // baseline (the row its Welch tests compare with), named in the column titles.
-  const valid = rows.filter((r) => r.runs.length > 0)
-  const ref = valid.find((r) => r.label === s.baseline) ?? valid[0]
-  const refLabel = ref?.label ?? s.baseline ?? 'baseline'
-  const body = rows.map((r) => r.runs.length === 0 || !ref
-    ? [r.label, invalidCell(r), '', '', '', '', '', '', '']
-    : [r.label,
-        r.derived.requestsPerSecond.toFixed(2),
-        `${Math.round(r.derived.requestsPerSecond / ref.derived.requestsPerSecond * 100)}%`,
-        r.derived.timePerRequestMs.toFixed(3),
-        r.derived.timePerRequestAcrossMs.toFixed(3),
-        formatRateInterval(r, 2),
-        flags(r),
-        significance(r, rows),
-        leftOut(r)])
-  return {
-    title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`,
-    columns: ['Mode', 'Req/s', `% of ${refLabel}`, 'Time/req ms', 'across ms', 'Req/s 95% CI', 'Flags', `vs ${refLabel}`, 'invalid runs'],
-    align: ['left', 'right', 'right', 'right', 'right', 'right', 'left', 'left', 'left'],
-    rows: body
-  }
-}
-
-/**
- * @param {ExperimentSummary} s
- * @param {Row[]} rows  the measured ones
- * @returns {Table}
- */
-function generic (s, rows) {
-  const body = rows.map((r) => r.runs.length === 0
-    ? [r.label, invalidCell(r), '', '', '', '', '', '', '']
-    : [r.label,
-        r.derived.requestsPerSecond.toFixed(2),
-        formatRateInterval(r, 2),
-        r.derived.timePerRequestMs.toFixed(1),
-        r.derived.timePerRequestAcrossMs.toFixed(3),
-        significance(r, rows),
-        formatEfficiency(r),
-        flags(r),
-        leftOut(r)])
-  return { title: `${s.name}: ${s.title}${s.target ? `, ${measuredAt(s)}` : ''}`, columns: ['Configuration', 'Req/s', 'Req/s 95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling', 'Flags', 'invalid runs'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left', 'left'], rows: body }
-}
-
-/**
- * "1.97x sync, 95% CI 1.90x..2.04x, p = 0.00312 **", "1.51x sync, one run: not a result", or '' for a baseline.
- * @param {Row} r
- * @param {Row[]} rows  the measured rows, the baseline among them
- */
-function significance (r, rows) {
-  if (!r.comparison) return ''
-  return `${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline}, ${formatComparison({ ...r, comparison: r.comparison }, rows)}`
-}
-
-/**
- * A row's flags in words, '' when none (the Flags column is then left out).
- * @param {Row} r
- */
-function flags (r) {
-  return (r.flags ?? []).map(formatFlag).join('; ')
-}
-
-/** @type {Record<string, keyof import('../analysis/summarize.js').Derived>} */
-const DERIVED = { requestsPerSecond: 'requestsPerSecond', timePerRequestMs: 'timePerRequestMs', timePerRequestAcrossMs: 'timePerRequestAcrossMs', transferRateKBps: 'transferRateKBps' }
-
-/**
- * A seed 001 figure: derived from the mean req/s where ab derives it, else the mean over the runs.
- * @param {Row} r
- * @param {string} figure
- */
-function figureOf (r, figure) {
-  return figure in DERIVED ? r.derived[DERIVED[figure]] : r.figures[figure].mean
 }
 
 /**
@@ -241,18 +114,6 @@ function latencyTable (s, rows) {
     align: ['left', 'right', ...TABLE_PERCENTILES.map(() => /** @type {const} */ ('right')), 'right', 'left'],
     rows: body
   }
-}
-
-/**
- * "at --target http://127.0.0.1:8080/ (Server: nginx/1.24.0), not a server syncbench started" for an
- * experiment measured against --target (its titles name strategies that server may not have), else ''.
- * @param {ExperimentSummary} s
- * @returns {string}
- */
-export function measuredAt (s) {
-  if (!s.target) return ''
-  const software = s.rows.flatMap((r) => r.runs.map((run) => run.load.server?.software)).find((x) => x)
-  return `at --target ${s.target}${software ? ` (Server: ${software})` : ''}, not a server syncbench started`
 }
 
 /**
@@ -326,9 +187,4 @@ export function renderText (table) {
   /** @param {string[]} cells */
   const line = (cells) => cells.map((c, i) => table.align[i] === 'right' ? (c ?? '').padStart(widths[i]) : (c ?? '').padEnd(widths[i])).join('  ').trimEnd()
   return [table.title, line(table.columns), widths.map((w) => '-'.repeat(w)).join('  '), ...table.rows.map(line)].join('\n') + '\n'
-}
-
-/** @param {number} x */
-function int (x) {
-  return Number.isInteger(x) ? String(x) : x.toFixed(1)
 }

@@ -3,6 +3,7 @@
 // physical ceiling marked where the runner calibrated one. Plain text; the CLI decides on colour.
 import { experimentsOf, sweptAxis, summarizeBy, seriesNames, formatAxisValue, axisTitle, withoutInterval } from './chart-data.js'
 import { isMeasured } from '../analysis/summarize.js'
+import { kindOf } from './kinds.js'
 import { MIN_RUNS_FOR_INTERVAL } from '../analysis/stats.js'
 import { formatNumber as fmt } from '../format.js'
 
@@ -17,8 +18,8 @@ const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉']
 export function textCharts (results, options = {}) {
   const out = []
   for (const { experiment, runs } of experimentsOf(results)) {
-    // its steps' req/s are the rates it offered: its table and report.html's chart say what it found
-    if (experiment.table === 'rate-sweep') continue
+    // a kind whose req/s say nothing of their own (the rate-sweep's are the rates it offered) draws none
+    if (!kindOf(experiment.table).textChart) continue
     const chart = textChart(experiment, runs, options)
     if (chart) out.push(chart)
   }

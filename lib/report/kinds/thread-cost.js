@@ -1,10 +1,22 @@
-// The thread-cost experiment's figures and verdict: one event loop against pools of blocked threads,
-// per configuration its throughput, OS threads, peak RSS, RSS per thread over the event loop's, and
-// context switches per request. The verdict states what the numbers of this machine show, whichever
-// way they go: the readers' claim under seed 002 (8 MB a thread, context switches) is tested, not repeated.
-import { mean } from '../analysis/stats.js'
-import { MIB } from '../format.js'
-import { formatP } from './phrases.js'
+// The thread-cost kind (`table: 'thread-cost'`): one event loop against pools of blocked threads, per
+// configuration its throughput, OS threads, peak RSS, RSS per thread over the event loop's, and context
+// switches per request (its table), the verdict that states what this machine's numbers show whichever
+// way they go (the readers' claim under seed 002, 8 MB a thread and context switches, is tested, not
+// repeated), and a chart of the context switches beside the comparison kind's charts.
+import { mean } from '../../analysis/stats.js'
+import { MIB } from '../../format.js'
+import { formatP, invalidCell, formatRateInterval } from '../phrases.js'
+import { summarizeBy, shortTitle, joinTitle } from '../chart-data.js'
+import { generic } from './generic.js'
+
+/** @type {import('../kinds.js').ExperimentKind} */
+export const threadCost = {
+  ...generic,
+  name: 'thread-cost',
+  table: threadCostTable,
+  verdict: threadCostVerdict,
+  charts: (ctx, kit) => [...kit.comparisonCharts(ctx), contextSwitchChart(ctx, kit), kit.probeChart(ctx)]
+}
 
 /**
  * One configuration's figures, averaged over its measured runs.
@@ -16,19 +28,19 @@ import { formatP } from './phrases.js'
  * @property {number|null} threads     OS threads of the server at the end of the window (largest over runs)
  * @property {number|null} peakRssMiB  peak RSS of the window, mean over runs
  * @property {number|null} mibPerThread  (peak RSS - the event loop's) / (threads - the event loop's)
- * @property {import('../analysis/stats.js').WelchResult|null} welch  its req/s against the event loop's (null: not compared)
+ * @property {import('../../analysis/stats.js').WelchResult|null} welch  its req/s against the event loop's (null: not compared)
  * @property {number|null} voluntary     voluntary context switches per request, mean over runs
  * @property {number|null} involuntary   involuntary context switches per request, mean over runs
  */
 
 /**
- * @param {import('../analysis/summarize.js').ExperimentSummary} s
+ * @param {import('../../analysis/summarize.js').ExperimentSummary} s
  * @returns {ThreadCostRow[]}  measured configurations only, in table order
  */
-export function threadCostRows (s) {
+function threadCostRows (s) {
   const measured = s.rows.filter((r) => r.runs.length > 0)
-  /** @param {(m: import('../types.js').ServerMetrics) => number|null|undefined} pick */
-  const avg = (/** @type {import('../analysis/summarize.js').Row} */ r, pick) => {
+  /** @param {(m: import('../../types.js').ServerMetrics) => number|null|undefined} pick */
+  const avg = (/** @type {import('../../analysis/summarize.js').Row} */ r, pick) => {
     const xs = r.runs.flatMap((run) => {
       const v = run.server ? pick(run.server) : null
       return typeof v === 'number' && Number.isFinite(v) ? [v] : []
@@ -61,7 +73,7 @@ export function threadCostRows (s) {
  * per request (worker pool=20, 27 threads) 1,510 req/s (0.80x), 1.3 MiB of RSS per extra thread, 4.02
  * context switches a request (3.65x): here a blocked thread costs 1.3 MiB resident, less than an 8 MB
  * stack (untouched stack pages are not resident), and more context switches than the event loop"
- * @param {import('../analysis/summarize.js').ExperimentSummary} s
+ * @param {import('../../analysis/summarize.js').ExperimentSummary} s
  * @returns {string}
  */
 export function threadCostVerdict (s) {
@@ -120,4 +132,67 @@ function mib (x) {
 /** @param {number|null} x */
 function count (x) {
   return x === null ? '?' : x.toFixed(2)
+}
+
+/**
+ * @param {import('../../analysis/summarize.js').ExperimentSummary} s
+ * @param {import('../../analysis/summarize.js').Row[]} rows  the configurations shown: measured, or all of whose runs are invalid
+ * @returns {import('../tables.js').Table}
+ */
+function threadCostTable (s, rows) {
+  const figures = new Map(threadCostRows(s).map((r) => [r.label, r]))
+  /** @param {number|null|undefined} x @param {number} digits */
+  const num = (x, digits) => x === null || x === undefined ? '' : x.toFixed(digits)
+  const body = rows.map((r) => {
+    if (r.runs.length === 0) return [r.label, invalidCell(r), '', '', '', '', '', '', '']
+    const f = figures.get(r.label)
+    // the other tables' req/s interval (log scale, none below 3 runs), not a t-interval that can go negative
+    const ci = formatRateInterval(r, 1)
+    return [r.label, r.figures.requestsPerSecond.mean.toFixed(1), ci, f?.threads === null || f?.threads === undefined ? '' : String(f.threads),
+      num(f?.peakRssMiB, 1), num(f?.mibPerThread, 2), num(f?.voluntary, 2), num(f?.involuntary, 2),
+      r.comparison ? `${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline}, ${formatP(r.comparison.test)}` : '']
+  })
+  return {
+    title: `${s.name}: ${s.title}`,
+    columns: ['Configuration', 'Req/s', '95% CI', 'threads', 'peak RSS MiB', 'MiB/thread', 'vol. cs/req', 'invol. cs/req', `vs ${s.baseline}`],
+    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+    rows: body
+  }
+}
+
+/**
+ * Context switches per request, voluntary and involuntary, against the worker pool's size, with the one
+ * event loop's as dashed reference lines: the readers' claim is that threads cost context switches an
+ * event loop avoids; this draws it.
+ * @param {import('../charts.js').ChartContext} ctx
+ * @param {import('../charts.js').ChartKit} kit
+ * @returns {import('../charts.js').Drawing|null}
+ */
+function contextSwitchChart (ctx, { sweepChart }) {
+  const { experiment, runs, axis } = ctx
+  if (axis === null) return null
+  /** @type {[string, (m: import('../../types.js').ContextSwitches) => number|null][]} */
+  const kinds = [['voluntary', (c) => c.voluntaryPerRequest], ['involuntary', (c) => c.involuntaryPerRequest]]
+  const points = kinds.flatMap(([name, pick]) => summarizeBy(runs, axis, (r) => r.server?.contextSwitches ? pick(r.server.contextSwitches) : undefined)
+    .map((p) => ({ ...p, series: `${p.series} ${name}`, strategy: '' })))
+  if (points.length === 0) return null
+  // the runs outside the sweep (the event loop), one dashed line per kind
+  const refs = kinds.flatMap(([name, pick]) => summarizeBy(ctx.references ?? [], null, (r) => r.server?.contextSwitches ? pick(r.server.contextSwitches) : undefined)
+    .map((p) => ({ label: `${p.series}: ${p.mean.toFixed(2)} ${name} a request`, value: p.mean })))
+  return (width) => sweepChart({
+    id: `${ctx.id}-context-switches`,
+    experiment: ctx.name,
+    width,
+    kind: 'thread-cost',
+    title: joinTitle(shortTitle(experiment), 'context switches per request'),
+    subtitle: 'Context switches of the whole server process (process.resourceUsage(): every thread) per request served, ' +
+      'voluntary (a thread waited) and involuntary (the kernel took its core); dashed: the one event loop\'s.',
+    note: ctx.note,
+    points,
+    axis,
+    refs,
+    repeated: points.some((p) => p.n > 1),
+    yLabel: 'context switches / request',
+    zero: true
+  })
 }

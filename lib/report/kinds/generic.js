@@ -1,11 +1,42 @@
-// The comparison verdict: one line per experiment that compares configurations by their requests per
-// second (the seeds and the sweeps): the ratios with what they rest on, the ceiling, the flags, the
-// invalid runs. The statistics behind it are lib/analysis/summarize.js's, its phrases lib/report/phrases.js's.
-import { formatNumber } from '../format.js'
-import { formatComparison, formatEfficiency, formatCeilingSpread, formatFlag } from './phrases.js'
+// The comparison kind (`table: 'generic'`), every other kind's defaults: configurations compared by
+// their requests per second, each against its baseline. Its table (req/s and its interval, the ratio
+// with what it rests on, the efficiency against the ceiling, the flags), its verdict line (the ratios,
+// the ceiling, the flags, the invalid runs) and its charts (lib/report/chart-comparison.js, then the probe).
+import { formatNumber } from '../../format.js'
+import { formatComparison, formatEfficiency, formatCeilingSpread, formatFlag, formatRateInterval, invalidCell, significance, flagsText, leftOut, tableTitle } from '../phrases.js'
 
-/** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
-/** @typedef {import('../analysis/summarize.js').Row} Row */
+/** @typedef {import('../../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
+/** @typedef {import('../../analysis/summarize.js').Row} Row */
+
+/** @type {import('../kinds.js').ExperimentKind} */
+export const generic = {
+  name: 'generic',
+  table: genericTable,
+  verdict: comparisonVerdict,
+  latencyTable: true,
+  textChart: true,
+  charts: (ctx, kit) => [...kit.comparisonCharts(ctx), kit.probeChart(ctx)]
+}
+
+/**
+ * @param {ExperimentSummary} s
+ * @param {Row[]} rows  the configurations shown: measured, or all of whose runs are invalid
+ * @returns {import('../tables.js').Table}
+ */
+function genericTable (s, rows) {
+  const body = rows.map((r) => r.runs.length === 0
+    ? [r.label, invalidCell(r), '', '', '', '', '', '', '']
+    : [r.label,
+        r.derived.requestsPerSecond.toFixed(2),
+        formatRateInterval(r, 2),
+        r.derived.timePerRequestMs.toFixed(1),
+        r.derived.timePerRequestAcrossMs.toFixed(3),
+        significance(r, rows),
+        formatEfficiency(r),
+        flagsText(r),
+        leftOut(r)])
+  return { title: tableTitle(s), columns: ['Configuration', 'Req/s', 'Req/s 95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling', 'Flags', 'invalid runs'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left', 'left'], rows: body }
+}
 
 /**
  * "async is 1.97x sync (95% CI 1.90x..2.04x, p = 0.00312 **); ceiling 2 cores x 15.4 hash/s = 30.8 req/s
@@ -15,7 +46,7 @@ import { formatComparison, formatEfficiency, formatCeilingSpread, formatFlag } f
  * @param {ExperimentSummary} summary
  * @returns {string}
  */
-export function verdict ({ name: experiment, rows, calibration, target }) {
+export function comparisonVerdict ({ name: experiment, rows, calibration, target }) {
   // Measured elsewhere than the experiment's own servers: the sentence says where.
   const name = target ? `${experiment} (at --target ${target})` : experiment
   const measured = rows.filter((r) => r.runs.length > 0)
@@ -47,7 +78,7 @@ export function verdict ({ name: experiment, rows, calibration, target }) {
  * @param {Row[]} rows
  * @returns {string}
  */
-export function invalidNote (rows) {
+function invalidNote (rows) {
   const named = rows.flatMap((r) => r.invalid.map((i) => `${r.label}${r.runs.length + r.invalid.length > 1 ? ` #${i.repeat}` : ''} (${i.reason})`))
   return named.length ? `; invalid: ${named.join(', ')}` : ''
 }
