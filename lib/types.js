@@ -404,4 +404,22 @@
  * @property {RunRecord[]} runs
  */
 
+/**
+ * The progress of `syncbench run`, one event at a time, in this order: `plan` once, then per experiment
+ * `calibrate` (an operation timed alone, when it has a ceiling) and `capacity` (a rate-sweep's variant
+ * measured closed-loop), and per run `run-start`, the `heartbeat`s of its load (the built-in engine's,
+ * every tenth of its requests when it has more than 150: the totals `syncbench ab` prints), `run-end`;
+ * `end` last, whether the runs finished, were interrupted or failed. Emitted by lib/run/progress.js
+ * (RunProgress) and nowhere else; `index` counts the runs from 1 to `total`.
+ * @typedef {{ type: 'plan', total: number, experiments: { name: string, title: string, configurations: number, runs: number }[] }
+ *   | { type: 'calibrate', experiment: string, op: string }
+ *   | { type: 'capacity', experiment: string, label: string, seconds: number }
+ *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
+ *   | { type: 'heartbeat', index: number, total: number, experiment: string, label: string, done: number, requests: number }
+ *   | { type: 'run-end', index: number, total: number, record: RunRecord }
+ *   | { type: 'end', runs: number, total: number, interrupted: boolean }} RunEvent
+ *   `etaMs`: the runs left, each at what its configuration took last time (else the mean so far), null
+ *   before any run ended; `done` of `requests`: the run's completed requests; `runs`: the runs that ended.
+ */
+
 export {}

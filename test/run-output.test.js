@@ -7,7 +7,7 @@ import path from 'node:path'
 import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { runCli, tempCacheDir } from './helper.js'
 import { runFileName, runReportText } from '../lib/run/run-reports.js'
-import { createProgress } from '../lib/cli/progress.js'
+import { createProgress } from '../lib/cli/progress-line.js'
 
 let dir
 tempCacheDir('syncbench-run-output-', (d) => { dir = d })

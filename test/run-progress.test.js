@@ -1,7 +1,14 @@
-// Progress on stderr: only on a terminal, never with --quiet; run count, runs left and ETA.
+// Progress on stderr: only on a terminal, never with --quiet; run count, runs left and ETA. The one
+// stream they come from (lib/run/progress.js): its events in order, its ETA, the engine's heartbeats.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createProgress, formatDuration } from '../lib/cli/progress.js'
+import os from 'node:os'
+import path from 'node:path'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createProgress, formatDuration } from '../lib/cli/progress-line.js'
+import { RunProgress } from '../lib/run/progress.js'
+import { runExperiments } from '../lib/run/runner.js'
+import { validateExperiment } from '../lib/run/experiment-loader.js'
 
 function stream (isTTY) {
   const s = { isTTY, text: '', write (chunk) { s.text += chunk; return true } }
@@ -34,4 +41,57 @@ test('durations read as m:ss or h:mm:ss', () => {
   assert.equal(formatDuration(0), '0:00')
   assert.equal(formatDuration(59_600), '1:00')
   assert.equal(formatDuration(3_725_000), '1:02:05')
+})
+
+test('the stream: the plan, each run\'s start with the ETA of what is left, its end, the end; to every subscriber', () => {
+  let clock = 0
+  const progress = new RunProgress({ now: () => clock })
+  const seen = []
+  const other = []
+  progress.subscribe((e) => seen.push(e))
+  const unsubscribe = progress.subscribe((e) => other.push(e.type))
+  // two configurations, twice each, interleaved: a b a b
+  const configurations = [{ label: 'a' }, { label: 'b' }]
+  progress.planned([{ experiment: { name: 'x', title: 'X' }, configurations, order: [0, 1, 0, 1].map((i) => ({ configuration: configurations[i] })) }])
+  const run = (label, repeat, ms) => {
+    progress.runStarted({ experiment: 'x', label, repeat, requests: 300 })
+    progress.heartbeat(100)
+    clock += ms
+    progress.runEnded(/** @type {any} */ ({ id: `x/${label}#${repeat}` }))
+  }
+  run('a', 1, 10_000)
+  run('b', 1, 30_000)
+  unsubscribe()
+  run('a', 2, 12_000)
+  progress.finished({ interrupted: false })
+  assert.deepEqual(seen[0], { type: 'plan', total: 4, experiments: [{ name: 'x', title: 'X', configurations: 2, runs: 4 }] })
+  const starts = seen.filter((e) => e.type === 'run-start')
+  // nothing ended before the first: no ETA; then the mean so far for b; then each at its own last time
+  assert.deepEqual(starts.map((e) => [e.index, e.total, e.label, e.repeat, e.etaMs]), [[1, 4, 'a', 1, null], [2, 4, 'b', 1, 30_000], [3, 4, 'a', 2, 40_000]])
+  assert.deepEqual(seen.filter((e) => e.type === 'heartbeat')[0], { type: 'heartbeat', index: 1, total: 4, experiment: 'x', label: 'a', done: 100, requests: 300 })
+  assert.deepEqual(seen.filter((e) => e.type === 'run-end').map((e) => [e.index, e.record.id]), [[1, 'x/a#1'], [2, 'x/b#1'], [3, 'x/a#2']])
+  assert.deepEqual(seen.at(-1), { type: 'end', runs: 3, total: 4, interrupted: false })
+  assert.deepEqual(other, ['plan', 'run-start', 'heartbeat', 'run-end', 'run-start', 'heartbeat', 'run-end'], 'unsubscribed after the second run')
+})
+
+test('the runner reports through the stream: the plan, the run, the built-in engine\'s heartbeats with its counts, the end', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-progress-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const experiment = validateExperiment({
+    name: 'beats',
+    server: { app: 'lab', args: ['--framework', 'http'] },
+    // more than 150 requests: a heartbeat every 10% of them, as syncbench ab prints its "Completed" lines
+    load: { requests: 400, concurrency: 2, keepAlive: true },
+    variants: [{ label: 'async', path: '/wait/async?ms=0', config: { strategy: 'async', workload: 'wait' } }]
+  }, 'test')
+  const progress = new RunProgress()
+  const events = []
+  progress.subscribe((e) => events.push(e))
+  const { error } = await runExperiments({ experiments: [experiment], outDir: dir, calibrate: false, progress })
+  assert.equal(error, null)
+  assert.deepEqual(events.map((e) => e.type).filter((type, i, all) => type !== all[i - 1]), ['plan', 'run-start', 'heartbeat', 'run-end', 'end'])
+  assert.deepEqual(events.filter((e) => e.type === 'heartbeat').map((e) => [e.index, e.label, e.done, e.requests]),
+    [100, 200, 300, 400].map((done) => [1, 'async', done, 400]))
+  const end = events.find((e) => e.type === 'run-end')
+  assert.equal(end.record.load.completeRequests, 400)
 })

@@ -20,7 +20,8 @@ import { openLoops } from '../run/plan.js'
 import { experimentTables, renderText } from '../report/tables.js'
 import { writeReport } from '../report/report.js'
 import { textCharts } from '../report/text-chart.js'
-import { createProgress } from './progress.js'
+import { createProgress } from './progress-line.js'
+import { RunProgress } from '../run/progress.js'
 import { killChildren } from '../run/children.js'
 import { loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
@@ -189,12 +190,24 @@ export function shownPath (out, outDir, cwd) {
  */
 async function measure ({ options, experiments, engine, outDir, argv, io, signal }) {
   const paint = painter(io.stdout, io.env)
-  const progress = createProgress(io.stderr, { quiet: options.quiet })
+  // one stream of progress, two subscribers: the terminal's line (none with --quiet) and runs/<run>.txt
+  const progress = new RunProgress()
+  const line = createProgress(io.stderr, { quiet: options.quiet })
+  progress.subscribe(line.event)
   const runReports = createRunReports(outDir)
   /** @type {Promise<unknown>[]} */
   const writes = []
   /** @type {Error|null} */
   let writeError = null
+  progress.subscribe((event) => {
+    if (event.type !== 'run-end') return
+    // Written in the order runs end (createRunReports chains them); the first failure is reported once.
+    writes.push(runReports.write(event.record).then(({ text }) => {
+      if (!options.verbose) return
+      const [head, ...rest] = text.split('\n')
+      io.stdout.write('\n' + paint('bold', head) + '\n' + rest.join('\n'))
+    }, (err) => { writeError ??= err }))
+  })
   try {
     const outcome = await runExperiments({
       experiments,
@@ -212,22 +225,12 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       argv,
       options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null },
       signal,
-      onEvent (e) {
-        const event = /** @type {import('./progress.js').RunEvent} */ (e)
-        progress.event(event)
-        if (event.type !== 'run-end') return
-        // Written in the order runs end (createRunReports chains them); the first failure is reported once.
-        writes.push(runReports.write(event.record).then(({ text }) => {
-          if (!options.verbose) return
-          const [head, ...rest] = text.split('\n')
-          io.stdout.write('\n' + paint('bold', head) + '\n' + rest.join('\n'))
-        }, (err) => { writeError ??= err }))
-      }
+      progress
     })
     await Promise.all(writes)
     return { ...outcome, error: outcome.error ?? writeError }
   } finally {
-    progress.done()
+    line.done()
   }
 }
 

@@ -17,11 +17,11 @@ import { calibrate, calibrationKey } from './calibrate.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
 import { builtinEngine } from './engines/builtin.js'
 import { track, trackGroup } from './children.js'
-import { mean } from '../analysis/stats.js'
 import { loadInvalidity } from '../analysis/validity.js'
 import { checkTarget } from './target.js'
 import { runDeadlineMs } from './run-deadline.js'
 import { startProbe } from './probe.js'
+import { RunProgress } from './progress.js'
 
 /** After an interrupt, how long a server child gets between SIGTERM and SIGKILL. */
 const STOP_GRACE_AFTER_ABORT_MS = 1000
@@ -52,15 +52,9 @@ const EXIT_NOTICE_MS = 1000
  * @property {number} [runTimeout]             seconds each run may take (--run-timeout); default derived from
  *                                              its load options (run-deadline.js)
  * @property {AbortSignal} [signal]             Ctrl-C: ends the current run early, keeps what was measured, stops
- * @property {(event: RunnerEvent) => void} [onEvent] progress
- */
-
-/**
- * What the runner reports while it works (the terminal's progress lines).
- * @typedef {{ type: 'calibrate', experiment: string, op: string }
- *   | { type: 'capacity', experiment: string, label: string, seconds: number }
- *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
- *   | { type: 'run-end', index: number, total: number, record: import('../types.js').RunRecord }} RunnerEvent
+ * @property {RunProgress} [progress]           where the runner reports its progress (lib/run/progress.js), for
+ *                                              the subscribers the caller gave it; a new one by default
+ * @property {(event: import('../types.js').RunEvent) => void} [onEvent]  subscribes to that progress
  */
 
 /**
@@ -73,15 +67,14 @@ const EXIT_NOTICE_MS = 1000
  * @property {Promise<void>} [exited]   resolves once a server syncbench started is gone
  */
 
-/** @typedef {{ experiment: import('./experiment-loader.js').Experiment, configurations: import('./plan.js').Configuration[], order: ReturnType<typeof schedule> }} Plan */
-
 /**
  * @param {RunnerOptions} options
  * @returns {Promise<{ results: import('../types.js').ResultsFile, file: string, interrupted: boolean, error: SyncbenchError|null, invalid: { id: string, reason: string }[] }>}
  *          invalid: the runs recorded invalid (failed requests or non-2xx responses), in run order
  */
 export async function runExperiments (options) {
-  const { experiments, runs, engine = builtinEngine, target, overrides = {}, outDir, signal, onEvent = () => {} } = options
+  const { experiments, runs, engine = builtinEngine, target, overrides = {}, outDir, signal, progress = new RunProgress() } = options
+  if (options.onEvent) progress.subscribe(options.onEvent)
   const allowErrors = options.allowErrors === true
   if (target) checkTarget(experiments, overrides)
   checkOpenLoopEngine(engine.name, openLoops(experiments, overrides))
@@ -117,13 +110,10 @@ export async function runExperiments (options) {
   }
   const save = () => writeAtomic(file, JSON.stringify(results, null, 2) + '\n')
   await save()
+  progress.planned(plans)
 
-  const total = plans.reduce((n, p) => n + p.order.length, 0)
-  /** @type {Map<string, number>} */
-  const durations = new Map()
   /** @type {Map<string, import('./calibrate.js').Calibration>} */
   const calibrations = new Map()
-  let index = 0
   /** @type {Set<string>} */
   const profileNames = new Set()
   /** @type {SyncbenchError|null} */
@@ -135,7 +125,7 @@ export async function runExperiments (options) {
     if (experiment.calibration && options.calibrate !== false && !target) {
       const key = calibrationKey(experiment.calibration)
       if (!calibrations.has(key)) {
-        onEvent({ type: 'calibrate', experiment: experiment.name, op: experiment.calibration.op })
+        progress.calibrating(experiment.name, experiment.calibration.op)
         try {
           calibrations.set(key, await calibrate(experiment.calibration, { signal }))
         } catch (err) {
@@ -155,7 +145,7 @@ export async function runExperiments (options) {
     let capacities = {}
     if (experiment.rateSweep) {
       results.experiments[e].sloP99Ms = options.sloP99Ms ?? experiment.rateSweep.sloP99Ms
-      capacities = await measureCapacities({ experiment, sweep: experiment.rateSweep, configurations: plans[e].configurations, engine, target, signal, runTimeout: options.runTimeout, outDir, onEvent })
+      capacities = await measureCapacities({ experiment, sweep: experiment.rateSweep, configurations: plans[e].configurations, engine, target, signal, runTimeout: options.runTimeout, outDir, progress })
       results.experiments[e].capacity = capacities
       await save()
     }
@@ -163,15 +153,12 @@ export async function runExperiments (options) {
       if (signal?.aborted) break
       // a rate-sweep step's rate is its fraction of the variant's capacity, measured above
       const configuration = experiment.rateSweep ? atOfferedRate(planned, capacities[planned.variant], experiment.rateSweep) : planned
-      index++
-      onEvent({ type: 'run-start', index, total, experiment: experiment.name, label: configuration.label, repeat, etaMs: eta(plans, index, durations) })
-      const started = Date.now()
+      progress.runStarted({ experiment: experiment.name, label: configuration.label, repeat, requests: configuration.load.requests })
       const probe = options.probe ?? (experiment.probe === true && !target)
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe })
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe, onProgress: (done) => progress.heartbeat(done) })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
       const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load))
       record.invalid = reason === null ? null : { reason }
-      durations.set(configuration.label + '\0' + experiment.name, Date.now() - started)
       if (record.error) {
         // A connection error can beat the Ctrl-C that caused it: the SIGINT handler runs on a later
         // turn of the event loop (signals are read in its poll phase, before setImmediate callbacks).
@@ -180,7 +167,7 @@ export async function runExperiments (options) {
       }
       results.runs.push(record)
       await save()
-      onEvent({ type: 'run-end', index, total, record })
+      progress.runEnded(record)
       if (record.error) {
         error = errorFromCode(record.error.code, `${record.id}: ${record.error.message}`, errorCodes.EXPERIMENT)
         // The partial result, where the error class declares one (lib/errors.js).
@@ -195,6 +182,7 @@ export async function runExperiments (options) {
     results.finishedAt = new Date().toISOString()
     await save()
   }
+  progress.finished({ interrupted })
   const invalid = results.runs.flatMap((r) => r.invalid ? [{ id: r.id, reason: r.invalid.reason }] : [])
   return { results, file, interrupted, error, invalid }
 }
@@ -212,17 +200,17 @@ export async function runExperiments (options) {
  * @param {AbortSignal} [o.signal]
  * @param {number} [o.runTimeout]
  * @param {string} o.outDir
- * @param {(event: RunnerEvent) => void} o.onEvent
+ * @param {RunProgress} o.progress
  * @returns {Promise<Record<string, import('../types.js').Capacity>>}
  */
-async function measureCapacities ({ experiment, sweep, configurations, engine, target, signal, runTimeout, outDir, onEvent }) {
+async function measureCapacities ({ experiment, sweep, configurations, engine, target, signal, runTimeout, outDir, progress }) {
   const { capacitySeconds: seconds, capacityConcurrency: concurrency } = sweep
   /** @type {Record<string, import('../types.js').Capacity>} */
   const capacities = {}
   for (const variant of [...new Set(configurations.map((c) => c.variant))]) {
     if (signal?.aborted) break
     const first = /** @type {import('./plan.js').Configuration} */ (configurations.find((c) => c.variant === variant))
-    onEvent({ type: 'capacity', experiment: experiment.name, label: variant, seconds })
+    progress.measuringCapacity(experiment.name, variant, seconds)
     const { rate, ...closed } = first.load
     const configuration = { ...first, label: `${variant} capacity`, load: { ...closed, concurrency, timelimit: seconds, requests: TIMELIMIT_REQUESTS } }
     const record = await runOne({ experiment, configuration, repeat: 1, engine, target, signal, runTimeout, outDir })
@@ -275,9 +263,10 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {string} run.outDir  the results folder (a user's app: its log and profile go there)
  * @param {Set<string>} [run.profileNames]  profile file names given so far (none: a run that saves no profile)
  * @param {boolean} [run.probe]  run the probe beside the measured load
+ * @param {(done: number) => void} [run.onProgress]  the measured load's heartbeats (the built-in engine's)
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, onProgress }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${configuration.label}#${repeat}`,
@@ -339,7 +328,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     // the probe covers the measured load, from its start to its end (lib/run/probe.js)
     const prober = probe ? startProbe({ origin: new URL(url).origin, signal: runSignal }) : null
     try {
-      record.load = await engine.run({ ...configuration.load, url, signal: runSignal })
+      record.load = await engine.run({ ...configuration.load, url, signal: runSignal, ...onProgress && { onProgress } })
     } catch (err) {
       // What was measured before the failure (loadtest's partial LoadResult) is kept either way.
       record.load = partialResult(err)
@@ -464,24 +453,4 @@ function remoteHandle (target) {
     metrics: ({ reset = false } = {}) => get(`/__syncbench/metrics${reset ? '?reset=1' : ''}`),
     stop: async () => {}
   }
-}
-
-/**
- * Remaining time: each remaining run costs what its configuration cost last time, else the mean so far.
- * @param {Plan[]} plans
- * @param {number} index the run about to start, from 1
- * @param {Map<string, number>} durations ms by configuration label and experiment
- * @returns {number|null}
- */
-function eta (plans, index, durations) {
-  if (durations.size === 0) return null
-  const average = mean([...durations.values()])
-  let remaining = 0
-  let i = 0
-  for (const { experiment, order } of plans) {
-    for (const { configuration } of order) {
-      if (++i >= index) remaining += durations.get(configuration.label + '\0' + experiment.name) ?? average
-    }
-  }
-  return remaining
 }

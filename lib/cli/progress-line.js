@@ -1,15 +1,10 @@
-// Progress of `syncbench run` on stderr: which run, how many are left, an ETA. On a terminal one line
-// rewritten in place; into a pipe or a log one line per finished run (its req/s), so a CI log shows
-// that the run is alive without the carriage returns. Never with --quiet.
+// The terminal's view of `syncbench run`'s progress (lib/run/progress.js) on stderr: which run, how many
+// are left, an ETA. On a terminal one line rewritten in place; into a pipe or a log one line per finished
+// run (its req/s), so a CI log shows that the run is alive without the carriage returns. Never with
+// --quiet. The plan, the heartbeats and the end are for other views.
 import { formatNumber } from '../format.js'
 
-/**
- * The progress events lib/run/runner.js sends to its `onEvent` (its options type them as `object`).
- * @typedef {{ type: 'calibrate', experiment: string, op: string }
- *   | { type: 'capacity', experiment: string, label: string, seconds: number }
- *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
- *   | { type: 'run-end', index: number, total: number, record: import('../types.js').RunRecord }} RunEvent
- */
+/** @typedef {import('../types.js').RunEvent} RunEvent */
 
 /**
  * @param {NodeJS.WritableStream & { isTTY?: boolean }} stream

@@ -1,0 +1,131 @@
+// The progress of `syncbench run` as one stream of events (lib/types.js RunEvent): the runner reports
+// what it does here, and this module alone turns that into events, with the run counts and the ETA.
+// Whoever shows progress subscribes: the terminal line (lib/cli/progress-line.js, nothing with --quiet),
+// the runs/ reports as runs end (lib/cli/run.js), a live view.
+import { mean } from '../analysis/stats.js'
+
+/** @typedef {import('../types.js').RunEvent} RunEvent */
+
+/**
+ * The runs of one experiment in the order they will run (lib/run/plan.js's schedule).
+ * @typedef {{ experiment: { name: string, title?: string }, configurations: { label: string }[], order: { configuration: { label: string } }[] }} PlannedExperiment
+ */
+
+export class RunProgress {
+  /** @type {((event: RunEvent) => void)[]} */
+  #subscribers = []
+  /** @type {{ experiment: string, label: string }[]} every run, in run order */
+  #runs = []
+  /** @type {Map<string, number>} ms the last run of each configuration took, by experiment and label */
+  #durations = new Map()
+  #index = 0
+  #ended = 0
+  /** @type {{ experiment: string, label: string, startedAt: number, requests: number }|null} */
+  #current = null
+  #now
+
+  /**
+   * @param {{ now?: () => number }} [options]  now: the clock the runs' durations are read on (ms)
+   */
+  constructor ({ now = Date.now } = {}) {
+    this.#now = now
+  }
+
+  /**
+   * Receive every event from now on.
+   * @param {(event: RunEvent) => void} subscriber
+   * @returns {() => void} unsubscribes
+   */
+  subscribe (subscriber) {
+    this.#subscribers.push(subscriber)
+    return () => { this.#subscribers = this.#subscribers.filter((s) => s !== subscriber) }
+  }
+
+  /** @param {RunEvent} event */
+  #emit (event) {
+    for (const subscriber of this.#subscribers) subscriber(event)
+  }
+
+  /** The number of runs planned. */
+  get total () {
+    return this.#runs.length
+  }
+
+  /**
+   * The plan is known: every run of every experiment, in order.
+   * @param {PlannedExperiment[]} plans
+   */
+  planned (plans) {
+    this.#runs = plans.flatMap(({ experiment, order }) => order.map(({ configuration }) => ({ experiment: experiment.name, label: configuration.label })))
+    this.#emit({
+      type: 'plan',
+      total: this.total,
+      experiments: plans.map(({ experiment, configurations, order }) => ({ name: experiment.name, title: experiment.title ?? experiment.name, configurations: configurations.length, runs: order.length }))
+    })
+  }
+
+  /** An experiment's operation is being timed alone. @param {string} experiment @param {string} op */
+  calibrating (experiment, op) {
+    this.#emit({ type: 'calibrate', experiment, op })
+  }
+
+  /** A rate-sweep's variant is measured closed-loop. @param {string} experiment @param {string} label @param {number} seconds */
+  measuringCapacity (experiment, label, seconds) {
+    this.#emit({ type: 'capacity', experiment, label, seconds })
+  }
+
+  /**
+   * The next run of the plan starts.
+   * @param {{ experiment: string, label: string, repeat: number, requests: number }} run  requests: its load's
+   */
+  runStarted ({ experiment, label, repeat, requests }) {
+    this.#index++
+    this.#current = { experiment, label, startedAt: this.#now(), requests }
+    this.#emit({ type: 'run-start', index: this.#index, total: this.total, experiment, label, repeat, etaMs: this.#eta() })
+  }
+
+  /**
+   * The running run's load completed `done` requests (the engine's onProgress).
+   * @param {number} done
+   */
+  heartbeat (done) {
+    const run = this.#current
+    if (run === null) return
+    this.#emit({ type: 'heartbeat', index: this.#index, total: this.total, experiment: run.experiment, label: run.label, done, requests: run.requests })
+  }
+
+  /**
+   * The running run ended, its record written to results.json.
+   * @param {import('../types.js').RunRecord} record
+   */
+  runEnded (record) {
+    const run = this.#current
+    if (run !== null) this.#durations.set(key(run.experiment, run.label), this.#now() - run.startedAt)
+    this.#current = null
+    this.#ended++
+    this.#emit({ type: 'run-end', index: this.#index, total: this.total, record })
+  }
+
+  /** No run follows: the plan finished, was interrupted or failed. @param {{ interrupted: boolean }} o */
+  finished ({ interrupted }) {
+    this.#emit({ type: 'end', runs: this.#ended, total: this.total, interrupted })
+  }
+
+  /**
+   * The time the runs left will take: each what its configuration took last time, else the mean so far
+   * (null before any run ended). The run about to start counts as left.
+   * @returns {number|null}
+   */
+  #eta () {
+    if (this.#durations.size === 0) return null
+    const average = mean([...this.#durations.values()])
+    let remaining = 0
+    for (const run of this.#runs.slice(this.#index - 1)) remaining += this.#durations.get(key(run.experiment, run.label)) ?? average
+    return remaining
+  }
+}
+
+/** @param {string} experiment @param {string} label */
+function key (experiment, label) {
+  return `${label}\0${experiment}`
+}
