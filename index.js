@@ -37,7 +37,7 @@ export { compareResults } from './lib/analysis/summarize.js'
 // --- lib/report: verdicts, summary.md, report.html (syncbench report) ---
 export { summarizeResults } from './lib/report/model.js'
 export { renderSummaryMarkdown } from './lib/report/markdown.js'
-export { writeReport } from './lib/report/report.js'
+export { writeReport } from './lib/report/write-report.js'
 
 // --- the data contracts (lib/types.js), for JSDoc and TypeScript users ---
 /** @typedef {import('./lib/types.js').LoadOptions} LoadOptions */
@@ -48,7 +48,7 @@ export { writeReport } from './lib/report/report.js'
 /** @typedef {import('./lib/types.js').Segment} Segment */
 /** @typedef {import('./lib/types.js').Merged} Merged */
 /** @typedef {import('./lib/types.js').TimeRow} TimeRow */
-/** @typedef {import('./lib/types.js').RequestRecord} RequestRecord */
+/** @typedef {import('./lib/types.js').RequestTiming} RequestTiming */
 /** @typedef {import('./lib/types.js').ServerHandle} ServerHandle */
 /** @typedef {import('./lib/types.js').ServerMetrics} ServerMetrics */
 /** @typedef {import('./lib/types.js').Environment} Environment */

@@ -57,7 +57,7 @@
  * @property {number} [verbosity=1]       -v: ab's verbosity level (2 prints warnings, 4 headers)
  * @property {number} [heartbeat]         completed-requests interval for progress (ab: max(n/10, 100) when n > 150)
  * @property {(done: number) => void} [onProgress] called every `heartbeat` completed requests
- * @property {(record: RequestRecord) => void} [onRequest] called per completed request (only -g needs it;
+ * @property {(request: RequestTiming) => void} [onRequest] called per completed request (only -g needs it;
  *                                        leave unset on the hot path)
  * @property {AbortSignal} [signal]       ends the run early, keeping what was measured (Ctrl-C)
  */
@@ -89,15 +89,20 @@
  */
 
 /**
- * One completed request, in ab's terms (milliseconds since the epoch for start, ms for the rest),
- * as ab's -g gnuplot file lists them.
- * @typedef {object} RequestRecord
+ * The times of one completed request, in ab's terms (milliseconds since the epoch for start, ms for the
+ * rest), as ab's -g gnuplot file lists them. ("Record" is kept for what results.json records of a run.)
+ * @typedef {object} RequestTiming
  * @property {number} start    epoch milliseconds (float) when the request's connection/write began
  * @property {number} connect  ms from start to connected (0 on a reused keep-alive connection)
  * @property {number} waiting  ms from the end of the write to the first response byte
  * @property {number} total    ms from start to the end of the response
  * @property {number} latency  ms from its intended send time to the end of the response under `rate` (the corrected
  *                             latency, as LoadResult.latency counts it); else the same as total
+ */
+
+/**
+ * RequestTiming's former name, still spelt so in lib/load (to go once it reads RequestTiming).
+ * @typedef {RequestTiming} RequestRecord
  */
 
 /**
@@ -318,7 +323,7 @@
  * @property {{ code: string, message: string }|null} error
  * @property {ProfileSummary|null} [profile]  a user's app (--app): where its main thread's time went in the
  *                                       measured window (lib/analysis/profile.js); null or absent without a profile
- * @property {ProbeRecord|null} [probe]  the probe that ran beside the measured load (lib/run/probe.js); null when
+ * @property {ProbeRecord|null} [probe]  the probe that ran beside the measured load (lib/run/prober.js); null when
  *                                       none ran (--no-probe, or an experiment without one); absent in older files
  * @property {{ reason: string }|null} [invalid]  set when the load had failed requests or non-2xx responses
  *                                       ("20 of 20 non-2xx"): left out of every figure (lib/analysis/validity.js);
@@ -350,7 +355,7 @@
  */
 
 /**
- * The probe of one run (lib/run/probe.js): a light open-loop load (`rate` requests a second over
+ * The probe of one run (lib/run/prober.js): a light open-loop load (`rate` requests a second over
  * `connections` request slots, each request on a new connection) on the same server's GET /__syncbench/health while the run's own
  * load ran, from its start to its end. Its LoadResult's `latency` is corrected for coordinated omission
  * (measured from each request's intended send time, as wrk2 does), so it is how long any request of that
@@ -388,10 +393,10 @@
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number,
  *                timings?: { opMs: number, cpuMs?: number, samples: number }[], opMsMin?: number, opMsMax?: number, ceilingLowRps?: number,
  *                ceilingHighRps?: number, opCpuMsMin?: number },
- *              table?: 'seed-001'|'seed-002'|'generic'|'thread-cost'|'rate-sweep', reference?: string, target?: string, labels: string[],
+ *              table?: string, reference?: string, target?: string, labels: string[],
  *              comparisons: Record<string, string>, capacity?: Record<string, Capacity>, sloP99Ms?: number }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
- *           experiment's default), `table` which comparison table the experiment prints (absent: generic),
+ *           experiment's default), `table` the kind that presents it (lib/report/kinds.js; absent: generic),
  *           `reference` the seed-002 100% row, `labels` the configurations in table order, `comparisons`
  *           label -> the baseline label it is compared with (Welch t-test), `target` the --target URL every
  *           configuration was sent to (absent: a fresh server per run); calibration's `op` ('bcrypt',

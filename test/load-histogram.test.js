@@ -5,7 +5,7 @@ import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { loadtest } from '../lib/load/loadtest.js'
-import { emptyResult } from '../lib/run/engines/shape.js'
+import { emptyResult } from '../lib/run/tools/shape.js'
 import { startHttpServer, runCli } from './helper.js'
 
 const hdr = createRequire(import.meta.url)('hdr-histogram-js')

@@ -71,7 +71,7 @@ test('--workers 1 vs --workers 3 on a fixed-length server: the same counts and b
 
 test('--workers 3: the merged histogram, percentiles and connection times equal those of all the samples recorded in one place', async () => {
   const s = await fixedServer()
-  /** @type {import('../lib/types.js').RequestRecord[]} */
+  /** @type {import('../lib/types.js').RequestTiming[]} */
   const samples = []
   const result = await loadtest({ url: s.url, requests: 2400, concurrency: 6, keepAlive: true, workers: 3, onRequest: (r) => { samples.push(r) } })
   assert.equal(samples.length, 2400)

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs'
 import { copyFile, mkdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { renderReport } from '../lib/report/report.js'
+import { renderReport } from '../lib/report/write-report.js'
 import { chartsFor } from '../lib/report/charts.js'
 import { loadFixture, tempDir } from './fixtures/report-helpers.js'
 

@@ -5,10 +5,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { runCli } from './helper.js'
-import { parse as parseAb, abEngine } from '../lib/run/engines/ab.js'
-import { parse as parseWrk, wrkEngine } from '../lib/run/engines/wrk.js'
-import { parse as parseAutocannon, autocannonEngine } from '../lib/run/engines/autocannon.js'
-import { emptyResult, runTool, probe } from '../lib/run/engines/shape.js'
+import { parse as parseAb, abTool as abEngine } from '../lib/run/tools/apache-bench.js'
+import { parse as parseWrk, wrkTool as wrkEngine } from '../lib/run/tools/wrk.js'
+import { parse as parseAutocannon, autocannonTool as autocannonEngine } from '../lib/run/tools/autocannon.js'
+import { emptyResult, runTool, probe } from '../lib/run/tools/shape.js'
 
 // ab 2.3's report as the French seed article (seed 002, fs.readFile server) printed it, with the
 // header lines ab prints before it.

@@ -20,7 +20,7 @@ export function abCtime (epochMs) {
 /**
  * ab's gnuplot file: a header, then one line per request sorted by total time (the order ab's
  * last sort leaves them in), times rounded to ms as ab rounds them.
- * @param {import('../types.js').RequestRecord[]} records
+ * @param {import('../types.js').RequestTiming[]} records
  */
 export function formatAbGnuplot (records) {
   const sorted = [...records].sort((a, b) => a.total - b.total)
@@ -71,10 +71,10 @@ export async function writeAbFile (flag, file, text) {
 
 /**
  * Collects what -g / -e need from the engine's per-request callback.
- * @returns {{ onRequest: (r: import('../types.js').RequestRecord) => void, records: import('../types.js').RequestRecord[] }}
+ * @returns {{ onRequest: (r: import('../types.js').RequestTiming) => void, records: import('../types.js').RequestTiming[] }}
  */
 export function createRequestLog () {
-  /** @type {import('../types.js').RequestRecord[]} */
+  /** @type {import('../types.js').RequestTiming[]} */
   const records = []
   return {
     records,

@@ -42,7 +42,7 @@ export class IntervalLog {
   /**
    * One completed request (the engine's onRequest): its latency (corrected under -R) counts in the
    * interval where it ended. Requests arrive in the order they end.
-   * @param {import('../types.js').RequestRecord} r
+   * @param {import('../types.js').RequestTiming} r
    */
   onRequest (r) {
     if (Number.isNaN(this.startMs)) this.start(r.start)

@@ -1,4 +1,4 @@
-// The probe's figures of a configuration over its repeats (lib/run/probe.js measured them): its
+// The probe's figures of a configuration over its repeats (lib/run/prober.js measured them): its
 // requests, its errors and its latency percentiles, read from the sum of the runs' probe histograms as
 // every cross-run percentile is (lib/analysis/latency.js), never averaged.
 import { summarizeLatency } from './latency.js'

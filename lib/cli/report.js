@@ -64,7 +64,7 @@ async function report (argv, io, signal) {
     if (text) io.stdout.write(text + '\n')
   }
   // Plot, linkedom and resvg load only once the input is known to be good
-  const { writeReport } = await import('../report/report.js')
+  const { writeReport } = await import('../report/write-report.js')
   let report
   try {
     report = await writeReport(results, outDir, { png: options.png, signal })

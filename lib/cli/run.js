@@ -15,10 +15,10 @@ import { runExperiments } from '../run/runner.js'
 import { checkTarget } from '../run/target.js'
 import { createOutDir } from '../run/results-writer.js'
 import { summarizeResults } from '../report/model.js'
-import { getEngine, engineNames, checkOpenLoopEngine } from '../run/engines/index.js'
+import { getTool, toolNames, checkOpenLoopTool } from '../run/tools.js'
 import { openLoops } from '../run/plan.js'
 import { experimentTables, renderText } from '../report/tables.js'
-import { writeReport } from '../report/report.js'
+import { writeReport } from '../report/write-report.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from './progress-line.js'
 import { RunProgress } from '../run/progress.js'
@@ -66,7 +66,7 @@ Options:
                          Builtin engine only
   --slo-p99 <ms>         rate-sweep: the p99 latency a strategy must stay under to "sustain" a rate
                          (default 500 ms)
-  --engine <name>        load generator: ${engineNames.join(', ')} (default builtin; external ones must be installed)
+  --engine <name>        load generator: ${toolNames.join(', ')} (default builtin; external ones must be installed)
   --target <url>         load a server already running there instead of starting one per run; it
                          stands for one server, so only configurations that share one are accepted
                          (seed-bcrypt, the lab's sweeps; not seed-readfile's three servers)
@@ -122,8 +122,8 @@ export async function main (argv, io) {
   const experiments = await resolveExperiments(options, cwd)
   // before the results folder exists: a refused --target leaves nothing behind
   if (options.target) checkTarget(experiments, { requests: options.requests, concurrency: options.concurrency })
-  const engine = getEngine(options.engine)
-  checkOpenLoopEngine(engine.name, openLoops(experiments, { requests: options.requests, concurrency: options.concurrency, rate: options.rate }))
+  const engine = getTool(options.engine)
+  checkOpenLoopTool(engine.name, openLoops(experiments, { requests: options.requests, concurrency: options.concurrency, rate: options.rate }))
   if (options.sloP99 !== undefined && !experiments.some((e) => e.rateSweep)) throw invalidOption('--slo-p99', options.sloP99, 'applies to the rate-sweep only (an experiment with rateSweep)')
   if (!(await engine.available())) throw invalidOption('--engine', options.engine, `needs ${options.engine} installed (not found on PATH)`)
   const outDir = await createOutDir({ out: options.out, cwd })
@@ -182,7 +182,7 @@ export function shownPath (out, outDir, cwd) {
  * @param {object} o
  * @param {RunArgs} o.options
  * @param {import('../run/experiment-loader.js').Experiment[]} o.experiments
- * @param {ReturnType<typeof getEngine>} o.engine
+ * @param {ReturnType<typeof getTool>} o.engine
  * @param {string} o.outDir
  * @param {string[]} o.argv
  * @param {import('./output.js').Io} o.io
@@ -212,7 +212,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
     const outcome = await runExperiments({
       experiments,
       runs: options.runs,
-      // the runner's options type an engine's run() as taking any object; getEngine's take LoadOptions
+      // the runner's options type an engine's run() as taking any object; getTool's take LoadOptions
       engine: /** @type {NonNullable<import('../run/runner.js').RunnerOptions['engine']>} */ (engine),
       target: options.target,
       allowErrors: options.allowErrors,
@@ -446,7 +446,7 @@ export function parseRunArgs (argv) {
     verbose: Boolean(values.verbose) && !values.quiet
   }
   if (options.baseline !== undefined && options.workload === undefined) throw invalidOption('--baseline', options.baseline, 'applies to --workload only (an experiment file sets its own baseline)')
-  if (!engineNames.includes(options.engine)) throw invalidOption('--engine', options.engine, `must be one of ${engineNames.join(', ')}`)
+  if (!toolNames.includes(options.engine)) throw invalidOption('--engine', options.engine, `must be one of ${toolNames.join(', ')}`)
   if (options.workers !== undefined && options.engine !== 'builtin') throw invalidOption('--workers', String(values.workers), `applies to the built-in engine only, not --engine ${options.engine}`)
   if (options.target !== undefined) {
     let url

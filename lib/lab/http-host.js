@@ -7,7 +7,7 @@ import { ServerStartError, errorCodes, firstLine, systemCode } from '../errors.j
 
 export const METRICS_PATH = '/__syncbench/metrics'
 export const ENV_PATH = '/__syncbench/env'
-/** The cheap route syncbench run's probe loads beside the app's own (lib/run/probe.js): what a blocked loop does to everyone else. */
+/** The cheap route syncbench run's probe loads beside the app's own (lib/run/prober.js): what a blocked loop does to everyone else. */
 export const HEALTH_PATH = '/__syncbench/health'
 const PREFIX = '/__syncbench/'
 const HEALTH_BODY = 'ok\n'

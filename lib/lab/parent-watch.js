@@ -38,7 +38,7 @@ setInterval(() => {
  *   start: a parent that died before the child started has already left it re-parented.
  *   ancestor: `parent` may be further up than the parent (a shell or npm in between): only its pid is watched.
  *   group: SIGKILL this process's whole process group, not only this process (this process leads
- *   its group: lib/run/engines/tool-guard.js, whose tool runs in its group)
+ *   its group: lib/run/tools/tool-guard.js, whose tool runs in its group)
  * @returns {{ worker: Worker, killGroupToo: (pgid: number) => void }}
  *   killGroupToo: SIGKILL this process group too, before this process, once the parent is gone
  */

@@ -1,5 +1,5 @@
 // The probe in words and in a table: how long a request to the server's cheapest route waited while
-// each configuration was loaded (lib/run/probe.js measured it, lib/analysis/probe-summary.js combined the
+// each configuration was loaded (lib/run/prober.js measured it, lib/analysis/probe-summary.js combined the
 // runs). The sentence goes at the end of the experiment's verdict, so the terminal, summary.md and
 // report.html all say it; the table follows the latency table.
 import { formatMs } from './chart-style.js'

@@ -9,7 +9,7 @@ const groups = new Set()
 
 /**
  * Each child leads its process group (they are all started detached): the whole group is signalled, so
- * what a child started (ab under its guard, engines/tool-guard.js) goes with it.
+ * what a child started (ab under its guard, tools/tool-guard.js) goes with it.
  * @param {NodeJS.Signals} [signal]
  */
 const killAll = (signal = 'SIGKILL') => {

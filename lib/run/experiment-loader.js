@@ -51,7 +51,7 @@ import { parseServeArgs } from '../lab/serve-args.js'
  * @property {string} name
  * @property {string} title
  * @property {string} description
- * @property {'seed-001'|'seed-002'|'generic'|'thread-cost'|'rate-sweep'} [table]
+ * @property {string} [table]            the kind that presents it (lib/report/kinds.js; the schema lists them): generic by default
  * @property {string} [baseline]           a variant label or config.strategy
  * @property {string} [reference]          seed-002: the 100% row
  * @property {number} [runs]             repeats of each configuration unless --runs says otherwise
@@ -66,7 +66,7 @@ import { parseServeArgs } from '../lab/serve-args.js'
  * @property {import('./calibrate.js').CalibrationSpec} [calibration]
  * @property {RateSweep} [rateSweep]      an open-loop sweep: axes.offered are fractions of each variant's capacity,
  *                                         measured first by a closed-loop run (lib/run/runner.js); builtin engine only
- * @property {boolean} [probe]             run the probe (lib/run/probe.js) beside every measured load unless
+ * @property {boolean} [probe]             run the probe (lib/run/prober.js) beside every measured load unless
  *                                         --no-probe says otherwise (default false; --probe turns it on)
  */
 

@@ -25,7 +25,7 @@
 //   rateSweep    { stepSeconds, capacitySeconds, capacityConcurrency, sloP99Ms }: an open-loop sweep whose
 //                axes.offered are fractions of each variant's capacity, measured first by a closed-loop run
 //   probe        true: during every measured run, a light open-loop load on the same server's
-//                /__syncbench/health (lib/run/probe.js): how long everyone else waits (--no-probe turns it off)
+//                /__syncbench/health (lib/run/prober.js): how long everyone else waits (--no-probe turns it off)
 
 const BCRYPT_COST = 10
 const READFILE_BYTES = 4 * 1024 * 1024

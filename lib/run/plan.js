@@ -141,7 +141,7 @@ export function baselines (experiment, configurations) {
 
 /**
  * The configurations that run an open loop (a rate: -R, load.rate, a rate axis) and the experiments
- * whose rates are measured at run time (rateSweep), for the engine check (engines/index.js).
+ * whose rates are measured at run time (rateSweep), for the tool check (lib/run/tools.js).
  * @param {import('./experiment-loader.js').Experiment[]} experiments
  * @param {Parameters<typeof expandExperiment>[1]} [overrides]
  * @returns {{ experiment: string, rate?: number }[]}

@@ -12,15 +12,15 @@ import { runFileName } from './run-reports.js'
 import { collectEnvironment } from '../lab/metrics.js'
 import { expandExperiment, baselines, schedule, openLoops, OFFERED_AXIS } from './plan.js'
 import { TIMELIMIT_REQUESTS } from '../load/options.js'
-import { checkOpenLoopEngine } from './engines/index.js'
+import { checkOpenLoopTool } from './tools.js'
 import { calibrate, calibrationKey } from './calibrate.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
-import { builtinEngine } from './engines/builtin.js'
+import { builtinTool } from './tools/builtin.js'
 import { track, trackGroup } from './children.js'
 import { loadInvalidity } from '../analysis/validity.js'
 import { checkTarget } from './target.js'
 import { runDeadlineMs } from './run-deadline.js'
-import { startProbe } from './probe.js'
+import { startProbe } from './prober.js'
 import { RunProgress } from './progress.js'
 
 /** After an interrupt, how long a server child gets between SIGTERM and SIGKILL. */
@@ -36,14 +36,14 @@ const EXIT_NOTICE_MS = 1000
  * @property {import('./experiment-loader.js').Experiment[]} experiments
  * @property {number} [runs]                    repeats of every configuration, interleaved (default: each
  *                                              experiment's own `runs`, else 1)
- * @property {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} [engine]  builtin by default
+ * @property {Pick<import('./tools.js').LoadTool, 'name' | 'run'>} [engine]  the load generator (--engine): builtin by default
  * @property {string} [target]                  URL of a server already running: no server is started
  * @property {import('./plan.js').LoadOverrides} [overrides]
  * @property {number} [sloP99Ms]               rate-sweep: the p99 a strategy must stay under (--slo-p99; default the experiment's)
  * @property {boolean} [allowErrors=false]      count runs with failed requests or non-2xx responses (a lab that
  *                                              answers 404 on purpose); else such a run is recorded invalid
  * @property {boolean} [calibrate=true]
- * @property {boolean} [probe]                 --probe / --no-probe: run the probe (lib/run/probe.js) beside every
+ * @property {boolean} [probe]                 --probe / --no-probe: run the probe (lib/run/prober.js) beside every
  *                                              measured load, or never; default: where the experiment says
  *                                              (`probe: true`: the seeds), never against a --target
  * @property {string} outDir                    results.json goes there
@@ -73,11 +73,11 @@ const EXIT_NOTICE_MS = 1000
  *          invalid: the runs recorded invalid (failed requests or non-2xx responses), in run order
  */
 export async function runExperiments (options) {
-  const { experiments, runs, engine = builtinEngine, target, overrides = {}, outDir, signal, progress = new RunProgress() } = options
+  const { experiments, runs, engine = builtinTool, target, overrides = {}, outDir, signal, progress = new RunProgress() } = options
   if (options.onEvent) progress.subscribe(options.onEvent)
   const allowErrors = options.allowErrors === true
   if (target) checkTarget(experiments, overrides)
-  checkOpenLoopEngine(engine.name, openLoops(experiments, overrides))
+  checkOpenLoopTool(engine.name, openLoops(experiments, overrides))
   const file = path.join(outDir, 'results.json')
   const plans = experiments.map((experiment) => {
     const configurations = expandExperiment(experiment, overrides)
@@ -195,7 +195,7 @@ export async function runExperiments (options) {
  * @param {import('./experiment-loader.js').Experiment} o.experiment
  * @param {import('./experiment-loader.js').RateSweep} o.sweep
  * @param {import('./plan.js').Configuration[]} o.configurations
- * @param {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} o.engine
+ * @param {Pick<import('./tools.js').LoadTool, 'name' | 'run'>} o.engine
  * @param {string} [o.target]
  * @param {AbortSignal} [o.signal]
  * @param {number} [o.runTimeout]
@@ -256,14 +256,14 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {import('./experiment-loader.js').Experiment} run.experiment
  * @param {import('./plan.js').Configuration} run.configuration
  * @param {number} run.repeat
- * @param {Pick<import('./engines/index.js').Engine, 'name' | 'run'>} run.engine
+ * @param {Pick<import('./tools.js').LoadTool, 'name' | 'run'>} run.engine
  * @param {string} [run.target]
  * @param {AbortSignal} [run.signal]
  * @param {number} [run.runTimeout] seconds (run-deadline.js)
  * @param {string} run.outDir  the results folder (a user's app: its log and profile go there)
  * @param {Set<string>} [run.profileNames]  profile file names given so far (none: a run that saves no profile)
  * @param {boolean} [run.probe]  run the probe beside the measured load
- * @param {(done: number) => void} [run.onProgress]  the measured load's heartbeats (the built-in engine's)
+ * @param {(done: number) => void} [run.onProgress]  the measured load's heartbeats (the built-in generator's)
  * @returns {Promise<import('../types.js').RunRecord>}
  */
 async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, onProgress }) {
@@ -320,12 +320,12 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     record.serverEnv = await within(Promise.resolve(handle.env))
     const warmup = experiment.warmup ?? { requests: 4, concurrency: 2 }
     if (warmup.requests > 0 && !runSignal.aborted) {
-      await builtinEngine.run({ url, requests: warmup.requests, concurrency: Math.min(warmup.concurrency, warmup.requests), keepAlive: configuration.load.keepAlive, signal: runSignal })
+      await builtinTool.run({ url, requests: warmup.requests, concurrency: Math.min(warmup.concurrency, warmup.requests), keepAlive: configuration.load.keepAlive, signal: runSignal })
     }
     // `signal`: after a Ctrl-C a server blocked in its handler gets 2 s to answer, then its metrics are missing.
     await within(handle.metrics({ reset: true, signal }))
     if (profiling) await within(/** @type {NonNullable<MeasuredServer['profile']>} */ (handle.profile)({ action: 'start', signal }))
-    // the probe covers the measured load, from its start to its end (lib/run/probe.js)
+    // the probe covers the measured load, from its start to its end (lib/run/prober.js)
     const prober = probe ? startProbe({ origin: new URL(url).origin, signal: runSignal }) : null
     try {
       record.load = await engine.run({ ...configuration.load, url, signal: runSignal, ...onProgress && { onProgress } })

@@ -11,8 +11,8 @@ import { ConnectError, SyncbenchError, errorCodes, errorFromCode, systemCode } f
 import { emptyResult, runTool, probe } from './shape.js'
 import { runDeadlineMs } from '../run-deadline.js'
 
-/** @type {import('./index.js').Engine} */
-export const abEngine = {
+/** @type {import('../tools.js').LoadTool} */
+export const abTool = {
   name: 'ab',
   available: () => probe('ab', ['-V']),
   /**
@@ -28,7 +28,7 @@ export const abEngine = {
     try {
       out = await runTool('ab', args, { signal: options.signal, timeoutMs: runDeadlineMs(options) })
     } catch (err) {
-      // runTool's TimeoutError, named after the engine; a spawn failure (ENOENT: not installed) is a ConnectError.
+      // runTool's TimeoutError, named after the tool; a spawn failure (ENOENT: not installed) is a ConnectError.
       if (err instanceof SyncbenchError) throw errorFromCode(err.code, `--engine ab: ${err.message}`, errorCodes.CONNECT, { cause: err })
       const code = systemCode(err)
       if (code === undefined) throw err

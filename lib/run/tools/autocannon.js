@@ -26,8 +26,8 @@ function command () {
   }
 }
 
-/** @type {import('./index.js').Engine} */
-export const autocannonEngine = {
+/** @type {import('../tools.js').LoadTool} */
+export const autocannonTool = {
   name: 'autocannon',
   available () {
     const [cmd, pre] = command()
@@ -47,7 +47,7 @@ export const autocannonEngine = {
     try {
       out = await runTool(cmd, args, { signal: options.signal, timeoutMs: runDeadlineMs(options) })
     } catch (err) {
-      // runTool's TimeoutError, named after the engine; a spawn failure (ENOENT: not installed) is a ConnectError.
+      // runTool's TimeoutError, named after the tool; a spawn failure (ENOENT: not installed) is a ConnectError.
       if (err instanceof SyncbenchError) throw errorFromCode(err.code, `--engine autocannon: ${err.message}`, errorCodes.CONNECT, { cause: err })
       const code = systemCode(err)
       if (code === undefined) throw err

@@ -1,4 +1,4 @@
--- syncbench's wrk script (lib/run/engines/wrk.js): wrk runs for a duration, syncbench runs count
+-- syncbench's wrk script (lib/run/tools/wrk.js): wrk runs for a duration, syncbench runs count
 -- requests, so the single thread says "syncbench:done" on stderr after SB_REQUESTS responses and the
 -- adapter answers with SIGINT, on which wrk prints its summary; done() adds it as one JSON line.
 local limit = tonumber(os.getenv("SB_REQUESTS") or "1")

@@ -1,4 +1,4 @@
-// A LoadResult with every field present, for the external-engine adapters to fill with what their
+// A LoadResult with every field present, for the external tools' adapters to fill with what their
 // tool reports: fields a tool does not measure stay 0 (documented per adapter), so tables, the
 // ab-format report and results.json never meet a missing field.
 import { spawn, spawnSync } from 'node:child_process'

@@ -16,7 +16,7 @@ const tool = spawn(cmd, args, { stdio: 'inherit' })
 // a terminal); the tool acts on it and this process follows the tool out.
 for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) process.on(signal, () => {})
 tool.on('error', (err) => {
-  // not installed (ENOENT), not executable (EACCES): the engine adapters report the last stderr line
+  // not installed (ENOENT), not executable (EACCES): the tools' adapters report the last stderr line
   process.stderr.write(`cannot run ${cmd} (${/** @type {NodeJS.ErrnoException} */ (err).code ?? err.message})\n`)
   process.exitCode = 127
 })

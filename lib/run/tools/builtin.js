@@ -1,8 +1,8 @@
 // The built-in load generator (lib/load): what `syncbench run` uses unless --engine says otherwise.
 import { loadtest } from '../../load/loadtest.js'
 
-/** @type {import('./index.js').Engine} */
-export const builtinEngine = {
+/** @type {import('../tools.js').LoadTool} */
+export const builtinTool = {
   name: 'builtin',
   available: () => true,
   /**

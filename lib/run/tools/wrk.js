@@ -1,10 +1,10 @@
 // --engine wrk: the same run driven by wrk (one thread, -c connections, HTTP/1.1 keep-alive always:
-// wrk has no other mode). wrk runs for a duration, so lib/run/engines/wrk-stop.lua counts responses
+// wrk has no other mode). wrk runs for a duration, so lib/run/tools/wrk-stop.lua counts responses
 // and the adapter stops wrk with SIGINT at -n; in-flight requests may add up to c - 1 more.
 // Connect/read/timeout errors are not responses: a run with errors may never reach -n, so it ends at
 // the run's deadline (lib/run/run-deadline.js: the runner's signal, else runTool's timeout set to it)
 // instead of wrk's -d of an hour.
-// How this LoadResult differs from the builtin engine's:
+// How this LoadResult differs from the built-in generator's:
 // - options: the LoadOptions as given (no bodyBytes, no defaults filled in: see shape.js emptyResult).
 // - not measured by wrk, left 0: connect/processing/waiting rows (total only), HTML transferred,
 //   Total body sent, Server Software, p99.9/p99.99; document length is 0 (wrk does not report it).
@@ -20,8 +20,8 @@ import { runDeadlineMs } from '../run-deadline.js'
 
 const script = fileURLToPath(new URL('./wrk-stop.lua', import.meta.url))
 
-/** @type {import('./index.js').Engine} */
-export const wrkEngine = {
+/** @type {import('../tools.js').LoadTool} */
+export const wrkTool = {
   name: 'wrk',
   // wrk -v prints its version and exits 1: only a spawn error means it is missing.
   available: () => probe('wrk', ['-v']),
@@ -44,7 +44,7 @@ export const wrkEngine = {
         onStderr: (stderr, stop) => { if (stderr.includes('syncbench:done')) stop() }
       })
     } catch (err) {
-      // runTool's TimeoutError, named after the engine; a spawn failure (ENOENT: not installed) is a ConnectError.
+      // runTool's TimeoutError, named after the tool; a spawn failure (ENOENT: not installed) is a ConnectError.
       if (err instanceof SyncbenchError) throw errorFromCode(err.code, `--engine wrk: ${err.message}`, errorCodes.CONNECT, { cause: err })
       const code = systemCode(err)
       if (code === undefined) throw err
