@@ -1,7 +1,8 @@
 // syncbench's public API: what a program needs to load a server, run experiments on fresh servers and
 // read, compare and report their results. The CLI in bin/ uses the same functions. Anything not
 // exported here (chart specs, SVG and PNG helpers, the engine's parts) is internal and may change
-// without notice. Type declarations for all of it are generated from the JSDoc into types/ (npm run types).
+// without notice. Its TypeScript declarations are types/*.d.ts, written by hand and held to this code by
+// npm run types (scripts/api-conformance.ts).
 
 // --- errors: one class per code (lib/errors.js documents each code) ---
 export {

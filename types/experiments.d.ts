@@ -1,0 +1,186 @@
+// Experiments and the runner (syncbench run), and the servers under test they start (syncbench serve).
+import type { LoadResult, LoadOptions } from './load.js'
+import type { Environment, ResultsFile, RunRecord, ServerHandle, ServerMetrics } from './results.js'
+import type { SyncbenchError } from './errors.js'
+
+/** The server an experiment's runs start: a `syncbench serve` app, a --workload module or a user's command. */
+export interface ServerSpec {
+  /** seed-bcrypt, seed-readfile, lab */
+  app?: string
+  /** absolute path of a --workload module */
+  workload?: string
+  /** a user's own server command (--app) */
+  command?: string
+  name?: string
+  cwd?: string
+  port?: number
+  profile?: boolean
+  startTimeoutMs?: number
+  args?: string[]
+  env?: Record<string, string>
+}
+
+/** One configuration of an experiment before its axes are applied. */
+export interface Variant {
+  label: string
+  /** route with an optional query, e.g. "/bcrypt/async?cost=4" */
+  path: string
+  config?: Record<string, string | number | boolean>
+  /** merged over the experiment's server */
+  server?: Partial<ServerSpec>
+  /** false: run once beside the sweep, as a reference */
+  sweep?: boolean
+}
+
+/** An open-loop sweep: each variant's capacity measured first, then fractions of it offered. */
+export interface RateSweep {
+  stepSeconds: number
+  capacitySeconds: number
+  capacityConcurrency: number
+  sloP99Ms: number
+}
+
+/** One operation to time alone for the physical ceiling. */
+export interface CalibrationSpec {
+  op: 'bcrypt' | 'bcryptjs' | 'readfile'
+  cost?: number
+  bytes?: number
+}
+
+/** An experiment (built in, an --experiment file, --workload, --app), checked by validateExperiment. */
+export interface Experiment {
+  name: string
+  title: string
+  description: string
+  /** the kind that presents it: generic (default), seed-001, seed-002, thread-cost, rate-sweep */
+  table?: string
+  baseline?: string
+  reference?: string
+  runs?: number
+  server: ServerSpec
+  /** LoadOptions without url */
+  load?: Record<string, any>
+  warmup?: { requests: number, concurrency: number }
+  variants: Variant[]
+  axes?: Record<string, (string | number | boolean)[]>
+  serverAxes?: Record<string, string>
+  calibration?: CalibrationSpec
+  rateSweep?: RateSweep
+  probe?: boolean
+}
+
+/** The load options `syncbench run` overrides for every configuration. */
+export interface LoadOverrides {
+  requests?: number
+  concurrency?: number
+  keepAlive?: boolean
+  rate?: number
+  responseTimeout?: number
+  workers?: number
+}
+
+/** A load generator the runner can drive (--engine). */
+export interface LoadTool {
+  name: RunRecord['engine']
+  available: () => boolean | Promise<boolean>
+  run: (options: LoadOptions) => Promise<LoadResult>
+}
+
+/**
+ * The progress of a run of experiments, one event at a time: `plan`, then per experiment `calibrate`
+ * and `capacity`, per run `run-start`, its load's `heartbeat`s, `run-end`; `end` last.
+ */
+export type RunEvent =
+  | { type: 'plan', total: number, experiments: { name: string, title: string, configurations: number, runs: number }[] }
+  | { type: 'calibrate', experiment: string, op: string }
+  | { type: 'capacity', experiment: string, label: string, seconds: number }
+  | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number | null }
+  | { type: 'heartbeat', index: number, total: number, experiment: string, label: string, done: number, requests: number }
+  | { type: 'run-end', index: number, total: number, record: RunRecord }
+  | { type: 'end', runs: number, total: number, interrupted: boolean }
+
+export interface RunnerOptions {
+  experiments: Experiment[]
+  /** repeats of every configuration, interleaved (default: each experiment's own) */
+  runs?: number
+  /** the load generator (default: the built-in one) */
+  engine?: Pick<LoadTool, 'name' | 'run'>
+  /** a server already running: no server is started */
+  target?: string
+  overrides?: LoadOverrides
+  sloP99Ms?: number
+  /** count runs with failed requests or non-2xx answers */
+  allowErrors?: boolean
+  calibrate?: boolean
+  probe?: boolean
+  /** results.json goes there */
+  outDir: string
+  argv?: string[]
+  options?: object
+  /** seconds each run may take */
+  runTimeout?: number
+  signal?: AbortSignal
+  onEvent?: (event: RunEvent) => void
+}
+
+export interface RunOutcome {
+  results: ResultsFile
+  file: string
+  interrupted: boolean
+  error: SyncbenchError | null
+  /** the runs recorded invalid, in run order */
+  invalid: { id: string, reason: string }[]
+}
+
+export interface SpawnOptions {
+  env?: NodeJS.ProcessEnv
+  cwd?: string
+  startTimeoutMs?: number
+  stopGraceMs?: number
+  metricsTimeoutMs?: number
+  onChild?: (child: import('node:child_process').ChildProcess) => void
+}
+
+/** A server child spawnServer started. */
+export type ChildHandle = ServerHandle & {
+  ready: {
+    type: 'syncbench:ready'
+    address: { host: string, port: number }
+    servers: { name: string, url: string, port: number }[]
+    env: Environment
+    handlers?: string[]
+    app?: string
+    appPid?: number
+  }
+  profile: (request: { action: 'start' | 'stop', file?: string, signal?: AbortSignal }) => Promise<{ file: string, intervalUs: number, startOffsetMs: number } | null>
+  exited: Promise<void>
+}
+
+/** `syncbench serve`'s options of an app started in this process. */
+export interface AppOptions {
+  port?: number
+  host?: string
+  fileSize?: number
+  cacheDir?: string
+  only?: string
+  delay?: number
+  poolSize?: number
+  memoryBudget?: number
+  framework?: 'http' | 'express'
+  signal?: AbortSignal
+}
+
+/** An app startApp started in this process. */
+export interface RunningApp {
+  app: string
+  servers: { name: string, url: string, host: string, port: number, server: import('node:http').Server, close: () => Promise<void>, routes: string[] }[]
+  env: Environment
+  metrics: {
+    requests: number
+    read: (options?: { reset?: boolean }) => ServerMetrics
+    reset: () => void
+    windowStart: () => number
+    close: () => void
+  }
+  close: () => Promise<void>
+}

@@ -1,0 +1,188 @@
+// results.json (`syncbench run` writes it after every run; `syncbench report` and `compare` read it,
+// as readResultsFile does) and the server measurements it holds. schemas/results.schema.json is the
+// same contract as a JSON Schema.
+import type { LoadResult } from './load.js'
+
+/** One measurement window of a server syncbench started (or any server answering /__syncbench/metrics). */
+export interface ServerMetrics {
+  windowMs: number
+  /** requests answered in the window */
+  requests: number
+  /** ms: lateness of a 10 ms timer */
+  eventLoopDelay: { min: number, mean: number, p50: number, p99: number, max: number, stddev: number }
+  /** event-loop utilization, 0..1 */
+  elu: number
+  /** percent of one core (can exceed 100) */
+  cpu: { userMs: number, systemMs: number, percent: number }
+  memory: { rssBytes: number, peakRssBytes: number, heapUsedBytes: number }
+  threads: number
+  activeHandles: number
+  contextSwitches?: ContextSwitches
+  series?: ServerMetricsSeries
+  loopBlocks?: LoopBlocks
+}
+
+/** When the event loop was held past `thresholdMs`: [from, to] ms since the window started. */
+export interface LoopBlocks {
+  thresholdMs: number
+  spans: [number, number][]
+  mergedGapMs: number
+}
+
+/** Context switches of the server process in the window; per request: null when it served none. */
+export interface ContextSwitches {
+  voluntary: number
+  involuntary: number
+  voluntaryPerRequest: number | null
+  involuntaryPerRequest: number | null
+}
+
+/** The window over time, parallel arrays sampled every `intervalMs`. */
+export interface ServerMetricsSeries {
+  intervalMs: number
+  t: number[]
+  loopDelayMaxMs: number[]
+  cpuPercent: number[]
+  rssBytes: number[]
+}
+
+/** Where a run happened. */
+export interface Environment {
+  node: string
+  v8: string
+  uv: string
+  /** null: libuv's default, 4 */
+  uvThreadpoolSize: string | null
+  uvUseIoUring: string | null
+  cpuModel: string
+  cpuCount: number
+  platform: string
+  arch: string
+  totalMemoryBytes: number
+}
+
+/** A running server under test (spawnServer). */
+export interface ServerHandle {
+  pid: number
+  address?: { host: string, port: number }
+  servers: { name: string, url: string, port: number }[]
+  env: Environment
+  /** reads the window, then resets it if asked */
+  metrics: (options?: { reset?: boolean, server?: string, signal?: AbortSignal }) => Promise<ServerMetrics>
+  /** SIGTERM, then SIGKILL after graceMs; resolves once the process is gone */
+  stop: (graceMs?: number) => Promise<void>
+}
+
+/** One function in a profile's reduction. */
+export interface ProfileEntry {
+  name: string
+  /** file:line relative to the app's folder, or a node: module */
+  location: string
+  /** self time: the Node/V8 function the app's frame called */
+  via?: string
+  ms: number
+}
+
+/** Where a user's app's main thread went in a measured window. */
+export interface ProfileSummary {
+  /** the .cpuprofile, relative to the results folder */
+  file: string
+  intervalUs: number
+  samples: number
+  totalMs: number
+  idleMs: number
+  self: ProfileEntry[]
+  inclusive: ProfileEntry[]
+  blocking: { thresholdMs: number, ms: number, self: ProfileEntry[] } | null
+}
+
+/** The probe beside one run: 10 req/s in an open loop on the same server's GET /__syncbench/health. */
+export interface ProbeRecord {
+  path: string
+  rate: number
+  connections: number
+  load: LoadResult | null
+  error: { code: string, message: string } | null
+}
+
+/** A rate-sweep variant's closed-loop capacity, measured before its steps. */
+export interface Capacity {
+  rps: number
+  seconds: number
+  concurrency: number
+  requests: number
+  error: string | null
+}
+
+/** One run in a results file. */
+export interface RunRecord {
+  /** "seed-bcrypt/sync#1" */
+  id: string
+  experiment: string
+  /** what the tables call its configuration */
+  label: string
+  config: Record<string, string | number | boolean>
+  repeat: number
+  engine: 'builtin' | 'ab' | 'wrk' | 'autocannon'
+  /** null when nothing was measured */
+  load: LoadResult | null
+  server: ServerMetrics | null
+  serverEnv: Environment | null
+  startedAt: string
+  error: { code: string, message: string } | null
+  profile?: ProfileSummary | null
+  probe?: ProbeRecord | null
+  /** failed requests or non-2xx answers: left out of every figure */
+  invalid?: { reason: string } | null
+}
+
+/** An operation timed alone: the physical ceiling of an experiment. */
+export interface Calibration {
+  opMs: number
+  usableCores: number
+  ceilingRps: number
+  op: string
+  unit: string
+  samples: number
+  timings?: { opMs: number, cpuMs?: number, samples: number }[]
+  opMsMin?: number
+  opMsMax?: number
+  ceilingLowRps?: number
+  ceilingHighRps?: number
+  opCpuMsMin?: number
+}
+
+/** One experiment of a results file. */
+export interface ExperimentEntry {
+  name: string
+  title: string
+  description: string
+  axes: string[]
+  runs: number
+  baseline?: string
+  calibration?: Calibration
+  /** the kind that presents it (the schema lists them; absent: generic) */
+  table?: string
+  reference?: string
+  target?: string
+  /** its configurations in table order */
+  labels: string[]
+  /** label -> the label it is compared with */
+  comparisons: Record<string, string>
+  capacity?: Record<string, Capacity>
+  sloP99Ms?: number
+}
+
+/** results/<timestamp>/results.json. */
+export interface ResultsFile {
+  schema: 'syncbench/results@1'
+  syncbench: string
+  createdAt: string
+  /** null while running or after an interruption */
+  finishedAt: string | null
+  argv: string[]
+  options: { engine?: string, [option: string]: unknown }
+  environment: Environment
+  experiments: ExperimentEntry[]
+  runs: RunRecord[]
+}
