@@ -83,10 +83,11 @@ export function loadAddon (env = process.env) {
   const wanted = /** @type {AddonStatus['wanted']} */ (bad === null && env.SYNCBENCH_IO ? env.SYNCBENCH_IO : 'auto')
   if (bad !== null) return { addon: null, status: { state: 'failed', wanted, path: null, reason: ioChoiceMessage(bad) } }
   if (wanted === 'net') return { addon: null, status: { state: 'disabled', wanted, path: null, reason: 'SYNCBENCH_IO=net' } }
-  // a file named on purpose that is not there is a mistake to say, not the quiet "absent"
-  if (env.SYNCBENCH_ADDON && !existsSync(env.SYNCBENCH_ADDON)) return { addon: null, status: { state: 'failed', wanted, path: env.SYNCBENCH_ADDON, reason: 'SYNCBENCH_ADDON names no such file' } }
   const path = addonCandidates(env).find((file) => existsSync(file))
-  if (path === undefined) return { addon: null, status: { state: 'absent', wanted, path: null, reason: `no build from source and no prebuild for ${process.platform}-${process.arch}` } }
+  if (path === undefined) {
+    const where = env.SYNCBENCH_ADDON ? `SYNCBENCH_ADDON=${env.SYNCBENCH_ADDON}: no such file` : `no build from source and no prebuild for ${process.platform}-${process.arch}`
+    return { addon: null, status: { state: 'absent', wanted, path: null, reason: where } }
+  }
   try {
     // dlopen, not require: a file of another extension is never run as JavaScript
     const module = { exports: {} }
