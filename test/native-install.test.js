@@ -206,7 +206,7 @@ describe('installed from npm pack\'s tarball with --ignore-scripts', { skip: pac
   })
 })
 
-test('a corrupt addon (SYNCBENCH_ADDON=<garbage>): one line on stderr, the run completes on node:net, exit 0', async () => {
+test('a corrupt addon (SYNCBENCH_ADDON=<garbage>): one line on stderr from ab and from run, the load on node:net, exit 0', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'syncbench-addon-'))
   const server = await startHttpServer((req, res) => res.end('ok'))
   try {
@@ -216,6 +216,16 @@ test('a corrupt addon (SYNCBENCH_ADDON=<garbage>): one line on stderr, the run c
     assert.equal(r.code, 0, r.stderr)
     assert.match(r.stderr, new RegExp(`^syncbench ab: native transport ${garbage.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} not loaded \\([^\\n]+\\); node:net is used, at more CPU per request\\n$`))
     assert.deepEqual([JSON.parse(r.stdout).transport, JSON.parse(r.stdout).completeRequests], ['node:net', 20])
+    // syncbench run says it once too, whatever its runs load
+    const app = join(dir, 'app.cjs')
+    writeFileSync(app, "require('node:http').createServer((req, res) => res.end('ok')).listen(process.env.PORT, '127.0.0.1')\n")
+    const out = join(dir, 'out')
+    const run = await runCli(['run', '--app', `node ${app}`, '-n', '20', '-c', '2', '--runs', '1', '--out', out], { env: { SYNCBENCH_ADDON: garbage, SYNCBENCH_IO: '' }, timeoutMs: 60_000 })
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.stderr.split('\n').filter((l) => l.includes('native transport')).length, 1, run.stderr)
+    assert.match(run.stderr, /^syncbench run: native transport .+ not loaded \(.+\); node:net is used, at more CPU per request\n/)
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'))
+    assert.deepEqual(results.runs.map((/** @type {{ load: { transport: string } }} */ x) => x.load.transport), ['node:net'])
   } finally {
     await server.close()
     rmSync(dir, { recursive: true, force: true })
