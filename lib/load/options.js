@@ -119,13 +119,28 @@ function integer (min, max = Number.MAX_SAFE_INTEGER) {
  * @returns {Pick<OptionRule, 'check'|'fromArg'|'min'>}
  */
 function seconds (allowZero) {
-  const expected = `must be a ${allowZero ? 'non-negative' : 'positive'} number of seconds`
+  const expected = `must be a ${allowZero ? 'non-negative' : 'positive'} number of seconds or a duration (500ms, 10s, 2m)`
   return {
     min: 0,
-    // ab's strtod would take "1e3" or "0x10"; a plain decimal is what anybody means
-    fromArg: (raw) => /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN,
+    // ab's strtod would take "1e3" or "0x10"; a plain decimal is what anybody means, or a duration
+    fromArg: (raw) => durationSeconds(raw),
     check: (v) => typeof v === 'number' && Number.isFinite(v) && (v > 0 || (allowZero && v === 0)) ? null : expected
   }
+}
+
+/** Seconds per unit of a duration ("500ms", "10s", "2m", "1h"). @type {Record<string, number>} */
+const DURATION_UNITS = { ms: 0.001, s: 1, m: 60, h: 3600 }
+
+/**
+ * A duration as typed, in seconds: a plain number is seconds (ab's unit), or a number with a unit:
+ * "500ms", "10s", "2m", "1h". NaN when it is neither.
+ * @param {string} raw
+ */
+export function durationSeconds (raw) {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw)
+  if (m === null) return NaN
+  // whole microseconds at most: "0.1s" is 0.1, not 0.1 plus float noise
+  return Math.round(Number(m[1]) * DURATION_UNITS[m[2] ?? 's'] * 1e6) / 1e6
 }
 
 /** @type {Pick<OptionRule, 'check'>} */
