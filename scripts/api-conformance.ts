@@ -16,8 +16,8 @@ import type * as Report from '../lib/report/write-report.js'
 import type * as Loader from '../lib/run/experiment-loader.js'
 import type * as Ab from '../lib/ab/ab-args.js'
 
-/** true when A and B are assignable to each other */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+/** true when A and B are assignable to each other and have the same keys (an optional one left out counts) */
+type Same<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false
 type Holds<T extends true> = T
 
 export const declaredByTheImplementation: typeof Declared = implementation

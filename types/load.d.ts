@@ -143,7 +143,7 @@ export interface OpenLoop {
 /** What a merged LoadResult was made of (mergeLoadResults). */
 export interface Merged {
   results: number
-  parts: { startedAt: string, endedAt: string, segment: string | null, completeRequests: number }[]
+  parts: { runId?: string, startedAt: string, endedAt: string, segment: string | null, completeRequests: number }[]
 }
 
 /** One route of a mix, as its own requests measured it. */
@@ -165,6 +165,8 @@ export interface RouteResult {
 export interface LoadResult {
   schema: 'syncbench/load-result@1'
   tool: { name: 'syncbench', version: string }
+  /** this run's id (syncbench merge refuses a run given twice); absent from an external tool's result */
+  runId?: string
   /** the options used, the body replaced by its length */
   options: Omit<LoadOptions, 'body' | 'signal' | 'onProgress' | 'onRequest'> & { bodyBytes?: number }
   startedAt: string
