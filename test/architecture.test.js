@@ -41,9 +41,11 @@ test('lib/ imports only downward: shared <- load, lab <- ab <- analysis <- run, 
 
 test('nothing in lib/ forks or spawns bin/syncbench.js; lib/lab/server-child.js is what spawn.js forks', async () => {
   for (const rel of await sources('lib')) {
-    // Code, not comments: a comment may say that bin/ prints an error; no line of code may name bin/.
+    // Code, not comments: a comment may say that bin/ prints an error; no line of code may name this
+    // package's bin/ (a path that starts with it: "bin/", "./bin/", "../bin/"), nor syncbench.js.
+    // Another program's bin/ (/opt/node20/bin/node in a message) is not ours.
     const code = (await readFile(path.join(root, rel), 'utf8')).split('\n').filter((line) => !/^\s*(\/\/|\*|\/\*\*)/.test(line))
-    assert.deepEqual(code.filter((line) => /bin\/|syncbench\.js/.test(line)), [], `${rel} names bin/ in code`)
+    assert.deepEqual(code.filter((line) => /(^|[^\w/.-])(\.\.?\/)*bin\/|syncbench\.js/.test(line)), [], `${rel} names bin/ in code`)
   }
   const spawn = await readFile(path.join(root, 'lib/lab/spawn.js'), 'utf8')
   assert.match(spawn, /server-child\.js/)
@@ -62,6 +64,95 @@ test("no 'SB_ERR_ string literal outside lib/errors.js", async () => {
     if (rel === 'lib/errors.js') continue
     const text = await readFile(path.join(root, rel), 'utf8')
     for (const m of text.matchAll(/SB_ERR_\w*/g)) problems.push(`${rel}: ${m[0]}`)
+  }
+  assert.deepEqual(problems, [])
+})
+
+/**
+ * The modules a file imports at run time: static imports and re-exports, and import() of a literal
+ * path; the type imports of JSDoc comments are not imports at run time and are left out.
+ * @param {string} rel a file of the repository
+ * @returns {Promise<string[]>} the relative paths it imports
+ */
+async function runtimeImports (rel) {
+  const code = (await readFile(path.join(root, rel), 'utf8')).replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+  const out = []
+  for (const [, spec] of code.matchAll(/(?:^import [^'"]*|^export [^'"]* from |\bimport\()\s*['"](\.[^'"]+)['"]/gm)) {
+    out.push(path.relative(root, path.resolve(path.dirname(path.join(root, rel)), spec)))
+  }
+  return out
+}
+
+test('no runtime import cycle in lib/, bin/ and index.js (JSDoc type imports aside)', async () => {
+  const files = [...await sources('lib'), ...await sources('bin'), 'index.js']
+  /** @type {Map<string, string[]>} */
+  const graph = new Map()
+  for (const rel of files) graph.set(rel, await runtimeImports(rel))
+  const cycles = []
+  /** @type {Map<string, 'open'|'done'>} */
+  const state = new Map()
+  /** @param {string} file @param {string[]} trail */
+  const visit = (file, trail) => {
+    if (state.get(file) === 'done') return
+    if (state.get(file) === 'open') { cycles.push([...trail.slice(trail.indexOf(file)), file].join(' -> ')); return }
+    state.set(file, 'open')
+    for (const next of graph.get(file) ?? []) visit(next, [...trail, file])
+    state.set(file, 'done')
+  }
+  for (const file of graph.keys()) visit(file, [])
+  assert.deepEqual(cycles, [])
+  // the check sees what it must: a type import only in a comment is not an edge, a real import is
+  assert.ok((graph.get('lib/report/kinds.js') ?? []).includes('lib/report/kinds/generic.js'))
+  assert.ok(!(graph.get('lib/report/kinds/generic.js') ?? []).includes('lib/report/kinds.js'), 'generic.js names kinds.js in JSDoc only')
+})
+
+test('no two files of lib/ share a name: a name says which module it is', async () => {
+  /** @type {Map<string, string[]>} */
+  const byName = new Map()
+  for (const rel of await sources('lib')) byName.set(path.basename(rel), [...byName.get(path.basename(rel)) ?? [], rel])
+  assert.deepEqual([...byName.values()].filter((files) => files.length > 1), [])
+})
+
+test('every error code used is in the registry (lib/errors.js): errorCodes.X, the native addon\'s throws, the README\'s table', async () => {
+  const { errorCodes } = await import('../lib/errors.js')
+  const codes = new Set(Object.values(errorCodes))
+  const problems = []
+  for (const rel of [...await sources('lib'), ...await sources('bin'), 'index.js']) {
+    const text = await readFile(path.join(root, rel), 'utf8')
+    for (const [, key] of text.matchAll(/\berrorCodes\.([A-Za-z_]+)/g)) if (!Object.hasOwn(errorCodes, key)) problems.push(`${rel}: errorCodes.${key}`)
+  }
+  const native = (await readdir(path.join(root, 'native'))).filter((name) => name.endsWith('.c') || name.endsWith('.h'))
+  let thrown = 0
+  for (const name of native) {
+    const text = await readFile(path.join(root, 'native', name), 'utf8')
+    for (const [, code] of text.matchAll(/napi_throw_\w*error\s*\(\s*\w+\s*,\s*"([^"]*)"/g)) {
+      thrown++
+      if (!codes.has(code)) problems.push(`native/${name}: throws "${code}"`)
+    }
+    for (const [code] of text.matchAll(/SB_ERR_\w+/g)) if (!codes.has(code)) problems.push(`native/${name}: ${code}`)
+  }
+  assert.ok(thrown > 0, 'the addon\'s throws were found')
+  const readme = await readFile(path.join(root, 'README.md'), 'utf8')
+  for (const code of codes) if (!readme.includes(`\`${code}\``)) problems.push(`README.md does not name ${code}`)
+  assert.deepEqual(problems, [])
+})
+
+test('experiment kinds: one module of lib/report/kinds/ each, found through the registry, named by both schemas; nothing else branches on a kind', async () => {
+  const { KINDS } = await import('../lib/report/kinds.js')
+  const names = KINDS.map((k) => k.name)
+  const modules = (await readdir(path.join(root, 'lib/report/kinds'))).map((name) => name.replace(/\.js$/, ''))
+  assert.deepEqual([...names].sort(), [...modules].sort(), 'a module per kind, named after it, and every module listed')
+  for (const schema of ['schemas/results.schema.json', 'schemas/experiment.schema.json']) {
+    const text = await readFile(path.join(root, schema), 'utf8')
+    const found = [...text.matchAll(/"table":\s*\{[^}]*?"enum":\s*\[([^\]]*)\]/g)].map(([, list]) => JSON.parse(`[${list}]`))
+    assert.equal(found.length, 1, `${schema}: one table enum`)
+    assert.deepEqual([...found[0]].sort(), [...names].sort(), `${schema}: the registry's kinds`)
+  }
+  const problems = []
+  for (const rel of await sources('lib')) {
+    if (rel.startsWith('lib/report/kinds')) continue
+    const code = (await readFile(path.join(root, rel), 'utf8')).replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+    for (const m of code.matchAll(/\btable\s*[!=]==|[!=]==\s*\w*\.?table\b|\.rateSweep\b[^\n]*\btable\b/g)) problems.push(`${rel}: ${m[0]}`)
   }
   assert.deepEqual(problems, [])
 })

@@ -4,7 +4,7 @@
 // server metrics the event loop, CPU, memory and the server over time. Repeated runs draw 95% confidence
 // intervals.
 import { summarizeBy, seriesNames, axisTitle, joinTitle, shortTitle, withoutInterval } from './chart-data.js'
-import { sweepChart, barChart } from './chart-kinds.js'
+import { sweepChart, barChart } from './chart-shapes.js'
 import { latencyChart, eventLoopChart } from './chart-latency.js'
 import { timeSeriesChart } from './chart-timeseries.js'
 import { SERVER_FIGURES, combineValues } from '../analysis/summarize.js'
@@ -72,7 +72,7 @@ function throughput (ctx) {
  * @param {string|null} axis
  * @param {Point[]} points
  * @param {number|null} machineCores
- * @returns {import('./chart-kinds.js').Reference[]}
+ * @returns {import('./chart-shapes.js').Reference[]}
  */
 function ceilings (cal, axis, points, machineCores) {
   if (!cal || !(cal.opMs > 0)) return []
@@ -174,7 +174,7 @@ function memory (ctx) {
  * @param {ChartContext} ctx
  * @param {(run: RunRecord) => number|undefined|null} metric
  * @param {(v: number) => string} format
- * @returns {import('./chart-kinds.js').Reference[]}
+ * @returns {import('./chart-shapes.js').Reference[]}
  */
 function referenceLines (ctx, metric, format) {
   return summarizeBy(ctx.references ?? [], null, metric).map((p) => ({ label: `${p.series}: ${format(p.mean)}`, value: p.mean }))

@@ -3,7 +3,7 @@
 import * as Plot from '@observablehq/plot'
 import { latencyCurve, seriesOf, seriesNames, summarizeBy, formatAxisValue, axisTitle, shortTitle, joinTitle } from './chart-data.js'
 import { colorsFor, niceLogTicks, formatMs, INK, WIDTH } from './chart-style.js'
-import { sweepChart, strategyOf } from './chart-kinds.js'
+import { sweepChart, strategyOf } from './chart-shapes.js'
 import { isMeasured, SERVER_FIGURES } from '../analysis/summarize.js'
 import { describeLatencyCombine } from '../analysis/latency.js'
 

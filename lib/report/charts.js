@@ -5,7 +5,7 @@
 import * as Plot from '@observablehq/plot'
 import { experimentsOf, slug, sweptAxis } from './chart-data.js'
 import { environmentNote } from './chart-style.js'
-import { sweepChart } from './chart-kinds.js'
+import { sweepChart } from './chart-shapes.js'
 import { comparisonCharts } from './chart-comparison.js'
 import { probeChart } from './chart-probe.js'
 import { kindOf } from './kinds.js'
