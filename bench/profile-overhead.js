@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { runExperiments } from '../lib/run/runner.js'
 import { validateExperiment } from '../lib/run/experiment-loader.js'
-import { summarizeResults } from '../lib/report/verdicts.js'
+import { summarizeResults } from '../lib/report/model.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({

@@ -22,10 +22,17 @@ function firstDifference (actual, expected) {
   return `line ${i + 1}, column ${at + 1}\n  now:      ${cut(a[i]?.slice(Math.max(0, at - 120)))}\n  recorded: ${cut(e[i]?.slice(Math.max(0, at - 120)))}`
 }
 
+// all rendered at once: each is mostly a child process drawing PNGs, and the machine may have cores to spare
+const rendered = new Map(GOLDEN_FIXTURES.map((fixture) => {
+  const outputs = goldenOutputs(fixture)
+  outputs.catch(() => {}) // reported by its test
+  return [fixture, outputs]
+}))
+
 for (const fixture of GOLDEN_FIXTURES) {
   test(`${fixture}: the report's files and the terminal output are the recorded ones`, { timeout: 300_000 }, async () => {
     const dir = goldenDir(fixture)
-    const outputs = await goldenOutputs(fixture)
+    const outputs = await /** @type {ReturnType<typeof goldenOutputs>} */ (rendered.get(fixture))
     assert.deepEqual([...outputs.keys()].sort(), (await readdir(dir)).sort(), 'the outputs recorded')
     for (const [name, text] of outputs) {
       const recorded = await readFile(path.join(dir, name), 'utf8')

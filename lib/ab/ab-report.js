@@ -120,7 +120,7 @@ function connectionTimes (result, output) {
 
 /**
  * What the report reads of the options a result records. LoadResult.options is only `object`: a
- * result from another engine (lib/run/engines) records its own, so each of these may be absent.
+ * result from another load tool (lib/run/tools) records its own, so each of these may be absent.
  * @param {import('../types.js').LoadResult} result
  */
 function recordedOptions (result) {

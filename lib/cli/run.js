@@ -126,7 +126,7 @@ export async function main (argv, io) {
   checkOpenLoopTool(engine.name, openLoops(experiments, { requests: options.requests, concurrency: options.concurrency, rate: options.rate }))
   if (options.sloP99 !== undefined && !experiments.some((e) => e.rateSweep)) throw invalidOption('--slo-p99', options.sloP99, 'applies to the rate-sweep only (an experiment with rateSweep)')
   if (!(await engine.available())) throw invalidOption('--engine', options.engine, `needs ${options.engine} installed (not found on PATH)`)
-  // the probe (lib/run/probe.js) loads with the built-in engine whatever --engine says: SYNCBENCH_IO
+  // the probe (lib/run/prober.js) loads with the built-in engine whatever --engine says: SYNCBENCH_IO
   // applies; the notice is for the measured load
   await checkNativeTransport('run', io, { notice: engine.name === 'builtin' })
   const outDir = await createOutDir({ out: options.out, cwd })
