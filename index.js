@@ -16,9 +16,9 @@ export { version } from './lib/version.js'
 // --- lib/load: the load generator (syncbench ab) ---
 export { loadtest } from './lib/load/loadtest.js'
 export { defaultOptions, MAX_CONCURRENCY } from './lib/load/options.js'
-export { parseAbArgs } from './lib/load/ab-args.js'
-export { formatAbReport } from './lib/load/ab-report.js'
-export { mergeLoadResults } from './lib/load/merge.js'
+export { parseAbArgs } from './lib/ab/ab-args.js'
+export { formatAbReport } from './lib/ab/ab-report.js'
+export { mergeLoadResults } from './lib/load/merge-results.js'
 
 // --- lib/lab: the servers under test (syncbench serve) ---
 export { spawnServer } from './lib/lab/spawn.js'

@@ -28,7 +28,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { findNginx, startNginx } from './nginx.js'
-import { tcpTransport } from '../lib/load/native-io.js'
+import { addon } from '../lib/load/native-addon.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({
@@ -274,7 +274,7 @@ async function nginxTargets (nginx) {
     const steadyRatio = ref === null || !Number.isFinite(steady) || !Number.isFinite(steadyOf(ref)) ? '' : (steady / steadyOf(ref)).toFixed(2)
     return [p.name, cpu.toFixed(2), ref === null ? '' : (cpu / cpuOf(ref)).toFixed(2), Number.isFinite(steady) ? steady.toFixed(2) : 'n/a', steadyRatio, ref ?? '', Number.isFinite(median(s.rss)) ? median(s.rss).toFixed(1) : 'n/a', median(s.rps).toFixed(0)]
   }))
-  console.log(`\nmedian of ${repeat} interleaved round(s), each a fresh process timed whole (start-up included) for about ${seconds} s; "x reference" is CPU per request over the reference's (target: at most 1.00); "steady state" takes off the CPU of the same generator's start-up and exit, measured after each run (a one-request run; wrk's --version). syncbench's TCP transport: ${tcpTransport === 'native' ? 'native (native/io.c)' : 'node:net (the native addon is not built)'}; "(node:net)" rows force node:net (SYNCBENCH_IO=net).`)
+  console.log(`\nmedian of ${repeat} interleaved round(s), each a fresh process timed whole (start-up included) for about ${seconds} s; "x reference" is CPU per request over the reference's (target: at most 1.00); "steady state" takes off the CPU of the same generator's start-up and exit, measured after each run (a one-request run; wrk's --version). syncbench's TCP transport: ${addon !== null ? 'native (native/io.c)' : 'node:net (the native addon is not built)'}; "(node:net)" rows force node:net (SYNCBENCH_IO=net).`)
   if (gnuTime) {
     // the floor of any Node.js generator's peak RSS: the runtime alone
     const bare = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, '-e', '0'], { encoding: 'utf8' }).stderr.trim().split('\n').pop()

@@ -113,6 +113,10 @@
  * @property {string} [endedAt]                  ISO time of its last response: startedAt + timeTakenSeconds, what
  *                                              `syncbench merge` unites into the shards' common time window
  * @property {{ software: string, hostname: string, port: number }} server  software from the first response's Server header ('' if none)
+ * @property {string} [transport]                the I/O path that carried the run: "native" or "native-unix" (native/io.c),
+ *           "node:net", "node:net-unix", "node:tls" or "node:tls-unix" (Node's modules), several joined by "+" when the
+ *           threads or shards of one run differed; the external tool's name ("ab", "wrk", "autocannon") for their results.
+ *           CPU per request differs between paths. Absent from results written before syncbench recorded it.
  * @property {TlsInfo} [tls]                     https only: the TLS of the run (ab's SSL/TLS Protocol, Server Temp Key, TLS Server Name)
  * @property {{ path: string, length: number, variable: boolean }} document  length of the first good response body
  * @property {number} concurrency

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import yaml from 'js-yaml'
-import { parseAbArgs } from '../lib/load/ab-args.js'
+import { parseAbArgs } from '../lib/ab/ab-args.js'
 import { binPath, runCommand, startHttpServer } from './helper.js'
 
 const read = (/** @type {string} */ name) => readFileSync(new URL(`../deploy/k8s/${name}`, import.meta.url), 'utf8')

@@ -10,7 +10,7 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadtest } from '../lib/load/loadtest.js'
-import { tcpTransport } from '../lib/load/native-io.js'
+import { addonStatus } from '../lib/load/native-addon.js'
 import {
   runCli, runCommand, startHttpServer, startChunkedServer, startHttp10CloseServer, startResetServer, closedPort,
   startScriptedServer, startSlowServer
@@ -20,8 +20,17 @@ const forcedNet = process.env.SYNCBENCH_IO === 'net'
 const closers = /** @type {(() => Promise<void>)[]} */ ([])
 after(() => Promise.all(closers.map((close) => close())))
 
-test('the native transport is built at install and used for plain TCP', { skip: forcedNet && 'SYNCBENCH_IO=net' }, () => {
-  assert.equal(tcpTransport, 'native', 'build/Release/syncbench_io.node is missing: npm install builds it (node scripts/build-native.js)')
+test('the native transport is built at install and used for plain TCP; the LoadResult names it', { skip: forcedNet && 'SYNCBENCH_IO=net' }, async () => {
+  assert.equal(addonStatus.state, 'loaded', `the native addon is not loaded: ${addonStatus.reason}`)
+  const server = await startHttpServer((req, res) => { res.setHeader('Content-Length', 2); res.end('ok') })
+  closers.push(server.close)
+  for (const [io, transport] of [['native', 'native'], ['net', 'node:net']]) {
+    const r = await runCli(['ab', '--json', '-n', '4', '-c', '2', server.url], { env: { SYNCBENCH_IO: io }, timeoutMs: 30_000 })
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(JSON.parse(r.stdout).transport, transport)
+  }
+  const workers = await runCli(['ab', '--json', '-n', '4', '-c', '2', '--workers', '2', server.url], { timeoutMs: 30_000 })
+  assert.equal(JSON.parse(workers.stdout).transport, 'native')
 })
 
 /**
@@ -109,6 +118,10 @@ test('--unix: native and node:net count the same, with and without keep-alive, a
       assert.deepEqual(native, await counted('net', all))
       assert.equal(native.complete, Number(args.at(-1)))
     }
+    for (const [io, transport] of [['native', 'native-unix'], ['net', 'node:net-unix']]) {
+      const r = await runCli(['ab', '--json', '-n', '2', '--unix', socketPath, 'http://app.local/'], { env: { SYNCBENCH_IO: io }, timeoutMs: 30_000 })
+      assert.equal(JSON.parse(r.stdout).transport, transport)
+    }
   } finally {
     await new Promise((resolve) => server.close(() => resolve(undefined)))
   }
@@ -177,4 +190,60 @@ test('the misbehaving-server matrix and the ab parity cases pass on node:net too
   const files = ['load-matrix.test.js', 'load-parity.test.js'].map((f) => fileURLToPath(new URL(f, import.meta.url)))
   const r = await runCommand(process.execPath, ['--test', '--test-reporter=dot', ...files], { env: { SYNCBENCH_IO: 'net' }, timeoutMs: 230_000 })
   assert.equal(r.code, 0, r.stdout.slice(-3000) + r.stderr.slice(-2000))
+})
+
+test('a server that answers a big keep-alive POST before reading it: every request completes on both transports, no crash', { skip: forcedNet && 'SYNCBENCH_IO=net' }, async () => {
+  // The response arrives while most of the body is still unwritten; the next request is then
+  // written behind it on the same socket, so two writes are in flight at once.
+  const http = await import('node:http')
+  const server = http.createServer((req, res) => { res.writeHead(200, { 'Content-Length': 2 }); res.end('ok'); req.resume() })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  closers.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  const big = join(dir, 'answered-early.bin')
+  writeFileSync(big, Buffer.alloc(8 * 1024 * 1024))
+  const { port } = /** @type {net.AddressInfo} */ (server.address())
+  const args = ['-c', '1', '-n', '5', '-p', big, `http://127.0.0.1:${port}/`]
+  const native = await counted('native', ['-k', ...args])
+  assert.deepEqual(native, await counted('net', ['-k', ...args]))
+  assert.deepEqual([native.complete, native.failed, native.keepAlive], [5, 0, 5])
+  // without -k the server closes after answering: how many writes then fail (EPIPE) is a race
+  for (const io of /** @type {const} */ (['native', 'net'])) {
+    const closed = await counted(io, args)
+    assert.equal(closed.complete, 5, `${io}: ${JSON.stringify(closed)}`)
+  }
+})
+
+test('no event is dropped when JavaScript queues more than the event buffer holds during one batch', async () => {
+  // Connecting to the broadcast address fails inside connect() itself, so each connect made while a
+  // batch is being handled queues its error at once: 5000 of them overflow the 4096-event buffer.
+  const script = `
+    import { addon } from ${JSON.stringify(new URL('../lib/load/native-addon.js', import.meta.url).href)}
+    let got = 0, batches = 0
+    const n = 5000
+    addon.init((count) => {
+      got += count
+      if (++batches === 1) for (let s = 1; s <= n; s++) addon.connect(s, target, false)
+    })
+    const target = addon.target('255.255.255.255', 80, false)
+    addon.connect(0, target, false)
+    setTimeout(() => { process.stdout.write(JSON.stringify({ got, expected: n + 1 })) }, 300)
+  `
+  const r = await runCommand(process.execPath, ['--input-type=module', '-e', script], { env: { SYNCBENCH_IO: 'native' }, timeoutMs: 30_000 })
+  assert.equal(r.code, 0, r.stderr)
+  const { got, expected } = JSON.parse(r.stdout)
+  assert.equal(got, expected)
+})
+
+test('SYNCBENCH_IO=native insists: exit 1 with the reason when the native transport cannot be used; a bad value is one line', async () => {
+  const server = await startHttpServer((req, res) => { res.setHeader('Content-Length', 2); res.end('ok') })
+  closers.push(server.close)
+  const missing = await runCli(['ab', '-n', '2', server.url], { env: { SYNCBENCH_IO: 'native', SYNCBENCH_ADDON: join(dir, 'no-such.node') }, timeoutMs: 30_000 })
+  assert.equal(missing.code, 1)
+  assert.equal(missing.stderr, `syncbench ab: SYNCBENCH_IO=native: the native transport is not available (SYNCBENCH_ADDON=${join(dir, 'no-such.node')}: no such file)\n`)
+  // without the insistence, a missing addon is quietly node:net
+  const quiet = await runCli(['ab', '--json', '-n', '2', server.url], { env: { SYNCBENCH_ADDON: join(dir, 'no-such.node') }, timeoutMs: 30_000 })
+  assert.equal(quiet.code, 0, quiet.stderr)
+  assert.equal(quiet.stderr, '')
+  assert.equal(JSON.parse(quiet.stdout).transport, 'node:net')
 })

@@ -5,7 +5,7 @@
 // apart), loose enough for a shared machine, never a speed.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { parseAbArgs } from '../lib/load/ab-args.js'
+import { parseAbArgs } from '../lib/ab/ab-args.js'
 import { loadtest } from '../lib/load/loadtest.js'
 import { decodeHistogram } from '../lib/load/histogram.js'
 import { LATE_THRESHOLD_MS } from '../lib/load/engine.js'

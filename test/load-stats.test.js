@@ -2,7 +2,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
-import { Row, RequestTimes, rates, countsIndex, valueAtIndex } from '../lib/load/stats.js'
+import { Row, RequestTimes, rates, countsIndex, valueAtIndex } from '../lib/load/request-times.js'
 import {
   indexOfCI, KEEP_ALIVE, atoi, findHeaderEnd, statusCode,
   contentLength, chunkedFinal, validStatusLine, NO_LENGTH, BAD_LENGTH, CONFLICTING_LENGTHS, NO_TRANSFER_ENCODING
@@ -156,7 +156,7 @@ test("the engine's bucket layout is hdr-histogram-js's own, 1 us to 1 hour", () 
   }
 })
 
-/** hdr-histogram-js's histogram of lib/load/stats.js's layout: 1 us to 1 hour, 3 significant digits. */
+/** hdr-histogram-js's histogram of lib/load/request-times.js's layout: 1 us to 1 hour, 3 significant digits. */
 function hdrHistogram () {
   const Int32Histogram = createRequire(import.meta.url)('hdr-histogram-js/dist/Int32Histogram.js').default
   return new Int32Histogram(1, 3_600_000_000, 3)

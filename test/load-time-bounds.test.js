@@ -3,7 +3,7 @@
 // --response-timeout fails one response that takes too long. The real CLI, raw sockets on 127.0.0.1.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { parseAbArgs } from '../lib/load/ab-args.js'
+import { parseAbArgs } from '../lib/ab/ab-args.js'
 import { runCli, startRawServer } from './helper.js'
 
 /** @type {Array<() => Promise<unknown>>} */

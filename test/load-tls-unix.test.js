@@ -128,6 +128,7 @@ test('loadtest({ url: "https://..." }): LoadResult.tls, --http1.1 and the open l
   assert.equal(r.tls?.certificateBits, 2048)
   assert.equal(r.tls?.serverName, null)
   assert.match(r.tls?.cipher ?? '', /^TLS_/)
+  assert.equal(r.transport, 'node:tls')
   assert.equal(loadResultProblem(JSON.parse(JSON.stringify(r))), null, 'the LoadResult with tls matches its schema')
   // open loop: 20 requests at 200/s, bounded to 0.1 s of schedule
   const o = await loadtest({ url: `https://localhost:${s.port}/b`, requests: 20, concurrency: 2, rate: 200, keepAlive: true })
@@ -139,6 +140,7 @@ test('loadtest({ url: "https://..." }): LoadResult.tls, --http1.1 and the open l
   assert.equal(w.completeRequests, 20)
   assert.equal(w.tls?.protocol, 'TLSv1.3')
   assert.equal(w.tls?.serverName, 'localhost')
+  assert.equal(w.transport, 'node:tls')
   // the Host header as ab writes it (port unless 443), and -H Host sets the SNI as in ab
   const h = await loadtest({ url: `https://127.0.0.1:${s.port}/c`, requests: 1, headers: ['Host: example.test:9'] })
   assert.equal(h.tls?.serverName, 'example.test')
@@ -285,4 +287,15 @@ test('syncbench run --target https://: the runs load the https server; results.j
   }
   // the seed's two paths, over TLS (warm-up requests included)
   assert.ok(s.seen.some((line) => line.endsWith(' /sync')) && s.seen.some((line) => line.endsWith(' /async')), s.seen.join(', '))
+})
+
+test("ab's Server Temp Key line for every shape Node gives: a key-encapsulation group has a name and no size, never 'undefined bits'", async () => {
+  const { tempKeyText } = await import('../lib/load/tls.js')
+  // as Node 20 (OpenSSL 3.0), Node 24 and 26 (OpenSSL 3.5, the hybrid post-quantum group), Node 22 (OpenSSL 3.5: nothing)
+  assert.equal(tempKeyText({ type: 'ECDH', name: 'X25519', size: 253 }), 'X25519 253 bits')
+  assert.equal(tempKeyText({ type: 'ECDH', name: 'prime256v1', size: 256 }), 'ECDH prime256v1 256 bits')
+  assert.equal(tempKeyText({ type: 'DH', size: 2048 }), 'DH 2048 bits')
+  assert.equal(tempKeyText(/** @type {any} */ ({ type: 'TLSGroup', name: 'X25519MLKEM768' })), 'X25519MLKEM768')
+  assert.equal(tempKeyText({}), '')
+  assert.equal(tempKeyText(null), '')
 })

@@ -9,7 +9,7 @@ import { loadtest } from '../lib/load/loadtest.js'
 import { splitOptions } from '../lib/load/workers.js'
 import { normalizeLoadOptions } from '../lib/load/options.js'
 import { createHistogram, decodeHistogram } from '../lib/load/histogram.js'
-import { RequestTimes, HIGHEST_US } from '../lib/load/stats.js'
+import { RequestTimes, HIGHEST_US } from '../lib/load/request-times.js'
 import { roundTo } from '../lib/format.js'
 import { binPath, closedPort, runCli, startHttpServer, abJson } from './helper.js'
 

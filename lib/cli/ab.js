@@ -2,8 +2,8 @@
 import { accessSync, closeSync, constants, openSync, statSync, unlinkSync } from 'node:fs'
 import { SyncbenchError, InvalidOptionError, errorCodes, systemCode } from '../errors.js'
 import { version } from '../version.js'
-import { parseAbArgs } from '../load/ab-args.js'
-import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../load/ab-report.js'
+import { parseAbArgs } from '../ab/ab-args.js'
+import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../ab/ab-report.js'
 
 export function helpText () {
   return `syncbench ab ${version}: an ApacheBench 2.3 drop-in (same flags, same report)
@@ -140,9 +140,9 @@ export async function main (argv, io) {
     options.onProgress = (done) => io.stderr.write(`Completed ${done} requests\n`)
   }
   // -g and -e only: the files module (and node:crypto behind its atomic write) costs startup otherwise.
-  const files = output.gnuplot || output.csv || output.hdrLog ? await import('../load/ab-files.js') : null
+  const files = output.gnuplot || output.csv || output.hdrLog ? await import('../ab/ab-files.js') : null
   const log = files && (output.gnuplot || output.csv) ? files.createRequestLog() : null
-  const hdrLog = output.hdrLog ? new (await import('../load/hdr-log.js')).IntervalLog() : null
+  const hdrLog = output.hdrLog ? new (await import('../ab/hdr-log.js')).IntervalLog() : null
   if (log && hdrLog) options.onRequest = (r) => { log.onRequest(r); hdrLog.onRequest(r) }
   else if (log) options.onRequest = log.onRequest
   else if (hdrLog) options.onRequest = (r) => hdrLog.onRequest(r)

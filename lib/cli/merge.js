@@ -49,13 +49,13 @@ export async function main (argv, io) {
   }
   if (files.length === 0) throw new MissingArgumentError('missing the files to merge, as in syncbench merge shard-0.json shard-1.json')
   const results = await Promise.all(files.map(readLoadResult))
-  const { mergeLoadResults } = await import('../load/merge.js')
+  const { mergeLoadResults } = await import('../load/merge-results.js')
   const merged = mergeLoadResults(results, files)
   if (json) {
     io.stdout.write(JSON.stringify(merged, null, 2) + '\n')
     return 0
   }
-  const { formatAbReport } = await import('../load/ab-report.js')
+  const { formatAbReport } = await import('../ab/ab-report.js')
   const parts = /** @type {NonNullable<import('../types.js').LoadResult['merged']>} */ (merged.merged).parts
   const shards = parts.map((p) => p.segment).filter((s) => s !== null)
   io.stdout.write(`Merged ${parts.length} result${parts.length === 1 ? '' : 's'}${shards.length ? ` (shards ${shards.join(', ')})` : ''}: ${merged.startedAt} to ${merged.endedAt}\n`)

@@ -5,7 +5,7 @@
 import { version } from '../version.js'
 import { roundTo } from '../format.js'
 import { indexOfCI, SERVER } from './response-parser.js'
-import { RequestTimes, Row, rates } from './stats.js'
+import { RequestTimes, Row, rates } from './request-times.js'
 import { LATE_THRESHOLD_MS } from './engine.js'
 import { encodeCounts } from './histogram.js'
 
@@ -19,6 +19,7 @@ import { encodeCounts } from './histogram.js'
  * @property {number} concurrency
  * @property {boolean} bodySent           a -p / -u body was sent (ab prints "Total body sent" only then)
  * @property {import('./engine.js').RunEnd} end
+ * @property {string} transport           the I/O path that carried the run (transport.js)
  */
 
 export class AbCounts {
@@ -199,7 +200,7 @@ export class AbCounts {
    * @param {ResultContext} context
    * @returns {import('../types.js').LoadResult}
    */
-  toResult ({ options, target, startedAt, endedAt, concurrency, bodySent, end }) {
+  toResult ({ options, target, startedAt, endedAt, concurrency, bodySent, end, transport }) {
     const timeTakenSeconds = end.timeTakenSeconds
     /** @type {import('../types.js').LoadResult} */
     const result = {
@@ -209,6 +210,7 @@ export class AbCounts {
       startedAt,
       endedAt,
       server: { software: this.servername, hostname: target.hostname, port: target.port },
+      transport,
       document: { path: target.path, length: this.doclen, variable: this.variableLength },
       concurrency,
       timeTakenSeconds,

@@ -1,81 +1,36 @@
-// One of the engine's `concurrency` connections: ab's struct connection, its socket, and the socket
-// listeners, shared by every socket (`this` is the socket, which points at its connection), so that
-// no closure is created per socket or per request. Each listener calls one Engine method:
-// 'connect' -> connected(), a read -> data(), 'end' -> eof(), 'error' -> error().
-// With the native transport (native-io.js, plain TCP) there is no net.Socket: the connection holds a
-// slot of the thread's NativeIo, which calls the same Engine methods.
+// One of the engine's `concurrency` connections: ab's struct connection, and the socket its run's
+// transport (transport.js) opens for it. The engine drives it through open(), write(), drop() and
+// release(), and never asks which transport carries it; the transport's socket events call the
+// engine's connected(), data(), eof() and error().
 import fs from 'node:fs'
-import net from 'node:net'
-import { performance } from 'node:perf_hooks'
 import { ConnectError, InvalidOptionError, systemCode } from '../errors.js'
 import { fileKind } from '../fs-input.js'
-
-export const kConn = Symbol('syncbench.connection')
-
-/** What `socket` holds while a native connection is open (it has no net.Socket). */
-const NATIVE_SOCKET = /** @type {ConnSocket} */ (/** @type {unknown} */ (Object.freeze({ native: true })))
 
 export const UNCONNECTED = 0
 export const CONNECTING = 1
 export const CONNECTED = 2
 export const READING = 3
 
-/**
- * A socket of the engine, pointing at its connection until the connection drops it.
- * @typedef {net.Socket & { [kConn]?: Connection|null }} ConnSocket
- */
-
-/** @this {ConnSocket} */
-function onSocketConnect () { const c = this[kConn]; if (c) c.engine.connected(c) }
-// https: the handshake is part of ab's connect (its c->connect is stamped at the first write, after it)
-/** @this {ConnSocket} */
-function onSocketSecureConnect () {
-  const c = this[kConn]
-  if (c) {
-    const tls = /** @type {import('./tls.js').TlsTransport} */ (c.engine.tls)
-    tls.secured(/** @type {import('node:tls').TLSSocket} */ (/** @type {unknown} */ (this)))
-    c.engine.connected(c)
-  }
-}
-/** @this {ConnSocket} @param {number} nread @param {Buffer} buf the shared read buffer */
-function onSocketRead (nread, buf) { const c = this[kConn]; if (c) c.engine.data(c, buf, nread) }
-/** @this {ConnSocket} */
-function onSocketEnd () { const c = this[kConn]; if (c) c.engine.eof(c) }
-/** @this {ConnSocket} @param {NodeJS.ErrnoException} err */
-function onSocketError (err) { const c = this[kConn]; if (c) c.engine.error(c, err) }
-// ab's end of write is when the last request byte is written, as here for a request that had to wait.
-/** @this {ConnSocket} */
-function onSocketDrain () { const c = this[kConn]; if (c) c.endwrite = performance.now() }
-
-/**
- * net.connect (or tls.connect) options for every socket of a run. `onread` (public net API, honoured
- * by TLS sockets too) reads every socket into one shared buffer: no Buffer and no stream machinery
- * per read; each read is consumed synchronously.
- * @param {string} address @param {number} port
- * @param {{ tls?: import('./tls.js').TlsTransport|null, socketPath?: string|null }} [transport]
- *        https: the run's TLS options; --unix: the socket to connect to instead of address:port
- * @returns {net.NetConnectOpts & import('node:tls').ConnectionOptions}
- */
-export function connectOptions (address, port, transport = {}) {
-  // The callback returns nothing: only `false` would pause the socket.
-  const callback = /** @type {(nread: number, buf: Uint8Array) => boolean} */ (/** @type {unknown} */ (onSocketRead))
-  const onread = { buffer: Buffer.allocUnsafe(65536), callback }
-  const where = transport.socketPath ? { path: transport.socketPath } : { host: address, port, noDelay: true }
-  return transport.tls ? { ...where, ...transport.tls.options, onread } : { ...where, onread }
-}
+/** The engine a connection belongs to, as much of it as a Connection needs. */
+const NO_ENGINE = /** @type {import('./engine.js').Engine} */ (/** @type {unknown} */ ({ transport: null }))
 
 export class Connection {
   /** @param {import('./engine.js').Engine} engine */
   constructor (engine) {
-    this.engine = engine
-    /** @type {ConnSocket|null} */
+    // (the framing tests make connections without an engine)
+    this.engine = engine ?? NO_ENGINE
+    /** @type {import('./transport.js').Transport} the engine's */
+    this.transport = this.engine.transport
+    // What the transports keep per connection: node:net's socket (transport-net.js); the native
+    // transport's slot, socket serial (0: none; events of an older socket are dropped), whether the
+    // socket got a descriptor, and what it still has to write (transport-native.js).
+    /** @type {import('./transport-net.js').ConnSocket|null} */
     this.socket = null
-    /** the native transport, or null for node:net */
-    this.io = engine?.io ?? null // (the framing tests make connections without an engine)
-    /** its slot in the native transport (-1: none) */
-    this.slot = this.io === null ? -1 : this.io.slot(this)
-    /** the serial of its open native socket (0: none): events of an older socket are dropped */
+    this.slot = -1
     this.serial = 0
+    this.descriptor = false
+    /** @type {Buffer[]} */
+    this.unwritten = []
     this.state = UNCONNECTED
     this.read = 0 // bytes of this response, headers included
     this.bread = 0 // body bytes of this response
@@ -103,24 +58,14 @@ export class Connection {
     this.intended = 0
     /** free and waiting for its next request's time (its kept-alive socket idle, or none) */
     this.parked = false
+    /** it has a socket, open or opening */
+    this.opened = false
   }
 
-  /** Open a new socket for the next request. @param {net.NetConnectOpts & import('node:tls').ConnectionOptions} options */
-  open (options) {
-    if (this.io !== null) {
-      this.serial = this.io.connect(this.slot, this.engine.ioTarget, this.engine.nodelay)
-      this.socket = NATIVE_SOCKET
-      this.state = CONNECTING
-      return
-    }
-    const tls = this.engine.tls
-    const socket = /** @type {ConnSocket} */ (tls === null ? net.connect(options) : tls.connect(options))
-    socket[kConn] = this
-    if (tls === null) socket.on('connect', onSocketConnect)
-    else socket.on('secureConnect', onSocketSecureConnect)
-    socket.on('end', onSocketEnd)
-    socket.on('error', onSocketError)
-    this.socket = socket
+  /** Open a new socket for the next request. */
+  open () {
+    this.transport.open(this)
+    this.opened = true
     this.state = CONNECTING
   }
 
@@ -130,37 +75,22 @@ export class Connection {
    * @param {Buffer} data unchanged until written
    */
   write (data) {
-    if (this.io !== null) return this.io.write(this.slot, data)
-    const socket = /** @type {ConnSocket} */ (this.socket)
-    if (socket.write(data)) return true
-    socket.once('drain', onSocketDrain)
-    return false
+    return this.transport.write(this, data)
   }
 
   /** Close the socket; whatever it still emits goes nowhere. */
   drop () {
-    const socket = this.socket
-    if (socket !== null) {
-      if (this.io !== null) {
-        this.io.close(this.slot)
-        this.serial = 0
-      } else {
-        socket[kConn] = null
-        socket.destroy()
-      }
-      this.socket = null
+    if (this.opened) {
+      this.transport.close(this)
+      this.opened = false
     }
     this.state = UNCONNECTED
   }
 
-  /** The run is over: give the native slot back. */
+  /** The run is over: close the socket and give back what the transport holds for the connection. */
   release () {
     this.drop()
-    if (this.io !== null) {
-      this.io.release(this.slot)
-      this.io = null
-      this.slot = -1
-    }
+    this.transport.release(this)
   }
 }
 

@@ -7,9 +7,11 @@
 //   - counts  (AbCounts, ab-counts.js): what is counted, under ab's names; it makes the LoadResult;
 //   - framing (AbFraming or Http11Framing, framing.js): when a response ends, and whether its
 //     connection carries the next request;
-//   - Connection (connection.js): one socket and ab's struct connection, whose socket events call
-//     connected(), data(), eof() and error() below.
-// The hot path (data -> header -> body -> responseDone -> writeRequest) allocates nothing per request.
+//   - Connection (connection.js): ab's struct connection, whose socket the run's Transport
+//     (transport.js: node:net, node:tls or the native transport) opens, writes and closes; the
+//     transport's socket events call connected(), data(), eof() and error() below.
+// The hot path (data -> header -> body -> responseDone -> writeRequest) allocates nothing per request
+// (the native transport hands each read over as a Buffer view of its arena: one small object per read).
 //
 // Open loop (-R, `rate`: wrk2's semantics). Request j of the run (0-based) is due at start + j / rate
 // and goes to connection j % concurrency, so each connection follows its own evenly spaced schedule at
@@ -21,15 +23,13 @@
 // connection still busy when its request comes due sends it the moment it is free (freed()), and
 // that request's latency counts from its intended time: wrk2's correction for coordinated omission.
 // No pipelining: a connection carries one request at a time.
-import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { ConnectError, TimeoutError } from '../errors.js'
 import {
-  Connection, connectOptions, describeError, describeFdExhaustion, openFilesLimit, SYNC_CONNECT_ERRORS, CONNECTING, CONNECTED, READING
+  Connection, describeError, describeFdExhaustion, openFilesLimit, SYNC_CONNECT_ERRORS, CONNECTING, CONNECTED, READING
 } from './connection.js'
 import { HEADER_LIMIT, findHeaderEnd, statusCode } from './response-parser.js'
 import { COMPLETE, INVALID, INTERIM } from './framing.js'
-import { nativeIo } from './native-io.js'
 
 /** setTimeout's longest delay; a longer -s is waited for in several turns. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -62,8 +62,8 @@ export const LATE_THRESHOLD_MS = 5
  * @property {AbortSignal|null} signal
  * @property {import('./ab-counts.js').AbCounts} counts where the run counts
  * @property {import('./framing.js').Framing} framing  ab's (AbFraming) or HTTP/1.1's (Http11Framing)
- * @property {import('./tls.js').TlsTransport|null} [tls] https: the run's TLS (lib/load/tls.js)
- * @property {string|null} [socketPath] --unix: connect to this unix socket instead of address:port
+ * @property {import('./transport.js').Transport} transport  the run's sockets (transport.js: createTransport)
+ * @property {string|null} [socketPath] --unix: the unix socket connected to instead of address:port (for messages)
  */
 
 /**
@@ -110,20 +110,11 @@ export class Engine {
     this.counts = o.counts
     this.framing = o.framing
 
-    /** @type {import('./tls.js').TlsTransport|null} */
-    this.tls = o.tls ?? null
     /** @type {string|null} */
     this.socketPath = o.socketPath ?? null
-    // The native transport (when built) for plain TCP to IP addresses and for unix sockets; TLS, and
-    // a unix socket path too long for its address, go through node:tls and node:net.
-    /** @type {import('./native-io.js').NativeIo|null} */
-    this.io = this.tls === null && (this.socketPath !== null || o.addresses.every(isIP)) ? nativeIo() : null
+    /** @type {import('./transport.js').Transport} */
+    this.transport = o.transport
     this.addressIndex = 0
-    /** @type {ReturnType<typeof connectOptions>} node:net's (and node:tls's) options for the address in use */
-    this.connectOptions = connectOptions(o.addresses[0], o.port, this)
-    /** the native transport's number for the address (or unix socket) in use */
-    this.ioTarget = -1
-    this.useAddress(0) // (before the connections are made: it may leave io null)
     // Nagle's algorithm holds back a short segment only while data is unacknowledged: a request that
     // fits one segment (the least MSS, 536 bytes) never waits, as each one is written after the
     // response to the previous one, which acknowledged it. ab sets no TCP_NODELAY; we set it only for
@@ -207,7 +198,7 @@ export class Engine {
     c.cbx = 0
     c.gotHeader = false
     c.start = this.lastTime = performance.now()
-    c.open(this.connectOptions)
+    c.open()
   }
 
   /**
@@ -338,16 +329,10 @@ export class Engine {
     this.startConnect(c)
   }
 
-  /** Connect from now on to the host's address i (its unix socket with --unix), on either transport. @param {number} i */
+  /** Connect from now on to the host's address i. @param {number} i */
   useAddress (i) {
     this.addressIndex = i
-    this.connectOptions = connectOptions(this.addresses[i], this.port, this)
-    if (this.io !== null) {
-      const target = this.socketPath === null ? this.io.target(this.addresses[i], this.port) : this.io.targetPipe(this.socketPath)
-      // a unix socket path too long for the native address: node:net says why
-      if (target === null) this.io = null
-      else this.ioTarget = target
-    }
+    this.transport.useAddress(this.addresses[i])
   }
 
   // Reading a response (ab's read_connection()).
@@ -615,7 +600,7 @@ export class Engine {
     const counts = this.counts
     this.lastActivity = performance.now()
     const code = err.code ?? 'ERROR'
-    if (c.state === CONNECTING && this.continueOnReceiveError && this.tls !== null && code.startsWith('ERR_SSL_')) {
+    if (c.state === CONNECTING && this.continueOnReceiveError && code.startsWith('ERR_SSL_')) {
       // -r: a failed TLS handshake is one failed request (Exceptions, OpenSSL's code in errors), as a
       // malformed response is; ab counts it as a complete, good request, which it was not
       this.failResponse(c, this.lastActivity, code)
@@ -628,7 +613,7 @@ export class Engine {
       c.drop()
       if (counts.bad++ > 10) {
         const why = code === 'EMFILE' || code === 'ENFILE'
-          ? describeFdExhaustion(err, this.conns.length, this.conns.filter((o) => o.socket !== null && o.state !== CONNECTING).length, this.openFilesLimit)
+          ? describeFdExhaustion(err, this.conns.length, this.conns.filter((o) => o.opened && this.transport.holdsDescriptor(o)).length, this.openFilesLimit)
           : `connect ${describeError(err)}`
         this.fail(ConnectError, `${this.target()}: test aborted after 10 failures: ${why}`)
         return

@@ -8,7 +8,7 @@
 // never pays it. Only its encoding and Int32Histogram modules are loaded: the package's index also
 // loads the WebAssembly build (~57 ms in all).
 import { createRequire } from 'node:module'
-import { valueAtIndex, HIGHEST_US } from './stats.js'
+import { valueAtIndex, HIGHEST_US } from './request-times.js'
 
 /** The histogram's range and precision, as HdrHistogram's constructor takes them: microseconds, 1 us to 1 hour, 3 digits. */
 export const HISTOGRAM_LAYOUT = Object.freeze({ lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: 3 })

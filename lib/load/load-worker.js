@@ -93,7 +93,8 @@ async function run () {
       failure
     },
     // https: the TLS of this worker's first handshake (every worker speaks to the same server)
-    tls: engine.tls === null ? null : engine.tls.result()
+    transport: engine.transport.name,
+    tls: engine.transport.tlsInfo()
   })
   port.close()
 }

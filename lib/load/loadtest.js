@@ -5,10 +5,10 @@ import { ConnectError, systemCode } from '../errors.js'
 import { parseTarget, buildRequest, isIpAddress } from './request.js'
 import { checkUnixSocket } from './connection.js'
 import { Engine } from './engine.js'
+import { createTransport } from './transport.js'
 import { AbCounts } from './ab-counts.js'
 import { AbFraming } from './ab-framing.js'
-import { abHeartbeat } from './ab-args.js'
-import { normalizeLoadOptions as normalizeOptions, checkTlsOptions, apiSpelling, loadOptionRule } from './options.js'
+import { normalizeLoadOptions as normalizeOptions, checkTlsOptions, apiSpelling, loadOptionRule, defaultHeartbeat } from './options.js'
 
 // Each option's default, bounds and message: options.js, shared with parseAbArgs, syncbench run and
 // experiment files, so loadtest() refuses what the CLI refuses, in the same words.
@@ -111,13 +111,13 @@ export async function runEngine (o, target, addresses) {
   const wallOffset = Date.now() - performance.now()
   if ((o.workers ?? 1) > 1) {
     const { runWorkers } = await import('./workers.js')
-    const { counts, end, tls } = await runWorkers(o, target, addresses)
-    return finishRun(o, target, wallOffset, counts, end, tls)
+    const { counts, end, transport, tls } = await runWorkers(o, target, addresses)
+    return finishRun(o, target, wallOffset, counts, end, transport, tls)
   }
   const counts = newCounts(o)
   const engine = await createEngine(o, target, addresses, counts)
   const end = await engine.run()
-  return finishRun(o, target, wallOffset, counts, end, engine.tls === null ? null : engine.tls.result())
+  return finishRun(o, target, wallOffset, counts, end, engine.transport.name, engine.transport.tlsInfo())
 }
 
 /**
@@ -137,8 +137,9 @@ export function newCounts (o) {
  */
 export async function createEngine (o, target, addresses, counts) {
   const framingOptions = { keepAlive: o.keepAlive === true, head: o.method === 'HEAD' }
-  // https only: node:tls and the run's TLS context (-Z, -f checked against OpenSSL here)
-  const tls = target.tls ? await tlsTransport(o, target) : null
+  // https only: the run's TLS context (-Z, -f checked against OpenSSL here)
+  const tls = target.tls ? await tlsOptions(o, target) : null
+  const socketPath = o.socketPath ?? null
   return new Engine({
     addresses,
     hostname: target.hostname,
@@ -151,13 +152,13 @@ export async function createEngine (o, target, addresses, counts) {
     timeoutMs: o.timeout * 1000,
     timelimitMs: o.timelimit * 1000,
     responseTimeoutMs: (o.responseTimeout ?? 0) * 1000,
-    heartbeat: o.heartbeat ?? abHeartbeat(o.requests, false),
+    heartbeat: o.heartbeat ?? defaultHeartbeat(o.requests),
     onProgress: typeof o.onProgress === 'function' ? o.onProgress : null,
     onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,
     signal: o.signal ?? null,
     counts,
-    tls,
-    socketPath: o.socketPath ?? null,
+    transport: await createTransport({ addresses, port: target.port, socketPath, tls }),
+    socketPath,
     // The HTTP/1.1 framing is loaded only under --http1.1: a plain ab run skips two modules.
     framing: o.http11 === true ? new (await import('./http11.js')).Http11Framing(framingOptions) : new AbFraming(framingOptions)
   })
@@ -170,15 +171,16 @@ export async function createEngine (o, target, addresses, counts) {
  * @param {number} wallOffset Date.now() - performance.now(): the engines' clock on the wall clock
  * @param {AbCounts} counts
  * @param {import('./engine.js').RunEnd} end
+ * @param {import('./transport.js').TransportName} transport the I/O path that carried the run
  * @param {import('../types.js').TlsInfo|null} tls https: the run's TLS
  * @returns {import('../types.js').LoadResult}
  */
-function finishRun (o, target, wallOffset, counts, end, tls) {
+function finishRun (o, target, wallOffset, counts, end, transport, tls) {
   const startTime = wallOffset + (end.startTime ?? performance.now() - end.timeTakenSeconds * 1000)
   const startedAt = new Date(startTime).toISOString()
   const endedAt = new Date(startTime + end.timeTakenSeconds * 1000).toISOString()
   const result = counts.toResult({
-    options: publicOptions(o), target, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end
+    options: publicOptions(o), target, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end, transport
   })
   if (tls !== null) result.tls = tls
   if (end.failure !== null) {
@@ -199,9 +201,10 @@ function finishRun (o, target, wallOffset, counts, end, tls) {
  * The TLS of an https run: its context from -Z and -f, and the SNI.
  * @param {ReturnType<typeof normalizeOptions>} o
  * @param {import('./request.js').Target} target
+ * @returns {Promise<import('./transport-tls.js').TlsOptions>}
  */
-async function tlsTransport (o, target) {
-  const { TlsTransport, secureContext, serverName } = await import('./tls.js')
+async function tlsOptions (o, target) {
+  const { secureContext, serverName } = await import('./tls.js')
   const context = secureContext(o, { ciphers: apiSpelling(loadOptionRule('ciphers')), tlsProtocol: apiSpelling(loadOptionRule('tlsProtocol')) })
-  return new TlsTransport(context, serverName(target.hostname, o.headers))
+  return { context, servername: serverName(target.hostname, o.headers) }
 }

@@ -1,23 +1,12 @@
-// The JavaScript half of the native TCP transport (native/io.c): one per thread, it numbers the
-// engine's connections (slots) and hands each batch of socket events to their engines, in the order
-// libuv reported them. A read arrives as a view of the shared arena, consumed synchronously as the
-// node:net path's shared read buffer is.
-//
-// Used for plain TCP and unix sockets when the addon was built at install (npm runs node-gyp);
-// node:net otherwise, and node:tls for TLS. SYNCBENCH_IO=net chooses node:net.
+// The JavaScript half of the native transport (native/io.c): one per thread, shared by the runs of the
+// thread (transport-native.js, one per run), it numbers their connections (slots) and hands each
+// batch of socket events to their engines, in the order libuv reported them. A read arrives as a view
+// of the shared arena, consumed synchronously as the node:net path's shared read buffer is.
 import { performance } from 'node:perf_hooks'
 import { getSystemErrorName } from 'node:util'
 import { addon } from './native-addon.js'
 
 /** @typedef {import('./native-addon.js').Addon} Addon */
-
-/**
- * What the transport needs of a connection: its engine's handlers and its socket's serial.
- * @typedef {object} NativeConnection
- * @property {number} serial the serial of its open socket, 0 when it has none
- * @property {number} endwrite
- * @property {{ connected (c: any, now: number): void, data (c: any, chunk: Buffer, r: number, now: number): void, eof (c: any, now: number): void, error (c: any, err: NodeJS.ErrnoException): void, socketPath: string|null, addresses: string[], addressIndex: number, port: number }} engine
- */
 
 const EV_CONNECT = 1
 const EV_READ = 2
@@ -27,14 +16,11 @@ const EV_DRAIN = 5
 const EV_FIELDS = 5
 const SYSCALLS = ['', 'connect', 'read', 'write']
 
-/** Which transport plain TCP uses in this process: 'native' or 'net'. */
-export const tcpTransport = addon === null ? 'net' : 'native'
-
 export class NativeIo {
   /** @param {Addon} native */
   constructor (native) {
     this.native = native
-    /** @type {(NativeConnection|null)[]} by slot */
+    /** @type {(import('./connection.js').Connection|null)[]} by slot */
     this.conns = []
     /** @type {number[]} */
     this.freeSlots = []
@@ -50,7 +36,7 @@ export class NativeIo {
     this.origin = origin
   }
 
-  /** A slot for a connection, until release(). @param {NativeConnection} c */
+  /** A slot for a connection, until release(). @param {import('./connection.js').Connection} c */
   slot (c) {
     const slot = this.freeSlots.length > 0 ? /** @type {number} */ (this.freeSlots.pop()) : this.conns.length
     this.conns[slot] = c
@@ -74,7 +60,8 @@ export class NativeIo {
   }
 
   /**
-   * Open a socket for the slot to the target; its serial. TCP_NODELAY only when asked.
+   * Open a socket for the slot to the target; its serial, negated when the socket could not be made
+   * (no descriptor: its error follows as an event). TCP_NODELAY only when asked.
    * @param {number} slot @param {number} target @param {boolean} nodelay
    */
   connect (slot, target, nodelay) {
@@ -111,7 +98,11 @@ export class NativeIo {
         case EV_CONNECT: c.engine.connected(c, times[i] - origin); break
         case EV_EOF: c.engine.eof(c, times[i] - origin); break
         case EV_ERROR: c.engine.error(c, systemError(ev[k + 3], SYSCALLS[ev[k + 4]], c.engine)); break
-        case EV_DRAIN: c.endwrite = times[i] - origin; break
+        case EV_DRAIN:
+          // the oldest write that had to wait is done: its Buffer may go
+          c.unwritten.shift()
+          c.endwrite = times[i] - origin
+          break
       }
     }
   }
@@ -120,7 +111,7 @@ export class NativeIo {
 /**
  * An error as node:net makes it: code, errno, syscall, and its message ("connect EACCES 10.0.0.1:80",
  * "connect ENOENT /run/app.sock", "read ECONNRESET").
- * @param {number} errno libuv's (negative) @param {string} syscall @param {NativeConnection['engine']} engine
+ * @param {number} errno libuv's (negative) @param {string} syscall @param {import('./engine.js').Engine} engine
  * @returns {NodeJS.ErrnoException}
  */
 function systemError (errno, syscall, engine) {

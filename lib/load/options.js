@@ -14,6 +14,16 @@ export const TLS_PROTOCOL_NAMES = Object.keys(TLS_PROTOCOLS).join(', ')
 export const MAX_CONCURRENCY = 20000
 /** ab's MAX_REQUESTS: what -t sets -n to. */
 export const TIMELIMIT_REQUESTS = 50000
+
+/**
+ * The progress interval when none is given (LoadOptions.heartbeat): ab's, every 10% of the requests,
+ * at least 100 apart, none for 150 requests or fewer.
+ * @param {number} requests
+ */
+export function defaultHeartbeat (requests) {
+  return requests <= 150 ? 0 : Math.max(Math.floor(requests / 10), 100)
+}
+
 /**
  * The largest -n: ab keeps -n in a C int and refuses it once atoi's value is not positive
  * (ab -n 1000000000000 says "Invalid number of requests"), so INT_MAX is the most it can run.

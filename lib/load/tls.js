@@ -89,15 +89,19 @@ export function cipherBits (name) {
 /**
  * ab's "Server Temp Key" text for the key exchange's ephemeral key ('' when there is none, as with an
  * RSA key exchange: ab then prints no line). OpenSSL 3's ab prints an X25519 / X448 key by its name,
- * another EC key as "ECDH <group>", a DH key as "DH".
+ * another EC key as "ECDH <group>", a DH key as "DH". A key-encapsulation group (the post-quantum
+ * hybrids of OpenSSL 3.5, X25519MLKEM768) has no ephemeral key of a size: Node 24 names the group
+ * alone (type "TLSGroup"), Node 22 gives nothing; the line then says the group's name, without bits.
  * @param {tls.EphemeralKeyInfo|{}|null} key
  */
 export function tempKeyText (key) {
   if (key === null || !('type' in key)) return ''
-  const info = /** @type {{ type: string, name?: string, size: number }} */ (key)
-  if (info.type === 'DH') return `DH ${info.size} bits`
-  if (info.name === 'X25519' || info.name === 'X448') return `${info.name} ${info.size} bits`
-  return `${info.type} ${info.name ?? '?'} ${info.size} bits`
+  const info = /** @type {{ type: string, name?: string, size?: number }} */ (key)
+  const size = typeof info.size === 'number' && Number.isFinite(info.size) ? info.size : null
+  if (size === null) return info.name ?? ''
+  if (info.type === 'DH') return `DH ${size} bits`
+  if (info.name === 'X25519' || info.name === 'X448') return `${info.name} ${size} bits`
+  return `${info.type} ${info.name ?? '?'} ${size} bits`
 }
 
 /**
@@ -114,37 +118,5 @@ export function handshakeInfo (socket) {
     certificateBits: certificate.bits ?? 0,
     cipherBits: cipherBits(cipher.name),
     serverTempKey: tempKeyText(socket.getEphemeralKeyInfo())
-  }
-}
-
-/**
- * The TLS side of one run, handed to the Engine: how its sockets connect and, once one handshake has
- * completed, what it said (`info`, kept from the first as ab keeps it).
- */
-export class TlsTransport {
-  /**
-   * @param {tls.SecureContext} context
-   * @param {string|null} servername
-   */
-  constructor (context, servername) {
-    /** tls.connect options besides the address: no verification, as ab */
-    this.options = servername === null
-      ? { secureContext: context, rejectUnauthorized: false }
-      : { secureContext: context, rejectUnauthorized: false, servername }
-    this.servername = servername
-    /** @type {Omit<import('../types.js').TlsInfo, 'serverName'>|null} */
-    this.info = null
-    this.connect = tls.connect
-  }
-
-  /** A socket's handshake completed: keep the first one's description. @param {tls.TLSSocket} socket */
-  secured (socket) {
-    if (this.info === null) this.info = handshakeInfo(socket)
-  }
-
-  /** LoadResult.tls. @returns {import('../types.js').TlsInfo} */
-  result () {
-    const info = this.info ?? { protocol: '', cipher: '', certificateBits: 0, cipherBits: 0, serverTempKey: '' }
-    return { ...info, serverName: this.servername }
   }
 }

@@ -17,7 +17,7 @@
 // requests" comes at the same N as with one thread.
 import { Worker } from 'node:worker_threads'
 import { AbCounts } from './ab-counts.js'
-import { abHeartbeat } from './ab-args.js'
+import { defaultHeartbeat } from './options.js'
 import { ConnectError, TimeoutError, errorCodes } from '../errors.js'
 
 /** Numbers per request in a worker's 'records' message: start, connect, waiting, total, latency (RequestRecord). */
@@ -63,12 +63,12 @@ export function splitOptions (o) {
  * @param {import('./options.js').NormalizedLoadOptions} o
  * @param {import('./request.js').Target} target
  * @param {string[]} addresses
- * @returns {Promise<{ counts: AbCounts, end: import('./engine.js').RunEnd, tls: import('../types.js').TlsInfo|null }>}
+ * @returns {Promise<{ counts: AbCounts, end: import('./engine.js').RunEnd, transport: import('./transport.js').TransportName, tls: import('../types.js').TlsInfo|null }>}
  */
 export async function runWorkers (o, target, addresses) {
   const onProgress = typeof o.onProgress === 'function' ? o.onProgress : null
   const onRequest = typeof o.onRequest === 'function' ? o.onRequest : null
-  const heartbeat = onProgress === null ? 0 : o.heartbeat ?? abHeartbeat(o.requests, false)
+  const heartbeat = onProgress === null ? 0 : o.heartbeat ?? defaultHeartbeat(o.requests)
   const progress = heartbeat > 0 ? new SharedArrayBuffer(4) : null
   const shares = splitOptions(o)
   const url = new URL('./load-worker.js', import.meta.url)
@@ -80,6 +80,8 @@ export async function runWorkers (o, target, addresses) {
   const ends = []
   /** @type {import('../types.js').TlsInfo|null} https: the first worker's TLS */
   let tls = null
+  /** @type {Set<string>} the workers' transports */
+  const transports = new Set()
   const merged = new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
   /** @type {{ failure: { code: string, message: string }|null }} the first worker's failure (boxed: set in a callback) */
   const first = { failure: null }
@@ -146,6 +148,7 @@ export async function runWorkers (o, target, addresses) {
             case 'end':
               ends[i] = m.end
               if (tls === null) tls = m.tls ?? null
+              transports.add(m.transport)
               merged.add(m.counts)
               // what ab aborts on ends every worker, and the run reports the first such failure
               if (m.end.failure !== null) {
@@ -168,6 +171,8 @@ export async function runWorkers (o, target, addresses) {
   const endTime = Math.max(...ends.map((e) => e.endTime))
   return {
     counts: merged,
+    // every worker picks its transport as one thread does: the same one, unless a worker's addon failed
+    transport: /** @type {import('./transport.js').TransportName} */ ([...transports].join('+')),
     tls,
     end: {
       // on this thread's performance.now() clock, as one engine's

@@ -4,7 +4,7 @@
 // gets a file with its error, so runs/ lists every run.
 import path from 'node:path'
 import { mkdir } from 'node:fs/promises'
-import { formatAbReport } from '../load/ab-report.js'
+import { formatAbReport } from '../ab/ab-report.js'
 import { writeAtomic } from './results-writer.js'
 import { ResultsError, systemCode } from '../errors.js'
 

@@ -37,7 +37,7 @@ export const abEngine = {
     if (!/Complete requests:/.test(out.stdout)) {
       throw new ConnectError(`--engine ab: ${(out.stderr.trim().split('\n').pop() || `exit code ${out.code}`)}`)
     }
-    const result = parse(out.stdout, { ...emptyResult(options), startedAt })
+    const result = parse(out.stdout, { ...emptyResult(options, 'ab'), startedAt })
     result.aborted = Boolean(options.signal?.aborted)
     return result
   }

@@ -53,7 +53,7 @@ export const autocannonEngine = {
       if (code === undefined) throw err
       throw new ConnectError(`--engine autocannon: cannot run autocannon (${code})`, { cause: err })
     }
-    const result = parse(out.stdout, emptyResult(options))
+    const result = parse(out.stdout, emptyResult(options, 'autocannon'))
     if (result === null) throw new ConnectError(`--engine autocannon: ${out.stderr.trim().split('\n').pop() || `exit code ${out.code}`}`)
     result.aborted = Boolean(options.signal?.aborted)
     return result

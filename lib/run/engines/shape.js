@@ -6,15 +6,16 @@ import { fileURLToPath } from 'node:url'
 import { TimeoutError } from '../../errors.js'
 import { version } from '../../version.js'
 import { track } from '../children.js'
-import { rates } from '../../load/stats.js'
+import { rates } from '../../load/request-times.js'
 
 const zeroRow = () => ({ min: 0, mean: 0, sd: 0, median: 0, max: 0 })
 
 /**
  * @param {import('../../types.js').LoadOptions} options
+ * @param {string} tool the external tool, named as the result's `transport`
  * @returns {import('../../types.js').LoadResult}
  */
-export function emptyResult (options) {
+export function emptyResult (options, tool) {
   const url = new URL(options.url)
   const { signal, onProgress, onRequest, body, ...plain } = options
   return {
@@ -23,6 +24,7 @@ export function emptyResult (options) {
     options: { requests: 1, concurrency: 1, keepAlive: false, ...plain },
     startedAt: new Date().toISOString(),
     server: { software: '', hostname: url.hostname, port: Number(url.port || 80) },
+    transport: tool,
     document: { path: url.pathname + url.search, length: 0, variable: false },
     concurrency: options.concurrency ?? 1,
     timeTakenSeconds: 0,

@@ -50,7 +50,7 @@ export const wrkEngine = {
       if (code === undefined) throw err
       throw new ConnectError(`--engine wrk: cannot run wrk (${code})`, { cause: err })
     }
-    const result = parse(out.stdout, { ...emptyResult(options), startedAt })
+    const result = parse(out.stdout, { ...emptyResult(options, 'wrk'), startedAt })
     if (result === null) throw new ConnectError(`--engine wrk: ${out.stderr.replace('syncbench:done', '').trim().split('\n').pop() || `exit code ${out.code}`}`)
     result.aborted = Boolean(options.signal?.aborted)
     return result

@@ -6,7 +6,7 @@
 // prints as ab's report and merges further.
 import { InvalidOptionError, ResultsError } from '../errors.js'
 import { roundTo } from '../format.js'
-import { Row, RequestTimes, rates } from './stats.js'
+import { Row, RequestTimes, rates } from './request-times.js'
 import { countsOfHistogram, decodeHistogram, encodeCounts } from './histogram.js'
 import { apiSpelling, loadOptionRule } from './options.js'
 import { mapValues } from './ab-counts.js'
@@ -55,6 +55,8 @@ export function mergeLoadResults (results, names = results.map((_, i) => `result
   const options = { ...first.options, requests: sum((r) => r.options.requests ?? r.completeRequests), concurrency }
   delete options.segment
   delete options.startAt
+  // the shards' I/O paths, each once, in order ("native+node:net" when they differ)
+  const transports = [...new Set(results.flatMap((r) => r.transport === undefined ? [] : r.transport.split('+')))]
   /** @type {LoadResult} */
   const merged = {
     schema: 'syncbench/load-result@1',
@@ -63,6 +65,7 @@ export function mergeLoadResults (results, names = results.map((_, i) => `result
     startedAt: new Date(startMs).toISOString(),
     endedAt: new Date(endMs).toISOString(),
     server: { ...first.server, software: results.find((r) => r.server.software !== '')?.server.software ?? '' },
+    ...(transports.length > 0 ? { transport: transports.join('+') } : {}),
     document: first.document,
     concurrency,
     timeTakenSeconds,

@@ -8,8 +8,8 @@
 // (integer ops, the package is not loaded); a closed interval is kept as its non-empty buckets only, so a
 // long run costs memory per distinct value per interval, not 184 KB per interval. The package turns
 // them into histograms once, at the end.
-import { countsIndex, valueAtIndex, HIGHEST_US } from './stats.js'
-import { createHistogram, logWriterClass } from './histogram.js'
+import { countsIndex, valueAtIndex, HIGHEST_US } from '../load/request-times.js'
+import { createHistogram, logWriterClass } from '../load/histogram.js'
 import { version } from '../version.js'
 
 const COUNTS_LENGTH = countsIndex(HIGHEST_US) + 1

@@ -2,11 +2,11 @@
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync, statSync } from 'node:fs'
 import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode } from '../errors.js'
-import { TIMELIMIT_REQUESTS, defaultOptions, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, checkTlsOptions, argvSpelling, requestsDue, segmentShares } from './options.js'
-import { checkUnixSocket } from './connection.js'
+import { TIMELIMIT_REQUESTS, defaultOptions, defaultHeartbeat, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, checkTlsOptions, argvSpelling, requestsDue, segmentShares } from '../load/options.js'
+import { checkUnixSocket } from '../load/connection.js'
 
 // Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
-export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from './options.js'
+export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from '../load/options.js'
 
 /**
  * What the CLI does besides running the test.
@@ -159,16 +159,6 @@ function readBody (flag, file) {
     if (code === undefined) throw err
     throw new InvalidOptionError(`${flag} cannot read "${file}": ${code}`, { cause: err })
   }
-}
-
-/**
- * ab's progress interval: every 10% of the requests, at least 100 apart, only above 150 requests.
- * @param {number} requests
- * @param {boolean} quiet
- */
-export function abHeartbeat (requests, quiet) {
-  if (quiet || requests <= 150) return 0
-  return Math.max(Math.floor(requests / 10), 100)
 }
 
 /**
@@ -341,6 +331,6 @@ export function parseAbArgs (argv) {
   if (startAt !== undefined) options.startAt = startAt
   if (body !== undefined) options.body = body
   if (output.sendBody) options.contentType = contentType
-  output.heartbeat = abHeartbeat(requests, output.quiet)
+  output.heartbeat = output.quiet ? 0 : defaultHeartbeat(requests)
   return { options, output }
 }
