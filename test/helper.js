@@ -35,8 +35,9 @@ export async function startHttpServer (handler) {
  * Start a raw TCP server that answers with whatever `onConnection` writes: for responses node:http
  * would never produce (wrong Content-Length, HTTP/1.0 close-delimited, resets, silence).
  * @param {(socket: net.Socket) => void} onConnection
+ * @param {{ path?: string }} [options] listen on this unix socket instead (the URL then only names a host)
  */
-export async function startRawServer (onConnection) {
+export async function startRawServer (onConnection, options = {}) {
   const sockets = new Set()
   const server = net.createServer((socket) => {
     sockets.add(socket)
@@ -44,13 +45,14 @@ export async function startRawServer (onConnection) {
     socket.on('error', () => {})
     onConnection(socket)
   })
-  server.listen(0, '127.0.0.1')
+  if (options.path === undefined) server.listen(0, '127.0.0.1')
+  else server.listen(options.path)
   await once(server, 'listening')
-  const port = /** @type {net.AddressInfo} */ (server.address()).port
+  const port = options.path === undefined ? /** @type {net.AddressInfo} */ (server.address()).port : 0
   return {
     server,
     port,
-    url: `http://127.0.0.1:${port}/`,
+    url: options.path === undefined ? `http://127.0.0.1:${port}/` : 'http://app.local/',
     close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()) })
   }
 }
@@ -105,7 +107,10 @@ export async function abJson (args, options = {}) {
  * @param {{ timeoutMs?: number, env?: Record<string, string> }} [options] env: added to this process's
  */
 export async function runCommand (cmd, args, options = {}) {
-  const env = options.env === undefined ? undefined : { ...process.env, ...options.env }
+  // not NODE_TEST_CONTEXT: the test runner marks its children with it, and a `node --test` run in a
+  // marked environment runs no file at all (and exits 0)
+  const { NODE_TEST_CONTEXT, ...inherited } = process.env
+  const env = { ...inherited, ...options.env }
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
   let stdout = ''
   let stderr = ''
@@ -417,8 +422,9 @@ export function tempCacheDir (prefix, onReady) {
  * sends them (head, then a body of its Content-Length), pipelined bytes included.
  * `served` counts what it saw: connections, request heads, body bytes read, responses begun.
  * @param {(connection: number, request: number) => Behaviour} pick
+ * @param {{ path?: string }} [options] listen on this unix socket (where nothing can be reset)
  */
-export async function startHostileServer (pick) {
+export async function startHostileServer (pick, options = {}) {
   const served = { connections: 0, requests: 0, bodyBytes: 0, answered: 0 }
   const raw = await startRawServer((socket) => {
     const connection = served.connections++
@@ -497,7 +503,7 @@ export async function startHostileServer (pick) {
         }
       }
     })
-  })
+  }, options)
   return { ...raw, served }
 }
 
@@ -552,8 +558,9 @@ export const SANITIZER_REPORT = /ERROR: AddressSanitizer|ERROR: LeakSanitizer|ru
 /**
  * `syncbench ab --json ...args` on one transport (SYNCBENCH_IO=native or net), killed after
  * `timeoutMs`; under a limit of open files when `openFiles` is given (sh's ulimit -n, then exec).
- * Returns how it ended and, for an exit 0, what it counted (the fields that do not depend on time);
- * for another exit, its stderr with the server's port and the times in it blanked.
+ * Returns how it ended and, for an exit 0, what it counted (the fields that do not depend on time)
+ * and the transport the LoadResult names; for another exit, its stderr with the server's port (or
+ * socket) and the times in it blanked.
  * @param {'native'|'net'} io @param {string[]} args
  * @param {{ timeoutMs?: number, openFiles?: number }} [options]
  */
@@ -566,7 +573,7 @@ export async function abOn (io, args, options = {}) {
     : await runCommand('sh', ['-c', 'ulimit -n "$0" && exec "$@"', String(options.openFiles), process.execPath, ...argv], { env, timeoutMs: options.timeoutMs ?? 30_000 })
   const ms = performance.now() - started
   /** @type {Record<string, unknown>} */
-  let counts = { code: r.code, stderr: r.stderr.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT').replace(/\d+(\.\d+)? ?(ms|s)\b/g, 'T') }
+  let counts = { code: r.code, stderr: r.stderr.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT').replace(/unix:[^:\s]+/g, 'unix:SOCKET').replace(/\d+(\.\d+)? ?(ms|s)\b/g, 'T') }
   if (r.code === 0) {
     const j = JSON.parse(r.stdout)
     counts = {
@@ -582,15 +589,18 @@ export async function abOn (io, args, options = {}) {
       non2xx: j.non2xxResponses
     }
   }
-  return { io, ...r, ms, counts }
+  const transport = r.code === 0 ? JSON.parse(r.stdout).transport : null
+  return { io, ...r, ms, counts, transport }
 }
 
 /**
  * The run ended by itself: no signal (a crash is SIGSEGV, a sanitizer's abort SIGABRT), within its
  * bound (a run killed at its bound has a signal), no sanitizer report.
- * @param {{ io: string, code: number|null, signal: string|null, stderr: string }} r @param {string} what
+ * Also that a run that reports its transport ran on the one asked for.
+ * @param {{ io: string, code: number|null, signal: string|null, stderr: string, transport?: string|null }} r @param {string} what
  */
 export function assertEndedCleanly (r, what) {
+  if (r.transport != null) assert.equal(r.transport.replace(/-unix$/, ''), r.io === 'native' ? 'native' : 'node:net', `${what}: the run's transport`)
   assert.equal(r.signal, null, `${what} (${r.io}): killed by ${r.signal} (SIGKILL: still running at its bound); stderr: ${r.stderr.slice(-2000)}`)
   assert.doesNotMatch(r.stderr, SANITIZER_REPORT, `${what} (${r.io}): a sanitizer report`)
   assert.notEqual(r.code, null, `${what} (${r.io}): no exit code`)
