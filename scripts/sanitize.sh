@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The native transport (native/io.c) under AddressSanitizer and UndefinedBehaviorSanitizer: build it
-# with both into build-sanitize/syncbench_io.node, then run the tests that drive it with that build
+# with both (build-sanitize/syncbench_io.node), then run the tests that drive it with that build
 # (SYNCBENCH_ADDON, SYNCBENCH_IO=native) and the sanitizers' runtimes preloaded into node and every
 # process it starts (node is not built with them; ASan's runtime must come first, hence LD_PRELOAD).
 # Any report fails: abort_on_error turns it into SIGABRT of its process (a test then fails on the
 # signal). ASan's text goes to a log file per process, printed here at the end; UBSan's goes to its
 # process's stderr (built with ASan it ignores log_path), which the tests print with their failure
-# (a test file's own stderr: the spec reporter). test/native-sanitizers.test.js runs this in `npm test`.
+# (a test file's own stderr: the spec reporter). The test/native-sanitizers-*.test.js files run this in
+# `npm test`, the tests split among them (npm test bounds each file's time).
 #
-# Usage: scripts/sanitize.sh [test files...]   (default: the native transport's tests, below)
+# Usage: scripts/sanitize.sh [--out dir] [test files...]
+#   --out: where the build, the logs and the TAP record go (default build-sanitize; test files that run
+#   at once use one each); test files: default, the native transport's tests (below)
 # Needs: a C compiler with the sanitizers' runtimes (gcc: libasan, libubsan; CC picks another) and
 # the headers of the node that runs it, beside it (<prefix>/include/node; nothing is downloaded).
 # Exit: 0 clean, 1 a test failed or a sanitizer reported, 2 the build could not be made.
@@ -18,6 +21,10 @@ cd "$root"
 
 cc="${CC:-gcc}"
 out="$root/build-sanitize"
+if [ "${1:-}" = "--out" ]; then
+  out="$(mkdir -p "$2" && cd "$2" && pwd)"
+  shift 2
+fi
 include="$(dirname "$(command -v node)")/../include/node"
 if ! command -v "$cc" >/dev/null 2>&1; then
   echo "sanitize: no C compiler ($cc): install gcc, or set CC" >&2

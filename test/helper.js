@@ -2,9 +2,9 @@
 import http from 'node:http'
 import net from 'node:net'
 import { once } from 'node:events'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { before, after } from 'node:test'
+import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -604,4 +604,31 @@ export function assertEndedCleanly (r, what) {
   assert.equal(r.signal, null, `${what} (${r.io}): killed by ${r.signal} (SIGKILL: still running at its bound); stderr: ${r.stderr.slice(-2000)}`)
   assert.doesNotMatch(r.stderr, SANITIZER_REPORT, `${what} (${r.io}): a sanitizer report`)
   assert.notEqual(r.code, null, `${what} (${r.io}): no exit code`)
+}
+
+/**
+ * One test that runs scripts/sanitize.sh over `files` (test/ names): the native transport's ASan and
+ * UBSan build (its own folder under build-sanitize/, so files running at once do not share one),
+ * those tests on it, at least `atLeast` of them, none failing and no sanitizer report. Skipped, saying
+ * so, where there is no C compiler. npm test bounds a test file to 120 s: callers keep under it.
+ * @param {string} name @param {string[]} files @param {number} atLeast
+ */
+export function sanitizedTests (name, files, atLeast) {
+  const cc = process.env.CC ?? 'gcc'
+  const noCompiler = spawnSync(cc, ['--version']).error !== undefined
+  const script = fileURLToPath(new URL('../scripts/sanitize.sh', import.meta.url))
+  const out = fileURLToPath(new URL(`../build-sanitize/${name}`, import.meta.url))
+  test(`${files.join(', ')} pass on the native transport's ASan/UBSan build, with no sanitizer report`, {
+    skip: noCompiler && `no C compiler (${cc}): the sanitizer build needs one (CI installs g++)`,
+    timeout: 118_000
+  }, async () => {
+    const r = await runCommand('bash', [script, '--out', out, ...files.map((f) => `test/${f}`)], { timeoutMs: 115_000 })
+    const output = r.stdout + r.stderr
+    assert.equal(r.signal, null, `scripts/sanitize.sh killed by ${r.signal} (SIGKILL: still running after 115 s): ${output.slice(-4000)}`)
+    assert.doesNotMatch(output, SANITIZER_REPORT, output.slice(-8000))
+    assert.equal(r.code, 0, output.slice(-8000))
+    // the tests did run (a nested node --test in a marked environment runs none)
+    const summary = /^sanitize: tests (\d+), pass \d+, fail (\d+)/m.exec(output)
+    assert.ok(summary !== null && Number(summary[1]) >= atLeast && summary[2] === '0', output.slice(-2000))
+  })
 }
