@@ -43,6 +43,11 @@
  * @property {string} [proxyAuth]         -P: "user:password" for Proxy-Authorization
  * @property {Buffer} [body]              the -p / -u file's bytes
  * @property {string} [contentType]       -T: Content-Type of the body (ab's default: text/plain)
+ * @property {Route[]} [routes] a mix of routes loaded together (--request, --mix): each connection
+ *                                        carries one route's requests, the connections shared out by weight; headers, cookies and auth
+ *                                        apply to every route, the run's body to the POST, PUT and PATCH routes without one of their own.
+ *                                        The url gives the server; each route its path. Each route is counted on its own (LoadResult.routes)
+ *                                        and ab's Length check is off (the routes' documents differ)
  * @property {boolean} [variableLength=false] -l: do not count responses of another length as failures
  * @property {boolean} [continueOnReceiveError=false] -r: do not stop on socket receive errors
  * @property {boolean} [http11=false]     --http1.1: send HTTP/1.1 requests and read responses as RFC 9112 does (a malformed one fails its request)
@@ -144,6 +149,7 @@
  * @property {Record<string, number>} errors        count per error code (ECONNREFUSED, ETIMEDOUT, ...) and, under
  *           --http1.1, per fault of a malformed response (HPE_INVALID_CHUNK_SIZE, DATA_AFTER_RESPONSE, ...: lib/load/http11.js)
  * @property {boolean} aborted                     true when the run ended early (signal, fatal error)
+ * @property {RouteResult[]} [routes]             with `routes` only: what each route of the mix counted, in the order given
  * @property {{ p50: number, p75: number, p90: number, p99: number, p999: number, p9999: number, max: number, mean: number, stddev: number }} [latencyUncorrected]
  *           with `rate` only: the same figures measured from each request's actual send (what a closed-loop tool reports),
  *           while `latency` then counts from each request's intended send time (corrected for coordinated omission)
@@ -159,6 +165,35 @@
  *           (V2, hdr-histogram-js `encodeIntoCompressedBase64`; any HdrHistogram port decodes it). Runs are combined by
  *           adding these histograms, never by averaging percentiles. null from an external engine (ab, wrk,
  *           autocannon: they report percentiles only); absent from files written before syncbench 0.1.0 kept it.
+ */
+
+/**
+ * One route of a mix, as LoadOptions.routes gives it.
+ * @typedef {object} Route
+ * @property {string} path           after the authority, as the URL's ("/login?next=/")
+ * @property {string} [method]       default GET, or POST with a body
+ * @property {string} [name]         default "METHOD path"
+ * @property {readonly string[]} [headers] this route's own header lines, after the run's
+ * @property {Buffer} [body]         sent with this route's requests (the run's body is not)
+ * @property {string} [contentType]  with a body (default text/plain, as ab)
+ * @property {number} [weight]       its share of the connections (default 1)
+ */
+
+/**
+ * One route of a mix (LoadOptions.routes), as its own requests measured it.
+ * @typedef {object} RouteResult
+ * @property {string} name
+ * @property {string} method
+ * @property {string} path
+ * @property {number} weight
+ * @property {number} connections      the connections that carried it
+ * @property {number} completeRequests
+ * @property {number} failedRequests   requests without a usable response (an error, a malformed or timed-out response)
+ * @property {number} non2xxResponses
+ * @property {Record<string, number>} statusCodes
+ * @property {{ p50: number, p75: number, p90: number, p99: number, p999: number, p9999: number, max: number, mean: number, stddev: number }} latency
+ *           ms, from its own histogram (with `rate`: corrected, as LoadResult.latency)
+ * @property {string|null} latencyHistogram its requests' latencies, encoded as LoadResult.latencyHistogram
  */
 
 /**

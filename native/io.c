@@ -305,9 +305,11 @@ static void connect_cb (uv_connect_t* req, int status) {
     queue_and_flush(sock->io, EV_ERROR, sock, status, SYS_CONNECT);
     return;
   }
-  if (sock->nodelay) uv_tcp_nodelay(&sock->h.tcp, 1);
+  // setsockopt on a socket just connected fails only if the socket is gone: the connect failed
+  int r = sock->nodelay ? uv_tcp_nodelay(&sock->h.tcp, 1) : 0;
+  if (r < 0) { queue_and_flush(sock->io, EV_ERROR, sock, r, SYS_CONNECT); return; }
   if (sock->read_on_connect) {
-    int r = uv_read_start((uv_stream_t*) &sock->h, alloc_cb, read_cb);
+    r = uv_read_start((uv_stream_t*) &sock->h, alloc_cb, read_cb);
     if (r < 0) { queue_and_flush(sock->io, EV_ERROR, sock, r, SYS_READ); return; }
   }
   queue_and_flush(sock->io, EV_CONNECT, sock, 0, 0);

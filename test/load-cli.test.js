@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { parseAbArgs, TIMELIMIT_REQUESTS } from '../lib/ab/ab-args.js'
 import { formatAbReport, formatAbHtmlReport, abRoundMs, printfFixed } from '../lib/ab/ab-report.js'
-import { main } from '../lib/cli/ab.js'
+import { main, helpText } from '../lib/cli/ab.js'
 import { formatAbCsv, formatAbGnuplot, abCtime } from '../lib/ab/ab-files.js'
 import { runCli, runCommand, binPath, startRawServer, startHttpServer, closedPort } from './helper.js'
 
@@ -122,8 +122,8 @@ describe('parseAbArgs', () => {
     // ab's -n is a C int: ab -n 1000000000000 says "Invalid number of requests"
     [['-n', '1000000000000', URL_OK], 'SB_ERR_INVALID_OPTION', '-n must be at most 2147483647, got "1000000000000"'],
     [['-n', '2147483648', URL_OK], 'SB_ERR_INVALID_OPTION', '-n must be at most 2147483647, got "2147483648"'],
-    [['-s', '0', URL_OK], 'SB_ERR_INVALID_OPTION', '-s must be a positive number of seconds, got "0"'],
-    [['-t', 'soon', URL_OK], 'SB_ERR_INVALID_OPTION', '-t must be a non-negative number of seconds, got "soon"'],
+    [['-s', '0', URL_OK], 'SB_ERR_INVALID_OPTION', '-s must be a positive number of seconds or a duration (500ms, 10s, 2m), got "0"'],
+    [['-t', 'soon', URL_OK], 'SB_ERR_INVALID_OPTION', '-t must be a non-negative number of seconds or a duration (500ms, 10s, 2m), got "soon"'],
     [['-c', '5', '-n', '2', URL_OK], 'SB_ERR_INVALID_OPTION', '-c must not exceed the number of requests (-n 2), got "5"'],
     [['ftp://127.0.0.1/'], 'SB_ERR_INVALID_URL', 'only http:// and https:// URLs are supported (no ftp), got "ftp://127.0.0.1/"'],
     [['https://127.0.0.1:8443'], 'SB_ERR_INVALID_URL', 'the URL needs a host and a path, as in http://127.0.0.1:8080/, got "https://127.0.0.1:8443"'],
@@ -245,6 +245,44 @@ const PERCENTILES = [
   '  99%     11',
   ' 100%     13 (longest request)'
 ]
+
+describe('one convention: every ab flag has a long form, durations take units', () => {
+  test('the long forms parse to what the short flags do', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'syncbench-long-'))
+    try {
+      const body = join(dir, 'body.json')
+      await writeFile(body, '{"a":1}')
+      const short = parseAbArgs(['-n', '20', '-c', '4', '-t', '5', '-n', '20', '-s', '9', '-k', '-p', body, '-T', 'application/json', '-H', 'X-A: 1', '-C', 'a=1', '-A', 'u:p', '-P', 'x:y', '-l', '-r', '-q', '-d', '-S', '-w', '-v', '2', '-R', '10', '-m', 'PATCH', URL_OK])
+      const long = parseAbArgs(['--requests', '20', '--concurrency=4', '--timelimit', '5', '--requests', '20', '--timeout', '9', '--keepalive', '--body-file', body, '--content-type', 'application/json', '--header', 'X-A: 1', '--cookie', 'a=1', '--auth', 'u:p', '--proxy-auth', 'x:y', '--variable-length', '--continue-on-receive-error', '--quiet', '--no-percentiles', '--no-confidence', '--html', '--verbosity', '2', '--rate', '10', '--method', 'PATCH', URL_OK])
+      assert.deepEqual(long, short)
+      assert.equal(parseAbArgs(['--head', URL_OK]).options.method, 'HEAD')
+      assert.equal(parseAbArgs(['--put-file', body, URL_OK]).options.method, 'PUT')
+      const files = parseAbArgs(['--gnuplot', join(dir, 'g.tsv'), '--csv', join(dir, 'e.csv'), URL_OK]).output
+      assert.deepEqual([files.gnuplot, files.csv], [join(dir, 'g.tsv'), join(dir, 'e.csv')])
+      assert.deepEqual(parseAbArgs(['--ciphers', 'AES128-SHA', '--tls-protocol', 'tls1.2', 'https://127.0.0.1/']).options.tlsProtocol, 'TLS1.2')
+      assert.equal(parseAbArgs(['--version']).output.version, true)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('durations: 500ms, 10s, 2m, 1h, or a plain number of seconds as before', () => {
+    const at = (/** @type {string[]} */ args) => parseAbArgs([...args, URL_OK]).options
+    assert.equal(at(['-t', '500ms']).timelimit, 0.5)
+    assert.equal(at(['-t', '2m']).timelimit, 120)
+    assert.equal(at(['-t', '1.5']).timelimit, 1.5)
+    assert.equal(at(['-s', '10s']).timeout, 10)
+    assert.equal(at(['-s', '1h']).timeout, 3600)
+    assert.equal(at(['--response-timeout', '250ms']).responseTimeout, 0.25)
+    assert.throws(() => at(['-t', '5min']), { code: 'SB_ERR_INVALID_OPTION', message: '-t must be a non-negative number of seconds or a duration (500ms, 10s, 2m), got "5min"' })
+    assert.throws(() => at(['-s', '0ms']), { code: 'SB_ERR_INVALID_OPTION', message: '-s must be a positive number of seconds or a duration (500ms, 10s, 2m), got "0ms"' })
+  })
+
+  test('every line of the help fits 80 columns', () => {
+    const long = helpText().split('\n').filter((line) => line.length > 80)
+    assert.deepEqual(long, [])
+  })
+})
 
 describe('formatAbReport', () => {
   test('ab\'s layout line by line, keep-alive run', () => {

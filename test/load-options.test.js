@@ -38,8 +38,8 @@ describe('one bad value, three ways in, one refusal', () => {
     ['requests', '-n', '0', 0, 'must be a positive integer'],
     ['concurrency', '-c', '0', 0, 'must be a positive integer'],
     ['concurrency', '-c', '20001', 20001, 'must be at most 20000'],
-    ['timelimit', '-t', 'soon', 'soon', 'must be a non-negative number of seconds'],
-    ['timeout', '-s', '0', 0, 'must be a positive number of seconds'],
+    ['timelimit', '-t', 'soon', 'soon', 'must be a non-negative number of seconds or a duration (500ms, 10s, 2m)'],
+    ['timeout', '-s', '0', 0, 'must be a positive number of seconds or a duration (500ms, 10s, 2m)'],
     ['method', '-m', 'GE T', 'GE T', 'must be an HTTP method token'],
     ['verbosity', '-v', 'loud', 'loud', 'must be a non-negative integer']
   ]
@@ -125,8 +125,8 @@ describe('the bounds hold for a program', () => {
     refused({ requests: 2 ** 31 }, /^-n \(requests\) must be at most 2147483647, got "2147483648"$/)
     refused({ requests: 1.5 }, /^-n \(requests\) must be a positive integer, got "1.5"$/)
     refused({ requests: '10' }, /^-n \(requests\) must be a positive integer, got "10"$/)
-    refused({ timelimit: Infinity }, /^-t \(timelimit\) must be a non-negative number of seconds, got "Infinity"$/)
-    refused({ timeout: -1 }, /^-s \(timeout\) must be a positive number of seconds, got "-1"$/)
+    refused({ timelimit: Infinity }, /^-t \(timelimit\) must be a non-negative number of seconds or a duration \(500ms, 10s, 2m\), got "Infinity"$/)
+    refused({ timeout: -1 }, /^-s \(timeout\) must be a positive number of seconds or a duration \(500ms, 10s, 2m\), got "-1"$/)
     refused({ verbosity: -1 }, /^-v \(verbosity\) must be a non-negative integer, got "-1"$/)
   })
 
@@ -174,7 +174,7 @@ describe('one set of defaults', () => {
   test('every option with an ab flag is in syncbench ab --help', () => {
     const help = helpText()
     for (const rule of loadOptionRules) {
-      if (rule.flag !== null) assert.match(help, new RegExp(`^  ${rule.flag.replace(/\./g, '\\.')} `, 'm'), rule.name)
+      if (rule.flag !== null) assert.match(help, new RegExp(`^  ${rule.flag.replace(/\./g, '\\.')}[, ]`, 'm'), rule.name)
     }
   })
 })

@@ -51,10 +51,51 @@ const UNSUPPORTED = {
   E: 'sets a TLS client certificate',
   I: 'disables TLS SNI'
 }
-/** @type {Record<string, BooleanFlag>} */
-const LONG = { help: 'h', version: 'V', json: 'json', 'http1.1': 'http11' }
-/** @type {Record<string, ValueFlag>} our long flags that take a value (`--name value` or `--name=value`) */
-const LONG_WITH_VALUE = { 'response-timeout': 'responseTimeout', unix: 'unix', segment: 'segment', 'start-at': 'startAt', 'hdr-log': 'hdrLog', workers: 'workers' }
+/**
+ * Every flag's long form (autocannon's and oha's convention; ab has none), and our own long flags.
+ * @type {Record<string, BooleanFlag>}
+ */
+const LONG = {
+  help: 'h',
+  version: 'V',
+  json: 'json',
+  'http1.1': 'http11',
+  keepalive: 'k',
+  head: 'i',
+  'variable-length': 'l',
+  'continue-on-receive-error': 'r',
+  quiet: 'q',
+  'no-percentiles': 'd',
+  'no-confidence': 'S',
+  html: 'w'
+}
+/** @type {Record<string, ValueFlag>} long flags that take a value (`--name value` or `--name=value`) */
+const LONG_WITH_VALUE = {
+  requests: 'n',
+  concurrency: 'c',
+  timelimit: 't',
+  timeout: 's',
+  'body-file': 'p',
+  'put-file': 'u',
+  'content-type': 'T',
+  method: 'm',
+  header: 'H',
+  cookie: 'C',
+  auth: 'A',
+  'proxy-auth': 'P',
+  gnuplot: 'g',
+  csv: 'e',
+  verbosity: 'v',
+  rate: 'R',
+  ciphers: 'Z',
+  'tls-protocol': 'f',
+  'response-timeout': 'responseTimeout',
+  unix: 'unix',
+  segment: 'segment',
+  'start-at': 'startAt',
+  'hdr-log': 'hdrLog',
+  workers: 'workers'
+}
 
 /**
  * Split argv into [flag, value] pairs and positionals, as getopt does for ab: `-kc 20`, `-n100`,

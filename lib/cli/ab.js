@@ -10,75 +10,91 @@ export function helpText () {
 
 Usage: syncbench ab [options] http[s]://host[:port]/path
 
-Options (ab's names, defaults and meaning):
-  -n requests     requests to perform (default 1)
-  -c concurrency  requests in flight at once, at most -n (default 1)
-  -t timelimit    seconds at most; implies -n 50000 unless a -n follows it. Unlike ab, the run
-                  ends at the limit whatever the server does (ab keeps reading a response that
-                  trickles in, one byte a second or an endless chunked body, past -t)
-  -s timeout      seconds the whole run may go without receiving a byte (ab's inactivity
-                  timeout; default 30)
-  -k              use HTTP keep-alive
-  -p postfile     POST this file's bytes (set its type with -T)
-  -u putfile      PUT this file's bytes (set its type with -T)
-  -T content-type Content-Type of the -p / -u body (default text/plain)
-  -m method       any method name
-  -i              HEAD instead of GET
-  -H header       extra header line "Name: value", replaces ab's default of that name (repeatable)
-  -C cookie       cookie "name=value" (repeatable, joined into one Cookie header)
-  -A user:pass    Basic authentication
-  -P user:pass    Basic proxy authentication
-  -l              accept variable document lengths (no Length failures)
-  -r              keep going on socket receive errors
-  -q              no "Completed N requests" progress (shown on a terminal above 150 requests)
-  -d              hide the percentile table
-  -S              hide the sd / median columns and ab's warnings
-  -g file         write ab's gnuplot TSV, one line per request
-  -e file         write ab's CSV of the time within which 0..100% of requests were served
-  -w              print the results as an HTML table
-  -v verbosity    ab's verbosity level (default 1; 2 prints the request head first)
-  -Z ciphersuite  https: OpenSSL cipher list (see openssl ciphers); with -f TLS1.3, TLS 1.3 suites
-  -f protocol     https: TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL (default ALL; SSL2 and SSL3 are refused:
-                  Node's OpenSSL has neither)
-  -h, --help      this help
-  -V, --version   print the version
+Options (ab's names, defaults and meaning; every flag has a long form too):
+  -n, --requests N        requests to perform (default 1)
+  -c, --concurrency N     requests in flight at once, at most -n (default 1)
+  -t, --timelimit T       at most T (seconds, or 500ms, 10s, 2m); implies
+                          -n 50000 unless a -n follows it. Unlike ab, the run
+                          ends at the limit whatever the server does (ab keeps
+                          reading a response that trickles in past -t)
+  -s, --timeout T         how long the whole run may go without receiving a byte
+                          (ab's inactivity timeout; seconds or 500ms, 10s, 2m;
+                          default 30)
+  -k, --keepalive         use HTTP keep-alive
+  -p, --body-file FILE    POST this file's bytes (set its type with -T)
+  -u, --put-file FILE     PUT this file's bytes (set its type with -T)
+  -T, --content-type TYPE Content-Type of the -p / -u body (default text/plain)
+  -m, --method NAME       any method name
+  -i, --head              HEAD instead of GET
+  -H, --header LINE       extra header "Name: value", replacing ab's default of
+                          that name (repeatable)
+  -C, --cookie NAME=VAL   a cookie (repeatable, joined into one Cookie header)
+  -A, --auth USER:PASS    Basic authentication
+  -P, --proxy-auth U:P    Basic proxy authentication
+  -l, --variable-length   accept variable document lengths (no Length failures)
+  -r, --continue-on-receive-error
+                          keep going on socket receive errors
+  -q, --quiet             no "Completed N requests" progress (shown above 150)
+  -d, --no-percentiles    hide the percentile table
+  -S, --no-confidence     hide the sd / median columns and ab's warnings
+  -g, --gnuplot FILE      write ab's gnuplot TSV, one line per request
+  -e, --csv FILE          write ab's CSV of the time within which 0..100% of
+                          requests were served
+  -w, --html              print the results as an HTML table
+  -v, --verbosity N       ab's verbosity level (default 1; 2 prints the request
+                          head first)
+  -Z, --ciphers LIST      https: OpenSSL cipher list (see openssl ciphers); with
+                          -f TLS1.3, TLS 1.3 suites
+  -f, --tls-protocol P    https: TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL (default
+                          ALL; SSL2 and SSL3 are refused: Node's OpenSSL has
+                          neither)
+  -h, --help              this help
+  -V, --version           print the version
 
 syncbench's own:
-  -R rate         open loop (wrk2's -R): send rate requests per second in all, each of the -c
-                  connections on its own evenly spaced schedule (rate / c each), and measure each
-                  request's latency from its intended send time (corrected for coordinated
-                  omission); -n counts intended requests, -t implies the ones due within it.
-                  A positive number, at most 1000000; adds the corrected latency section
-  --http1.1       send HTTP/1.1 requests instead of ab's HTTP/1.0 and read the responses as RFC 9112
-                  says: a malformed one is a failed request (Exceptions)
-  --response-timeout seconds
-                  the longest one response may take in total, from its request's start (default 0:
-                  none; at most 86400); a response past it is a failed request (Exceptions,
-                  RESPONSE_TIMEOUT in --json's errors) and the run goes on
-  --unix path     connect to the server's unix socket at path; the URL still gives the Host header
-                  and the path (autocannon -S, vegeta -unix-socket)
-  --workers N     split the run over N threads (1 to 64, at most -c; default 1): connections,
-                  requests and -R shared evenly, counts and histograms merged exactly into the
-                  same report; more than one pays only when the generator's core is the limit
-  --json          print the LoadResult (schema syncbench/load-result@1) as JSON on stdout, nothing else
-  --hdr-log file  write the latency (corrected under -R) as an HdrHistogram interval log, one
-                  interval per second, in HdrHistogram's HistogramLogWriter format (values in
-                  microseconds): HdrHistogram's HistogramLogProcessor reads it
+  -R, --rate N            open loop (wrk2's -R): N requests per second in all,
+                          each of the -c connections on its own evenly spaced
+                          schedule, each request's latency from its intended
+                          send time (corrected for coordinated omission); -n
+                          counts intended requests, -t implies the ones due
+                          within it. At most 1000000; adds the corrected
+                          latency section
+  --http1.1               send HTTP/1.1 requests instead of ab's HTTP/1.0 and
+                          read the responses as RFC 9112 says: a malformed one
+                          is a failed request (Exceptions)
+  --response-timeout T    the longest one response may take, from its request's
+                          start (default 0: none; at most 86400 s); a response
+                          past it is a failed request (Exceptions,
+                          RESPONSE_TIMEOUT in --json's errors), the run goes on
+  --unix PATH             connect to the server's unix socket at PATH; the URL
+                          still gives the Host header and the path
+  --workers N             split the run over N threads (1 to 64, at most -c;
+                          default 1): connections, requests and -R shared
+                          evenly, counts and histograms merged exactly; more
+                          than one pays only when the generator's core is the
+                          limit
+  --json                  print the LoadResult (schema syncbench/load-result@1)
+                          as JSON on stdout, nothing else
+  --hdr-log FILE          write the latency (corrected under -R) as an
+                          HdrHistogram interval log, one interval per second
+                          (values in microseconds), as HistogramLogWriter does
 
-Many machines (see docs/distributed.md; syncbench merge adds up their --json results):
-  --segment i/N   this process is shard i of N, counted from 0 (0/2 and 1/2 for two shards): it
-                  runs its share of -n, -c and -R (the first shards take one more request or
-                  connection when they do not divide; rate / N each); -c must be at least N
-  --start-at time wait until this ISO 8601 time with a time zone (2026-11-23T18:30:00Z) before
-                  starting: at most 1 s past (started at once), at most 3600 s ahead. Under -R
-                  shard i starts i / rate later, so the shards' schedules interleave into one.
-                  Ctrl-C while waiting sends nothing and exits 130
+Many machines (docs/distributed.md; syncbench merge adds up their results):
+  --segment i/N           this process is shard i of N, counted from 0: it runs
+                          its share of -n, -c and -R (the first shards take one
+                          more when they do not divide); -c must be at least N
+  --start-at TIME         wait until this ISO 8601 time with a time zone
+                          (2026-11-23T18:30:00Z) before starting: at most 1 s
+                          past, 3600 s ahead. Under -R shard i starts i / rate
+                          later, so the shards' schedules interleave into one.
+                          Ctrl-C while waiting sends nothing and exits 130
 
-https:// as ab: the server's certificate is NOT verified (a self-signed one is fine), SNI is the
--H Host or the URL's host (none for an IP address), every new connection makes a full handshake,
-counted in its Connect time.
+https:// as ab: the certificate is NOT verified (a self-signed one is fine), SNI
+is the -H Host or the URL's host (none for an IP address), and every connection
+makes a full handshake, counted in its Connect time.
 
-Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the report of what was measured.
+Flags cluster as in ab (-kc 20, -n100). Ctrl-C stops the run and prints the
+report of what was measured.
 `
 }
 

@@ -4,6 +4,7 @@
 // this object holds *what* was counted, so every figure of the report has one home.
 import { version } from '../version.js'
 import { roundTo } from '../format.js'
+import { RouteCounts, routeMethod, routeName } from './routes.js'
 import { indexOfCI, SERVER } from './response-parser.js'
 import { RequestTimes, Row, rates } from './request-times.js'
 import { LATE_THRESHOLD_MS } from './engine.js'
@@ -21,6 +22,19 @@ import { encodeCounts } from './histogram.js'
  * @property {import('./engine.js').RunEnd} end
  * @property {string} transport           the I/O path that carried the run (transport.js)
  */
+
+/**
+ * The counts of one run (or of one worker's share of it): -l, -R and a mix's routes from its options.
+ * A mix turns ab's Length check off: its routes' documents differ.
+ * @param {Pick<import('../types.js').LoadOptions, 'variableLength'|'rate'|'routes'>} o
+ */
+export function countsFor (o) {
+  const counts = new AbCounts({ variableLength: o.variableLength === true || o.routes !== undefined, rate: o.rate ?? 0 })
+  if (o.routes !== undefined) {
+    counts.routes = o.routes.map((r) => new RouteCounts({ name: routeName(r), method: routeMethod(r), path: r.path, weight: r.weight ?? 1 }))
+  }
+  return counts
+}
 
 export class AbCounts {
   /**
@@ -71,6 +85,8 @@ export class AbCounts {
     /** @type {Record<string, number>} count per socket error code */
     this.errors = {}
     this.times = new RequestTimes()
+    /** @type {import('./routes.js').RouteCounts[]|null} a mix: each route's own counts (routes.js) */
+    this.routes = null
   }
 
   /**
@@ -181,6 +197,7 @@ export class AbCounts {
     for (const [k, v] of Object.entries(other.errors)) this.errors[k] = (this.errors[k] ?? 0) + v
     this.times.add(other.times)
     if (this.corrected !== null && other.corrected !== null) this.corrected.add(other.corrected)
+    if (this.routes !== null && other.routes !== null) this.routes.forEach((route, i) => route.add(/** @type {import('./routes.js').RouteCounts[]} */ (other.routes)[i]))
   }
 
   /**
@@ -233,6 +250,7 @@ export class AbCounts {
       aborted: end.aborted,
       latencyHistogram: ''
     }
+    if (this.routes !== null) result.routes = this.routes.map(routeResult)
     // the other rows' histograms too, so that a merge of shards reads every median from merged counts
     const times = this.times
     result.connectionTimesHistograms = { connect: '', processing: '', waiting: '' }
@@ -252,6 +270,29 @@ export class AbCounts {
     result.latencyHistogramUncorrected = ''
     return withLazyHistogram(result, 'latencyHistogramUncorrected', this.times.total.counts)
   }
+}
+
+/**
+ * LoadResult.routes[i] of a route's counts.
+ * @param {import('./routes.js').RouteCounts} r
+ * @returns {import('../types.js').RouteResult}
+ */
+function routeResult (r) {
+  /** @type {import('../types.js').RouteResult} */
+  const result = {
+    name: r.name,
+    method: r.method,
+    path: r.path,
+    weight: r.weight,
+    connections: r.connections,
+    completeRequests: r.done,
+    failedRequests: r.failed,
+    non2xxResponses: r.non2xx,
+    statusCodes: { ...r.statusCodes },
+    latency: mapValues(r.latency.latency(), (ms) => roundTo(ms, 3)),
+    latencyHistogram: ''
+  }
+  return withLazyHistogram(result, 'latencyHistogram', r.latency.counts)
 }
 
 /**

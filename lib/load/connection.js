@@ -12,7 +12,8 @@ export const CONNECTED = 2
 export const READING = 3
 
 /** The engine a connection belongs to, as much of it as a Connection needs. */
-const NO_ENGINE = /** @type {import('./engine.js').Engine} */ (/** @type {unknown} */ ({ transport: null }))
+const NO_ENGINE = /** @type {import('./engine.js').Engine} */ (/** @type {unknown} */ ({ transport: null, request: null }))
+const EMPTY = Buffer.alloc(0)
 
 export class Connection {
   /** @param {import('./engine.js').Engine} engine */
@@ -32,6 +33,12 @@ export class Connection {
     /** @type {Buffer[]} */
     this.unwritten = []
     this.state = UNCONNECTED
+    /** the bytes of its requests: the run's, or its route's in a mix */
+    this.request = this.engine.request ?? EMPTY
+    /** @type {import('./routes.js').RouteCounts|null} a mix: the route it carries */
+    this.route = null
+    /** the status of the response being read (valid once gotHeader) */
+    this.status = 0
     this.read = 0 // bytes of this response, headers included
     this.bread = 0 // body bytes of this response
     this.length = 0 // Content-Length of a keep-alive response

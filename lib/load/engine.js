@@ -30,6 +30,7 @@ import {
 } from './connection.js'
 import { HEADER_LIMIT, findHeaderEnd, statusCode } from './response-parser.js'
 import { COMPLETE, INVALID, INTERIM } from './framing.js'
+import { assignRoutes } from './routes.js'
 
 /** setTimeout's longest delay; a longer -s is waited for in several turns. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -49,6 +50,8 @@ export const LATE_THRESHOLD_MS = 5
  * @property {string} hostname     for messages
  * @property {number} port
  * @property {Buffer} request      the bytes written for each request
+ * @property {{ request: Buffer, counts: import('./routes.js').RouteCounts }[]|null} [routes] a mix: each route's request
+ *           bytes and counts; each connection carries one route (assignRoutes), `request` is then unused
  * @property {number} requests     -n (open loop: intended requests)
  * @property {number} rate         -R, requests per second (0: ab's closed loop)
  * @property {number} concurrency  -c
@@ -145,6 +148,18 @@ export class Engine {
     this.onAbort = this.abort.bind(this)
     /** @type {Connection[]} */
     this.conns = Array.from({ length: o.concurrency }, () => new Connection(this))
+    const routes = o.routes ?? null
+    if (routes !== null) {
+      // a mix: each connection carries one route's requests for the whole run
+      const assigned = assignRoutes(o.concurrency, routes.map((r) => r.counts.weight))
+      this.conns.forEach((c, i) => {
+        const route = routes[assigned[i]]
+        c.request = route.request
+        c.route = route.counts
+        route.counts.connections++
+      })
+      this.nodelay = routes.some((r) => r.request.length > 536)
+    }
     /** for the message when connect runs out of descriptors (-1: unknown, or one connection) */
     this.openFilesLimit = o.concurrency > 1 ? openFilesLimit() : -1
 
@@ -219,10 +234,11 @@ export class Engine {
     if (counts.started >= this.requests) return
     c.connect = this.lastTime = now
     // A request the kernel cannot take at once (a big -p body) is written when 'drain' says so.
-    c.write(this.request) // open: connected or kept alive
+    const request = c.request
+    c.write(request) // open: connected or kept alive
     c.endwrite = this.lastTime = performance.now()
     counts.started++
-    counts.totalPosted += this.request.length
+    counts.totalPosted += request.length
     c.state = READING
   }
 
@@ -321,7 +337,7 @@ export class Engine {
     } else if (this.continueOnReceiveError) {
       counts.errRecv++
       counts.bad++
-      this.closeConnection(c, this.lastActivity)
+      this.closeConnection(c, this.lastActivity, true)
       if (this.finished) return
     }
     c.drop()
@@ -414,6 +430,7 @@ export class Engine {
     const cacheable = buf === chunk && this.found.length === 4 && code >= 0 && at !== -1 && at + 3 <= bodyStart
     if (framing.header(c, buf, s, bodyStart, code, cacheable) === INTERIM) return this.interim(c, chunk, r, bodyStart)
     counts.header(buf, end, code, at)
+    c.status = code
     this.startOthers()
     return bodyStart
   }
@@ -443,7 +460,9 @@ export class Engine {
    */
   knownHeader (c, chunk, end, bodyStart) {
     c.gotHeader = true
-    this.counts.header(chunk, end, this.framing.knownCode, -1)
+    const code = this.framing.knownCode
+    this.counts.header(chunk, end, code, -1)
+    c.status = code
     this.startOthers()
     return bodyStart
   }
@@ -474,7 +493,7 @@ export class Engine {
     const counts = this.counts
     counts.good++
     counts.checkLength(c.bread)
-    if (counts.done < this.requests) this.record(c, now, reuse)
+    if (counts.done < this.requests) this.record(c, now, reuse, false)
     // record() runs the caller's callbacks, which may have aborted the run.
     if (this.finished) return
     c.keepalive = false
@@ -528,7 +547,7 @@ export class Engine {
   failResponse (c, now, code) {
     const counts = this.counts
     counts.malformed(code)
-    if (counts.done < this.requests) this.record(c, now, false)
+    if (counts.done < this.requests) this.record(c, now, false, true)
     if (this.finished) return
     this.lastTime = now
     c.drop()
@@ -543,10 +562,11 @@ export class Engine {
    * keep-alive flag after each response), so a server closing a reused connection before answering
    * costs a completed request and a Length failure, as in ab; we keep that on purpose.
    * @param {Connection} c @param {number} now
+   * @param {boolean} [failed] it ended by an error (a mix's route counts it as a request without a response)
    */
-  closeConnection (c, now) {
+  closeConnection (c, now, failed = false) {
     this.counts.checkLength(c.bread)
-    if (this.counts.done < this.requests) this.record(c, now, false)
+    if (this.counts.done < this.requests) this.record(c, now, false, failed)
     if (this.finished) return
     this.lastTime = now
     c.drop()
@@ -566,8 +586,9 @@ export class Engine {
   /**
    * Count a completed request, then run the caller's callbacks.
    * @param {Connection} c @param {number} now @param {boolean} keptAlive
+   * @param {boolean} failed it ended without a usable response (for a mix's route)
    */
-  record (c, now, keptAlive) {
+  record (c, now, keptAlive, failed) {
     const counts = this.counts
     const ctime = c.connect > c.start ? c.connect - c.start : 0
     const time = now > c.start ? now - c.start : 0
@@ -576,6 +597,7 @@ export class Engine {
     // open loop: the latency from the intended send time, connect and waiting for the connection included
     const latency = counts.corrected !== null ? (now > c.intended ? now - c.intended : 0) : time
     if (counts.corrected !== null) counts.corrected.record(latency)
+    if (c.route !== null) c.route.record(latency, failed || !c.gotHeader ? -1 : c.status)
     if (this.onRequest !== null) {
       try {
         this.onRequest({ start: performance.timeOrigin + c.start, connect: ctime, waiting: wait, total: time, latency })
@@ -622,7 +644,7 @@ export class Engine {
       this.startConnect(c)
     } else if (c.state !== CONNECTING && err.syscall === 'write') {
       counts.epipe++
-      this.closeConnection(c, this.lastActivity)
+      this.closeConnection(c, this.lastActivity, true)
     } else {
       this.receiveError(c, err)
     }
@@ -649,7 +671,7 @@ export class Engine {
     counts.bad++
     const refused = c.state === CONNECTING
     const skip = c.skipException
-    this.closeConnection(c, this.lastActivity)
+    this.closeConnection(c, this.lastActivity, true)
     if (skip) {
       c.skipException = false
     } else {

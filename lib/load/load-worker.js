@@ -32,7 +32,10 @@ const port = parentPort
 const spec = /** @type {WorkerSpec} */ (workerData)
 const o = spec.options
 // a Buffer arrives as a plain Uint8Array
-if (o.body !== undefined) o.body = Buffer.from(o.body.buffer, o.body.byteOffset, o.body.byteLength)
+/** @param {Uint8Array} bytes */
+const asBuffer = (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+if (o.body !== undefined) o.body = asBuffer(o.body)
+for (const route of o.routes ?? []) if (route.body !== undefined) route.body = asBuffer(route.body)
 
 const controller = new AbortController()
 o.signal = controller.signal

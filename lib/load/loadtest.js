@@ -5,8 +5,10 @@ import { ConnectError, systemCode } from '../errors.js'
 import { parseTarget, buildRequest, isIpAddress } from './request.js'
 import { checkUnixSocket } from './connection.js'
 import { Engine } from './engine.js'
+import { routeMethod } from './routes.js'
 import { createTransport } from './transport.js'
-import { AbCounts } from './ab-counts.js'
+import { countsFor } from './ab-counts.js'
+/** @typedef {import('./ab-counts.js').AbCounts} AbCounts */
 import { AbFraming } from './ab-framing.js'
 import { normalizeLoadOptions as normalizeOptions, checkTlsOptions, apiSpelling, loadOptionRule, defaultHeartbeat } from './options.js'
 
@@ -20,8 +22,13 @@ export { defaultOptions } from './options.js'
  * @param {ReturnType<typeof normalizeOptions>} o
  */
 function publicOptions (o) {
-  const { body, onProgress, onRequest, signal, ...rest } = o
-  return { ...rest, headers: [...o.headers], cookies: [...o.cookies], bodyBytes: body ? body.length : 0 }
+  const { body, onProgress, onRequest, signal, routes, ...rest } = o
+  const recorded = { ...rest, headers: [...o.headers], cookies: [...o.cookies], bodyBytes: body ? body.length : 0 }
+  if (routes === undefined) return recorded
+  return {
+    ...recorded,
+    routes: routes.map(({ body: routeBody, ...route }) => ({ ...route, ...(routeBody === undefined ? {} : { bodyBytes: routeBody.length }) }))
+  }
 }
 
 /**
@@ -125,7 +132,7 @@ export async function runEngine (o, target, addresses) {
  * @param {ReturnType<typeof normalizeOptions>} o
  */
 export function newCounts (o) {
-  return new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
+  return countsFor(o)
 }
 
 /**
@@ -145,6 +152,7 @@ export async function createEngine (o, target, addresses, counts) {
     hostname: target.hostname,
     port: target.port,
     request: buildRequest(o, target),
+    routes: o.routes === undefined ? null : o.routes.map((route, i) => ({ request: routeRequest(o, target, route), counts: /** @type {import('./routes.js').RouteCounts[]} */ (counts.routes)[i] })),
     requests: o.requests,
     rate: o.rate ?? 0,
     concurrency: o.concurrency,
@@ -162,6 +170,30 @@ export async function createEngine (o, target, addresses, counts) {
     // The HTTP/1.1 framing is loaded only under --http1.1: a plain ab run skips two modules.
     framing: o.http11 === true ? new (await import('./http11.js')).Http11Framing(framingOptions) : new AbFraming(framingOptions)
   })
+}
+
+/** Methods whose requests carry the run's body when their route has none of its own. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+
+/**
+ * The bytes of one route's requests: the run's request with the route's method and path, the run's
+ * headers then the route's, its own body or else the run's (for POST, PUT and PATCH).
+ * @param {ReturnType<typeof normalizeOptions>} o
+ * @param {import('./request.js').Target} target
+ * @param {import('./routes.js').Route} route
+ */
+function routeRequest (o, target, route) {
+  const method = routeMethod(route)
+  const body = route.body ?? (BODY_METHODS.has(method) ? o.body : undefined)
+  const contentType = route.contentType ?? o.contentType
+  const { body: _runBody, contentType: _runType, ...rest } = o
+  return buildRequest({
+    ...rest,
+    method,
+    headers: [...o.headers, ...(route.headers ?? [])],
+    ...(body === undefined ? {} : { body }),
+    ...(contentType === undefined ? {} : { contentType })
+  }, { ...target, path: route.path })
 }
 
 /**

@@ -18,7 +18,7 @@ import { mapValues } from './ab-counts.js'
  * Options every part must share: they decide what a request is, so parts that differ measured
  * different things. (-n, -c and -R may differ: they are summed. -s, -v, -q... change nothing measured.)
  */
-const SAME = /** @type {const} */ (['url', 'method', 'keepAlive', 'http11', 'variableLength', 'headers', 'cookies', 'contentType', 'auth', 'proxyAuth', 'timelimit', 'responseTimeout'])
+const SAME = /** @type {const} */ (['url', 'method', 'keepAlive', 'http11', 'variableLength', 'headers', 'cookies', 'contentType', 'auth', 'proxyAuth', 'timelimit', 'responseTimeout', 'routes'])
 
 const ROWS = /** @type {const} */ (['connect', 'processing', 'waiting'])
 
@@ -106,6 +106,7 @@ export function mergeLoadResults (results, names = results.map((_, i) => `result
       }])
     }
   }
+  if (first.routes !== undefined) merged.routes = first.routes.map((route, i) => mergeRoute(results.map((r) => /** @type {import('../types.js').RouteResult[]} */ (r.routes)[i])))
   if (!openLoop) return merged
 
   // -R: latency from the intended send times (latencyHistogram), its uncorrected twin as ab's total row
@@ -217,6 +218,34 @@ function mergedRow (parts) {
   // sum of squares = (n - 1) sd^2 + n mean^2, per part
   row.sumSquares = counted.reduce((n, p) => n + (p.count - 1) * p.row.sd ** 2 + p.count * p.row.mean ** 2, 0)
   return row
+}
+
+/**
+ * One route of a mix, from its parts: counts summed, latency from the summed histograms.
+ * @param {import('../types.js').RouteResult[]} parts the same route in every part (checkConsistent: same routes)
+ * @returns {import('../types.js').RouteResult}
+ */
+function mergeRoute (parts) {
+  const sum = (/** @type {(r: import('../types.js').RouteResult) => number} */ f) => parts.reduce((n, r) => n + f(r), 0)
+  const row = mergedRow(parts.map((r) => ({
+    row: { min: NaN, mean: r.latency.mean, sd: r.latency.stddev, median: 0, max: r.latency.max },
+    count: r.completeRequests,
+    histogram: /** @type {string} */ (r.latencyHistogram)
+  })))
+  const { name, method, path, weight } = parts[0]
+  return {
+    name,
+    method,
+    path,
+    weight,
+    connections: sum((r) => r.connections),
+    completeRequests: sum((r) => r.completeRequests),
+    failedRequests: sum((r) => r.failedRequests),
+    non2xxResponses: sum((r) => r.non2xxResponses),
+    statusCodes: sumRecords(parts.map((r) => r.statusCodes)),
+    latency: mapValues(row.latency(), (ms) => roundTo(ms, 3)),
+    latencyHistogram: encodeCounts(row.counts)
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
 // in the message follows the caller's spelling of it (see Spelling): "-c" on the command line,
 // "-c (concurrency)" from the API, "load.concurrency" in an experiment file.
 import { InvalidOptionError, invalidOption } from '../errors.js'
+import { routeProblem, routeName } from './routes.js'
 
 /** ab's -f values (lib/load/tls.js maps them to Node's protocol bounds; kept here so that a plain run never loads node:tls). */
 const TLS_PROTOCOLS = { ALL: true, TLS1: true, 'TLS1.1': true, 'TLS1.2': true, 'TLS1.3': true }
@@ -118,13 +119,28 @@ function integer (min, max = Number.MAX_SAFE_INTEGER) {
  * @returns {Pick<OptionRule, 'check'|'fromArg'|'min'>}
  */
 function seconds (allowZero) {
-  const expected = `must be a ${allowZero ? 'non-negative' : 'positive'} number of seconds`
+  const expected = `must be a ${allowZero ? 'non-negative' : 'positive'} number of seconds or a duration (500ms, 10s, 2m)`
   return {
     min: 0,
-    // ab's strtod would take "1e3" or "0x10"; a plain decimal is what anybody means
-    fromArg: (raw) => /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN,
+    // ab's strtod would take "1e3" or "0x10"; a plain decimal is what anybody means, or a duration
+    fromArg: (raw) => durationSeconds(raw),
     check: (v) => typeof v === 'number' && Number.isFinite(v) && (v > 0 || (allowZero && v === 0)) ? null : expected
   }
+}
+
+/** Seconds per unit of a duration ("500ms", "10s", "2m", "1h"). @type {Record<string, number>} */
+const DURATION_UNITS = { ms: 0.001, s: 1, m: 60, h: 3600 }
+
+/**
+ * A duration as typed, in seconds: a plain number is seconds (ab's unit), or a number with a unit:
+ * "500ms", "10s", "2m", "1h". NaN when it is neither.
+ * @param {string} raw
+ */
+export function durationSeconds (raw) {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw)
+  if (m === null) return NaN
+  // whole microseconds at most: "0.1s" is 0.1, not 0.1 plus float noise
+  return Math.round(Number(m[1]) * DURATION_UNITS[m[2] ?? 's'] * 1e6) / 1e6
 }
 
 /** @type {Pick<OptionRule, 'check'>} */
@@ -216,6 +232,8 @@ const rules = [
   { name: 'body', flag: '-p', check: (v) => Buffer.isBuffer(v) ? null : 'must be a Buffer' },
   // on one line, as -H: a CR or LF would put header lines of its own into every request
   { name: 'contentType', flag: '-T', check: (v) => typeof v === 'string' && !CR_LF.test(v) ? null : 'must be a content type on one line' },
+  // a mix of routes in one run (routes.js): each connection carries one route, shared out by weight
+  { name: 'routes', flag: null, list: 'must be a non-empty array of routes { path, method?, name?, headers?, body?, contentType?, weight? }', check: routeProblem },
   { name: 'variableLength', flag: '-l', ...boolean, default: false },
   { name: 'continueOnReceiveError', flag: '-r', ...boolean, default: false },
   { name: 'http11', flag: '--http1.1', ...boolean, default: false },
@@ -463,5 +481,30 @@ export function normalizeLoadOptions (options) {
     if (share.rate !== undefined) o.rate = share.rate
   }
   checkWorkersWithinConcurrency(o.workers, o.concurrency, apiSpelling)
+  if (o.routes !== undefined) checkRoutes(o.routes, o.concurrency, o.workers, apiSpelling)
   return o
+}
+
+/**
+ * A mix's routes as a whole: at least one, names that differ, and a connection for every route in
+ * every worker (each worker shares out its own connections).
+ * @param {readonly import('./routes.js').Route[]} routes each checked already (routeProblem)
+ * @param {number} concurrency this process's share
+ * @param {number} workers
+ * @param {Spelling} spell
+ */
+export function checkRoutes (routes, concurrency, workers, spell) {
+  const flag = spell(loadOptionRule('routes'))
+  if (routes.length === 0) throw invalidOption(flag, 'none', 'must name at least one route')
+  const seen = new Set()
+  for (const route of routes) {
+    const name = routeName(route)
+    if (seen.has(name)) throw invalidOption(flag, name, 'must name each route once (give one a name)')
+    seen.add(name)
+  }
+  const least = Math.floor(concurrency / workers)
+  if (least < routes.length) {
+    const per = workers > 1 ? ` in each of ${spell(loadOptionRule('workers'))} ${workers} workers` : ''
+    throw invalidOption(spell(loadOptionRule('concurrency')), shown(concurrency), `must give each of the ${routes.length} routes a connection${per} (at least ${routes.length * workers})`)
+  }
 }

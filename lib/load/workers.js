@@ -16,7 +16,8 @@
 // with its own error. The heartbeats count the whole run (a shared counter), so "Completed N
 // requests" comes at the same N as with one thread.
 import { Worker } from 'node:worker_threads'
-import { AbCounts } from './ab-counts.js'
+import { countsFor } from './ab-counts.js'
+/** @typedef {import('./ab-counts.js').AbCounts} AbCounts */
 import { defaultHeartbeat } from './options.js'
 import { ConnectError, TimeoutError, errorCodes } from '../errors.js'
 
@@ -82,7 +83,7 @@ export async function runWorkers (o, target, addresses) {
   let tls = null
   /** @type {Set<string>} the workers' transports */
   const transports = new Set()
-  const merged = new AbCounts({ variableLength: o.variableLength === true, rate: o.rate ?? 0 })
+  const merged = countsFor(o)
   /** @type {{ failure: { code: string, message: string }|null }} the first worker's failure (boxed: set in a callback) */
   const first = { failure: null }
   /** @type {{ thrown: unknown }|null} */
