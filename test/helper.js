@@ -612,17 +612,19 @@ export function assertEndedCleanly (r, what) {
  * those tests on it, at least `atLeast` of them, none failing and no sanitizer report. Skipped, saying
  * so, where there is no C compiler. npm test bounds a test file to 120 s: callers keep under it.
  * @param {string} name @param {string[]} files @param {number} atLeast
+ * @param {Record<string, string>} [env] for the tests (SYNCBENCH_HOSTILE_SHARD)
  */
-export function sanitizedTests (name, files, atLeast) {
+export function sanitizedTests (name, files, atLeast, env = {}) {
   const cc = process.env.CC ?? 'gcc'
   const noCompiler = spawnSync(cc, ['--version']).error !== undefined
   const script = fileURLToPath(new URL('../scripts/sanitize.sh', import.meta.url))
   const out = fileURLToPath(new URL(`../build-sanitize/${name}`, import.meta.url))
-  test(`${files.join(', ')} pass on the native transport's ASan/UBSan build, with no sanitizer report`, {
+  const part = env.SYNCBENCH_HOSTILE_SHARD ? ` (SYNCBENCH_HOSTILE_SHARD=${env.SYNCBENCH_HOSTILE_SHARD})` : ''
+  test(`${files.join(', ')}${part} pass on the native transport's ASan/UBSan build, with no sanitizer report`, {
     skip: noCompiler && `no C compiler (${cc}): the sanitizer build needs one (CI installs g++)`,
     timeout: 118_000
   }, async () => {
-    const r = await runCommand('bash', [script, '--out', out, ...files.map((f) => `test/${f}`)], { timeoutMs: 115_000 })
+    const r = await runCommand('bash', [script, '--out', out, ...files.map((f) => `test/${f}`)], { env, timeoutMs: 115_000 })
     const output = r.stdout + r.stderr
     assert.equal(r.signal, null, `scripts/sanitize.sh killed by ${r.signal} (SIGKILL: still running after 115 s): ${output.slice(-4000)}`)
     assert.doesNotMatch(output, SANITIZER_REPORT, output.slice(-8000))

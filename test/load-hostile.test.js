@@ -11,7 +11,7 @@
 // with no signal and no sanitizer report (scripts/sanitize.sh runs this file on the ASan/UBSan build),
 // and where the outcome does not depend on timing both transports must count exactly the same (and
 // as stated here); where it does (a reset racing a write), invariants that hold either way.
-import { test, after } from 'node:test'
+import { describe, test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -284,94 +284,106 @@ cases.push({
   line: /no response within 1 s \(-s 1\)/
 })
 
-let sockets = 0
-for (const c of cases) {
-  test(c.name, { timeout: 3 * (c.boundMs ?? BOUND_MS) }, async () => {
-    const args = c.args.map((a) => typeof a === 'number' ? bodyFile(a) : a)
-    const runs = await Promise.all(TRANSPORTS.map(async (io) => {
-      const path = c.unix ? join(dir, `s${sockets++}.sock`) : undefined
-      const server = await startHostileServer(c.pick, { path })
-      closers.push(server.close)
-      const r = await abOn(io, [...args, ...(path ? ['--unix', path] : []), server.url], { timeoutMs: c.boundMs ?? BOUND_MS, openFiles: c.openFiles })
-      return { ...r, served: server.served }
-    }))
-    for (const r of runs) {
-      assertEndedCleanly(r, c.name)
-      if (c.check) c.check(r)
-      if (c.bodyBytes !== undefined) assert.equal(r.served.bodyBytes, c.bodyBytes, `${r.io}: the body bytes the server read`)
-    }
-    const [native, net] = runs
-    if (!c.same) return
-    if (net) assert.deepEqual(native.counts, net.counts, 'native and node:net count the same')
-    if (c.line) {
-      assert.equal(native.code, 1, native.stderr)
-      assert.match(native.stderr, c.line)
-      assert.equal(native.stderr.trim().split('\n').length, 1, native.stderr)
-    } else {
-      assert.equal(native.code, 0, native.stderr)
-      for (const [key, value] of Object.entries(c.expect ?? {})) assert.deepEqual(native.counts[key], value, `${key}: ${JSON.stringify(native.counts)}`)
-    }
-  })
+// SYNCBENCH_HOSTILE_SHARD=i/n runs every n-th test from the i-th (0-based): the sanitizer run splits
+// this file over two of its own, as npm test bounds each file's time.
+const [shard, shards] = (process.env.SYNCBENCH_HOSTILE_SHARD ?? '0/1').split('/').map(Number)
+let registered = 0
+/** A test of this shard. @param {string} name @param {{ timeout: number }} options @param {() => Promise<void>} fn */
+function hostileTest (name, options, fn) {
+  if (registered++ % shards === shard) test(name, options, fn)
 }
 
-// Many connects failing at once. ab connects one socket first and the other -c - 1 once a response
-// header has arrived: when the listener has gone by then, they are all refused in the same turn.
-
-test('nothing listens, -c 500: the refusal in one line, exit 1, on both transports', { timeout: 3 * BOUND_MS }, async () => {
-  const url = `http://127.0.0.1:${await closedPort()}/`
-  const [native, net] = await Promise.all(TRANSPORTS.map((io) => abOn(io, ['-c', '500', '-n', '1000', url])))
-  for (const r of [native, net]) if (r) assertEndedCleanly(r, 'nothing listens')
-  if (net) assert.deepEqual(native.counts, net.counts)
-  assert.equal(native.code, 1)
-  assert.match(native.stderr, /^syncbench ab: 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\n$/)
-})
-
-for (const r of [[], ['-r']]) {
-  test(`the listener gone after the first response: 1999 connects refused at once, -c 2000 ${r[0] ?? 'no -r'}`, { timeout: 3 * BOUND_MS }, async () => {
-    const runs = await Promise.all(TRANSPORTS.map(async (io) => {
-      /** @type {Awaited<ReturnType<typeof startHostileServer>>|null} */
-      let server = null
-      server = await startHostileServer((conn) => {
-        // the first request's answer goes out, then nothing more is accepted
-        if (conn === 0) server?.server.close()
-        return {}
-      })
-      closers.push(server.close)
-      return abOn(io, [...r, '-c', '2000', '-n', '6000', server.url])
-    }))
-    for (const run of runs) assertEndedCleanly(run, 'the listener gone')
-    const [native, net] = runs
-    if (r.length === 0) {
-      if (net) assert.deepEqual(native.counts, net.counts)
-      assert.equal(native.code, 1)
-      assert.match(native.stderr, /^syncbench ab: 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\n$/)
-      return
-    }
-    // -r: every refusal is a complete request that failed, under Receive and, for every other one
-    // of a connection, Exceptions too (ab's POLLERR); which ones follows the order of the refusals
-    // in each turn, so the split is not compared
-    for (const run of runs) {
-      assert.equal(run.code, 0, run.stderr)
-      const c = /** @type {any} */ (run.counts)
-      assert.equal(c.complete, 6000)
-      assert.equal(c.errors.ECONNREFUSED, 5999, JSON.stringify(c))
-      assert.ok(c.failures.receive >= 5999 && c.failures.connect + c.failures.length === 0, JSON.stringify(c))
-      assert.equal(c.failed, c.failures.receive + c.failures.exceptions, JSON.stringify(c))
-    }
-  })
-}
-
-test('EMFILE at -c 20000 under ulimit -n 256: one line saying how many sockets the limit allowed, exit 1, on both transports', { timeout: 3 * BOUND_MS }, async () => {
-  const server = await startHostileServer(polite)
-  closers.push(server.close)
-  const args = ['-c', '20000', '-n', '20000', server.url]
-  for (const r of await Promise.all(TRANSPORTS.map((io) => abOn(io, args, { openFiles: 256 })))) {
-    assertEndedCleanly(r, 'EMFILE')
-    assert.equal(r.code, 1, r.stderr)
-    assert.match(r.stderr, /^syncbench ab: 127\.0\.0\.1:\d+: test aborted after 10 failures: too many open files \(EMFILE\): only \d+ sockets could be opened for -c 20000; raise the limit of open files per process \(now 256\) with ulimit -n 20100 in this shell, or lower -c\n$/)
-    // Node's own descriptors (a few dozen) leave about 200 of the 256 for sockets: the count is of
-    // those that got one, not of those whose connect had been reported when connect ran out
-    const opened = Number(/only (\d+) sockets could be opened/.exec(r.stderr)?.[1])
-    assert.ok(opened >= 128 && opened < 256, `${r.io}: ${r.stderr}`)
+// Under the sanitizers, with one run per case, two cases at a time keep both cores busy.
+describe(`hostile servers, on ${TRANSPORTS.join(' and ')}`, { concurrency: TRANSPORTS.length === 1 ? 2 : 1 }, () => {
+  let sockets = 0
+  for (const c of cases) {
+    hostileTest(c.name, { timeout: 3 * (c.boundMs ?? BOUND_MS) }, async () => {
+      const args = c.args.map((a) => typeof a === 'number' ? bodyFile(a) : a)
+      const runs = await Promise.all(TRANSPORTS.map(async (io) => {
+        const path = c.unix ? join(dir, `s${sockets++}.sock`) : undefined
+        const server = await startHostileServer(c.pick, { path })
+        closers.push(server.close)
+        const r = await abOn(io, [...args, ...(path ? ['--unix', path] : []), server.url], { timeoutMs: c.boundMs ?? BOUND_MS, openFiles: c.openFiles })
+        return { ...r, served: server.served }
+      }))
+      for (const r of runs) {
+        assertEndedCleanly(r, c.name)
+        if (c.check) c.check(r)
+        if (c.bodyBytes !== undefined) assert.equal(r.served.bodyBytes, c.bodyBytes, `${r.io}: the body bytes the server read`)
+      }
+      const [native, net] = runs
+      if (!c.same) return
+      if (net) assert.deepEqual(native.counts, net.counts, 'native and node:net count the same')
+      if (c.line) {
+        assert.equal(native.code, 1, native.stderr)
+        assert.match(native.stderr, c.line)
+        assert.equal(native.stderr.trim().split('\n').length, 1, native.stderr)
+      } else {
+        assert.equal(native.code, 0, native.stderr)
+        for (const [key, value] of Object.entries(c.expect ?? {})) assert.deepEqual(native.counts[key], value, `${key}: ${JSON.stringify(native.counts)}`)
+      }
+    })
   }
+
+  // Many connects failing at once. ab connects one socket first and the other -c - 1 once a response
+  // header has arrived: when the listener has gone by then, they are all refused in the same turn.
+
+  hostileTest('nothing listens, -c 500: the refusal in one line, exit 1, on both transports', { timeout: 3 * BOUND_MS }, async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/`
+    const [native, net] = await Promise.all(TRANSPORTS.map((io) => abOn(io, ['-c', '500', '-n', '1000', url])))
+    for (const r of [native, net]) if (r) assertEndedCleanly(r, 'nothing listens')
+    if (net) assert.deepEqual(native.counts, net.counts)
+    assert.equal(native.code, 1)
+    assert.match(native.stderr, /^syncbench ab: 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\n$/)
+  })
+
+  for (const r of [[], ['-r']]) {
+    hostileTest(`the listener gone after the first response: 1999 connects refused at once, -c 2000 ${r[0] ?? 'no -r'}`, { timeout: 3 * BOUND_MS }, async () => {
+      const runs = await Promise.all(TRANSPORTS.map(async (io) => {
+        /** @type {Awaited<ReturnType<typeof startHostileServer>>|null} */
+        let server = null
+        server = await startHostileServer((conn) => {
+          // the first request's answer goes out, then nothing more is accepted
+          if (conn === 0) server?.server.close()
+          return {}
+        })
+        closers.push(server.close)
+        return abOn(io, [...r, '-c', '2000', '-n', '6000', server.url])
+      }))
+      for (const run of runs) assertEndedCleanly(run, 'the listener gone')
+      const [native, net] = runs
+      if (r.length === 0) {
+        if (net) assert.deepEqual(native.counts, net.counts)
+        assert.equal(native.code, 1)
+        assert.match(native.stderr, /^syncbench ab: 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\n$/)
+        return
+      }
+      // -r: every refusal is a complete request that failed, under Receive and, for every other one
+      // of a connection, Exceptions too (ab's POLLERR); which ones follows the order of the refusals
+      // in each turn, so the split is not compared
+      for (const run of runs) {
+        assert.equal(run.code, 0, run.stderr)
+        const c = /** @type {any} */ (run.counts)
+        assert.equal(c.complete, 6000)
+        assert.equal(c.errors.ECONNREFUSED, 5999, JSON.stringify(c))
+        assert.ok(c.failures.receive >= 5999 && c.failures.connect + c.failures.length === 0, JSON.stringify(c))
+        assert.equal(c.failed, c.failures.receive + c.failures.exceptions, JSON.stringify(c))
+      }
+    })
+  }
+
+  hostileTest('EMFILE at -c 20000 under ulimit -n 256: one line saying how many sockets the limit allowed, exit 1, on both transports', { timeout: 3 * BOUND_MS }, async () => {
+    const server = await startHostileServer(polite)
+    closers.push(server.close)
+    const args = ['-c', '20000', '-n', '20000', server.url]
+    for (const r of await Promise.all(TRANSPORTS.map((io) => abOn(io, args, { openFiles: 256 })))) {
+      assertEndedCleanly(r, 'EMFILE')
+      assert.equal(r.code, 1, r.stderr)
+      assert.match(r.stderr, /^syncbench ab: 127\.0\.0\.1:\d+: test aborted after 10 failures: too many open files \(EMFILE\): only \d+ sockets could be opened for -c 20000; raise the limit of open files per process \(now 256\) with ulimit -n 20100 in this shell, or lower -c\n$/)
+      // Node's own descriptors (a few dozen) leave about 200 of the 256 for sockets: the count is of
+      // those that got one, not of those whose connect had been reported when connect ran out
+      const opened = Number(/only (\d+) sockets could be opened/.exec(r.stderr)?.[1])
+      assert.ok(opened >= 128 && opened < 256, `${r.io}: ${r.stderr}`)
+    }
+  })
 })
