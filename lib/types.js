@@ -112,6 +112,8 @@
  * @typedef {object} LoadResult
  * @property {'syncbench/load-result@1'} schema
  * @property {{ name: 'syncbench', version: string }} tool
+ * @property {string} [runId]                    this run's id: `syncbench merge` refuses a run given twice (absent from an external
+ *                                              tool's result and from files written before it was kept)
  * @property {Omit<LoadOptions, 'body'|'signal'|'onProgress'|'onRequest'> & { bodyBytes?: number }} options  the LoadOptions used, body
  *                                              replaced by its byte length (bodyBytes; absent from an external engine's result)
  * @property {string} startedAt                  ISO time the run started (after any --start-at wait)
@@ -200,7 +202,7 @@
  * What a merged LoadResult was made of (lib/load/merge.js).
  * @typedef {object} Merged
  * @property {number} results        how many LoadResults were added
- * @property {{ startedAt: string, endedAt: string, segment: string|null, completeRequests: number }[]} parts  each one's window
+ * @property {{ runId?: string, startedAt: string, endedAt: string, segment: string|null, completeRequests: number }[]} parts  each one's run, window
  *           and shard ("0/2"), in the order given
  */
 

@@ -358,3 +358,34 @@ test('--hdr-log is read by HdrHistogram\'s own Java HistogramLogProcessor: same 
   // the max in ms (microseconds / 1000), HDR's highest equivalent value of the max's bucket
   assert.equal(Number(m[1]), Math.round(decodeHistogram(r.latencyHistogram).maxValue) / 1000)
 })
+
+test('merge counts a run once: the same result twice, or inside a merged file given again, is refused naming the files', async () => {
+  const server = await startHttpServer((req, res) => { res.writeHead(200, { 'Content-Length': 2 }); res.end('ok') })
+  try {
+    const run = async (/** @type {string} */ name) => {
+      const r = await runCli(['ab', '--json', '-n', '100', '-c', '4', server.url])
+      assert.equal(r.code, 0, r.stderr)
+      writeFileSync(path.join(dir, name), r.stdout)
+      return JSON.parse(r.stdout)
+    }
+    const a = await run('run-a.json')
+    const b = await run('run-b.json')
+    assert.match(a.runId, /^[0-9a-z]+-[0-9a-z]+-[0-9a-z]+-[0-9a-z]+$/)
+    assert.notEqual(a.runId, b.runId)
+    const twice = await runCli(['merge', '--json', path.join(dir, 'run-a.json'), path.join(dir, 'run-a.json')])
+    assert.equal(twice.code, 2)
+    assert.equal(twice.stderr, `syncbench merge: ${path.join(dir, 'run-a.json')} and ${path.join(dir, 'run-a.json')} hold the same run (runId ${a.runId}): each run may be merged once\n`)
+    assert.equal(twice.stdout, '')
+    const ab = await runCli(['merge', '--json', path.join(dir, 'run-a.json'), path.join(dir, 'run-b.json')])
+    assert.equal(ab.code, 0, ab.stderr)
+    const merged = JSON.parse(ab.stdout)
+    assert.equal(merged.completeRequests, 200)
+    assert.deepEqual(merged.merged.parts.map((/** @type {{ runId: string }} */ p) => p.runId), [a.runId, b.runId])
+    writeFileSync(path.join(dir, 'run-ab.json'), ab.stdout)
+    const again = await runCli(['merge', path.join(dir, 'run-ab.json'), path.join(dir, 'run-b.json')])
+    assert.equal(again.code, 2)
+    assert.match(again.stderr, /run-b\.json and .*run-ab\.json hold the same run/)
+  } finally {
+    await server.close()
+  }
+})

@@ -4,6 +4,7 @@ import { SyncbenchError, InvalidOptionError, errorCodes, systemCode } from '../e
 import { version } from '../version.js'
 import { parseAbArgs } from '../ab/ab-args.js'
 import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../ab/ab-report.js'
+import { checkNativeTransport } from './output.js'
 
 export function helpText () {
   return `syncbench ab ${version}: an ApacheBench 2.3 drop-in (same flags, same report)
@@ -140,6 +141,7 @@ export async function main (argv, io) {
   const { options, output } = parseAbArgs(argv)
   if (output.help) { io.stdout.write(helpText()); return 0 }
   if (output.version) { io.stdout.write(`This is syncbench ${version}, an ApacheBench 2.3 compatible load generator\n`); return 0 }
+  await checkNativeTransport('ab', io)
   if (output.gnuplot || output.csv || output.hdrLog) {
     // loaded here only: the atomic writer's node:crypto costs start-up CPU a plain run does not need
     const { tempNameFor } = await import('../fs-atomic.js')

@@ -60,3 +60,23 @@ function oneLine (text) {
     return escaped !== ch ? escaped : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
   })
 }
+
+let addonNoticeSaid = false
+
+/**
+ * Before a command that loads with syncbench's own engine: refuse a SYNCBENCH_IO that is none of its
+ * values (a usage error, exit 2), and say once per process, on stderr, that the native transport's
+ * addon is there but did not load, so node:net carries the load (nothing when there is no addon:
+ * node:net is then the expected path). The addon is loaded here if it was not already.
+ * @param {string} command
+ * @param {Io} io
+ * @param {{ notice?: boolean }} [options] notice: false checks SYNCBENCH_IO only (the load is another tool's)
+ */
+export async function checkNativeTransport (command, io, options = {}) {
+  const { checkIoChoice, addonNotice } = await import('../load/native-addon.js')
+  checkIoChoice()
+  const notice = options.notice === false ? null : addonNotice()
+  if (notice === null || addonNoticeSaid) return
+  addonNoticeSaid = true
+  io.stderr.write(`syncbench ${command}: ${oneLine(notice)}\n`)
+}

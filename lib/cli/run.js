@@ -6,7 +6,7 @@ import path from 'node:path'
 import { parseCommandArgs, integerOption } from '../args.js'
 import { MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT, DEFAULT_RESPONSE_TIMEOUT } from '../run/run-deadline.js'
 import { InvalidOptionError, InvalidUrlError, invalidOption } from '../errors.js'
-import { painter } from './output.js'
+import { checkNativeTransport, painter } from './output.js'
 import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload, checkDistinctNames, appExperiment, parseAppOption } from '../run/experiment-loader.js'
 import { parseCommand } from '../lab/command.js'
 import { loopSections, loopLines } from '../report/event-loop.js'
@@ -125,6 +125,9 @@ export async function main (argv, io) {
   checkOpenLoopEngine(engine.name, openLoops(experiments, { requests: options.requests, concurrency: options.concurrency, rate: options.rate }))
   if (options.sloP99 !== undefined && !experiments.some((e) => e.rateSweep)) throw invalidOption('--slo-p99', options.sloP99, 'applies to the rate-sweep only (an experiment with rateSweep)')
   if (!(await engine.available())) throw invalidOption('--engine', options.engine, `needs ${options.engine} installed (not found on PATH)`)
+  // the probe (lib/run/probe.js) loads with the built-in engine whatever --engine says: SYNCBENCH_IO
+  // applies; the notice is for the measured load
+  await checkNativeTransport('run', io, { notice: engine.name === 'builtin' })
   const outDir = await createOutDir({ out: options.out, cwd })
 
   const controller = new AbortController()

@@ -21,6 +21,7 @@ import { encodeCounts } from './histogram.js'
  * @property {boolean} bodySent           a -p / -u body was sent (ab prints "Total body sent" only then)
  * @property {import('./engine.js').RunEnd} end
  * @property {string} transport           the I/O path that carried the run (transport.js)
+ * @property {string} runId               this run's id (a merge refuses one run twice)
  */
 
 /**
@@ -217,12 +218,13 @@ export class AbCounts {
    * @param {ResultContext} context
    * @returns {import('../types.js').LoadResult}
    */
-  toResult ({ options, target, startedAt, endedAt, concurrency, bodySent, end, transport }) {
+  toResult ({ options, target, startedAt, endedAt, concurrency, bodySent, end, transport, runId }) {
     const timeTakenSeconds = end.timeTakenSeconds
     /** @type {import('../types.js').LoadResult} */
     const result = {
       schema: 'syncbench/load-result@1',
       tool: { name: 'syncbench', version },
+      runId,
       options,
       startedAt,
       endedAt,

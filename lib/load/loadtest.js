@@ -172,6 +172,18 @@ export async function createEngine (o, target, addresses, counts) {
   })
 }
 
+let runs = 0
+
+/**
+ * An id for one run, so that a merge can tell a run given twice: its start (ms, base 36), this process,
+ * a count within it and random bits. Unique without node:crypto, which a plain run does not load.
+ * @param {number} startMs
+ */
+function newRunId (startMs) {
+  const random = Math.floor(Math.random() * 2 ** 32).toString(36)
+  return `${Math.round(startMs).toString(36)}-${process.pid.toString(36)}-${(++runs).toString(36)}-${random}`
+}
+
 /** Methods whose requests carry the run's body when their route has none of its own. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
@@ -212,7 +224,7 @@ function finishRun (o, target, wallOffset, counts, end, transport, tls) {
   const startedAt = new Date(startTime).toISOString()
   const endedAt = new Date(startTime + end.timeTakenSeconds * 1000).toISOString()
   const result = counts.toResult({
-    options: publicOptions(o), target, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end, transport
+    options: publicOptions(o), target, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end, transport, runId: newRunId(startTime)
   })
   if (tls !== null) result.tls = tls
   if (end.failure !== null) {

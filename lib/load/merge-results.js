@@ -99,6 +99,7 @@ export function mergeLoadResults (results, names = results.map((_, i) => `result
     merged: {
       results: sum((r) => r.merged?.results ?? 1),
       parts: results.flatMap((r) => r.merged?.parts ?? [{
+        ...(r.runId === undefined ? {} : { runId: r.runId }),
         startedAt: r.startedAt,
         endedAt: /** @type {string} */ (r.endedAt),
         segment: r.options.segment ? `${r.options.segment.index}/${r.options.segment.count}` : null,
@@ -179,6 +180,18 @@ function checkConsistent (results, names) {
       for (const key of /** @type {const} */ (['count', 'requests', 'concurrency', 'rate'])) {
         if (a[key] !== b[key]) throw differs(`--segment's whole run (${key === 'count' ? 'number of shards' : apiSpelling(loadOptionRule(key))})`, i, a[key], b[key])
       }
+    }
+  }
+  // the same run twice (a file given twice, or a part inside a merged file given again) would count
+  // its requests twice
+  /** @type {Map<string, string>} */
+  const runs = new Map()
+  for (const [i, r] of results.entries()) {
+    const ids = r.merged ? r.merged.parts.flatMap((p) => p.runId === undefined ? [] : [p.runId]) : (r.runId === undefined ? [] : [r.runId])
+    for (const id of ids) {
+      const other = runs.get(id)
+      if (other !== undefined) throw new InvalidOptionError(`${names[i]} and ${other} hold the same run (runId ${id}): each run may be merged once`)
+      runs.set(id, names[i])
     }
   }
   /** @type {Map<string, string>} */
