@@ -2,9 +2,9 @@
 import http from 'node:http'
 import net from 'node:net'
 import { once } from 'node:events'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { before, after } from 'node:test'
+import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -35,8 +35,9 @@ export async function startHttpServer (handler) {
  * Start a raw TCP server that answers with whatever `onConnection` writes: for responses node:http
  * would never produce (wrong Content-Length, HTTP/1.0 close-delimited, resets, silence).
  * @param {(socket: net.Socket) => void} onConnection
+ * @param {{ path?: string }} [options] listen on this unix socket instead (the URL then only names a host)
  */
-export async function startRawServer (onConnection) {
+export async function startRawServer (onConnection, options = {}) {
   const sockets = new Set()
   const server = net.createServer((socket) => {
     sockets.add(socket)
@@ -44,13 +45,14 @@ export async function startRawServer (onConnection) {
     socket.on('error', () => {})
     onConnection(socket)
   })
-  server.listen(0, '127.0.0.1')
+  if (options.path === undefined) server.listen(0, '127.0.0.1')
+  else server.listen(options.path)
   await once(server, 'listening')
-  const port = /** @type {net.AddressInfo} */ (server.address()).port
+  const port = options.path === undefined ? /** @type {net.AddressInfo} */ (server.address()).port : 0
   return {
     server,
     port,
-    url: `http://127.0.0.1:${port}/`,
+    url: options.path === undefined ? `http://127.0.0.1:${port}/` : 'http://app.local/',
     close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()) })
   }
 }
@@ -105,7 +107,10 @@ export async function abJson (args, options = {}) {
  * @param {{ timeoutMs?: number, env?: Record<string, string> }} [options] env: added to this process's
  */
 export async function runCommand (cmd, args, options = {}) {
-  const env = options.env === undefined ? undefined : { ...process.env, ...options.env }
+  // not NODE_TEST_CONTEXT: the test runner marks its children with it, and a `node --test` run in a
+  // marked environment runs no file at all (and exits 0)
+  const { NODE_TEST_CONTEXT, ...inherited } = process.env
+  const env = { ...inherited, ...options.env }
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
   let stdout = ''
   let stderr = ''
@@ -373,5 +378,259 @@ export function tempCacheDir (prefix, onReady) {
     if (saved === undefined) delete process.env.SYNCBENCH_CACHE_DIR
     else process.env.SYNCBENCH_CACHE_DIR = saved
     await rm(dir, { recursive: true, force: true })
+  })
+}
+
+// --- Hostile servers for the transports' tests (load-hostile, load-transport-fuzz) ---
+
+/**
+ * What a hostile server does with one request (startHostileServer). The defaults make a polite
+ * server: it reads the whole request, answers 200 "ok" with a Content-Length, and keeps the
+ * connection as the request asks.
+ * @typedef {object} Behaviour
+ * @property {'head'|'body'|number} [answerAt] when to answer: once the request's head is read, before
+ *           any of its body ('head'); once this many bytes of its body are read (a number); once all
+ *           of it is ('body', the default). The body's rest is read (and dropped) either way.
+ * @property {string[]} [interim] 1xx status lines ("100 Continue") written once the head is read
+ * @property {number} [status] of the final response (200)
+ * @property {'length'|'chunked'|'close'} [framing] how the body's end is marked: Content-Length, chunked
+ *           (three chunks), or the connection's close (no length: the server closes after it)
+ * @property {string} [body] the final response's body ('ok')
+ * @property {boolean} [keepAlive] say keep-alive and keep the connection (default: as the request asks)
+ * @property {string} [surplus] bytes written right behind the response, in the same write
+ * @property {number} [dripBytes] write the response in pieces of this many bytes, dripMs apart
+ * @property {number} [dripMs] (1 by default)
+ * @property {number} [stallMs] once the head is read, stop reading for this long: the client's writes
+ *           of a body wait meanwhile (the server's buffers fill)
+ * @property {'keep'|'end'|'destroy'|'reset'} [after] once the response is written: keep the connection
+ *           when it is kept alive, else end it (the default); 'end': send FIN and keep reading (a body
+ *           still coming is read and dropped); 'destroy': close with the rest of the request unread
+ *           (the kernel answers it with a reset); 'reset': RST at once
+ * @property {number} [resetAtRequest] instead of answering, reset (RST) once this many bytes of the
+ *           request (head and body) have arrived; 0 resets the connection at its accept
+ * @property {number} [resetAtResponse] write this many bytes of the response, then reset (RST)
+ * @property {boolean} [silent] never answer (keep reading)
+ * @property {boolean} [deaf] (for a connection's first request) never read the connection at all: the
+ *           client's writes fill the socket buffers and block
+ */
+
+/**
+ * A raw server that misbehaves as `pick(connection, request)` says for each request: the numbers of
+ * the connection (in the order accepted, from 0) and of the request on it (from 0). It is called once
+ * per request, when its connection is accepted (for the first) or its first byte arrives, so a pick
+ * that counts its calls numbers the requests in the order they came. Requests are parsed as a client
+ * sends them (head, then a body of its Content-Length), pipelined bytes included.
+ * `served` counts what it saw: connections, request heads, body bytes read, responses begun.
+ * @param {(connection: number, request: number) => Behaviour} pick
+ * @param {{ path?: string }} [options] listen on this unix socket (where nothing can be reset)
+ */
+export async function startHostileServer (pick, options = {}) {
+  const served = { connections: 0, requests: 0, bodyBytes: 0, answered: 0 }
+  const raw = await startRawServer((socket) => {
+    const connection = served.connections++
+    let index = 0
+    // the behaviour of the request being read; the next one's is picked when its first byte comes
+    /** @type {Behaviour|null} */
+    let b = pick(connection, index)
+    if (b.deaf) {
+      socket.pause()
+      return
+    }
+    if (b.resetAtRequest === 0) {
+      socket.resetAndDestroy()
+      return
+    }
+    let head = Buffer.alloc(0)
+    let inHead = true
+    let bodyLength = 0
+    let bodyRead = 0
+    let requestBytes = 0 // of the request being read, head and body
+    let answered = false
+    let done = false // ended, destroyed or reset: whatever still comes is dropped
+    const reset = () => {
+      done = true
+      socket.resetAndDestroy()
+    }
+    socket.on('data', (/** @type {Buffer} */ data) => {
+      let at = 0
+      while (!done && at < data.length) {
+        b ??= pick(connection, ++index)
+        if (inHead) {
+          const before = head.length
+          head = Buffer.concat([head, data.subarray(at)])
+          const end = head.indexOf('\r\n\r\n')
+          const used = end === -1 ? data.length - at : end + 4 - before
+          requestBytes += used
+          at += used
+          if (b.resetAtRequest !== undefined && requestBytes >= b.resetAtRequest) return reset()
+          if (end === -1) {
+            if (head.length > 65536) reset()
+            continue
+          }
+          const text = head.subarray(0, end + 4)
+          head = Buffer.alloc(0)
+          inHead = false
+          bodyLength = Number(/^content-length:\s*(\d+)/im.exec(text.toString('latin1'))?.[1] ?? 0)
+          served.requests++
+          b = { ...b, keepAlive: b.keepAlive ?? (wantsKeepAlive(text) && b.framing !== 'close') }
+          for (const line of b.interim ?? []) socket.write(`HTTP/1.1 ${line}\r\n\r\n`)
+          if (b.stallMs) {
+            socket.pause()
+            setTimeout(() => socket.resume(), b.stallMs)
+          }
+        } else {
+          const take = Math.min(bodyLength - bodyRead, data.length - at)
+          bodyRead += take
+          requestBytes += take
+          served.bodyBytes += take
+          at += take
+          if (b.resetAtRequest !== undefined && requestBytes >= b.resetAtRequest) return reset()
+        }
+        const answerAt = b.answerAt ?? 'body'
+        if (!answered && !b.silent && b.resetAtRequest === undefined &&
+          (answerAt === 'head' || bodyRead >= (answerAt === 'body' ? bodyLength : Math.min(answerAt, bodyLength)))) {
+          answered = true
+          served.answered++
+          done = respond(socket, b)
+        }
+        if (!done && bodyRead === bodyLength) {
+          // read whole: a reset due past its end comes now; else the next request's head follows
+          if (b.resetAtRequest !== undefined) return reset()
+          inHead = true
+          requestBytes = bodyRead = bodyLength = 0
+          answered = false
+          b = null
+        }
+      }
+    })
+  }, options)
+  return { ...raw, served }
+}
+
+/**
+ * Write `b`'s response; true when the connection is done with (ended, destroyed or reset).
+ * @param {net.Socket} socket @param {Behaviour} b
+ */
+function respond (socket, b) {
+  const body = b.body ?? 'ok'
+  const framing = b.framing ?? 'length'
+  let fields = `Connection: ${b.keepAlive ? 'keep-alive' : 'close'}\r\n`
+  let payload = body
+  if (framing === 'length') fields += `Content-Length: ${Buffer.byteLength(body)}\r\n`
+  if (framing === 'chunked') {
+    fields += 'Transfer-Encoding: chunked\r\n'
+    const third = Math.ceil(body.length / 3)
+    const parts = [body.slice(0, third), body.slice(third, 2 * third), body.slice(2 * third)].filter((p) => p !== '')
+    payload = parts.map((p) => `${Buffer.byteLength(p).toString(16)}\r\n${p}\r\n`).join('') + '0\r\n\r\n'
+  }
+  const bytes = Buffer.from(`HTTP/1.1 ${b.status ?? 200} X\r\n${fields}\r\n${payload}${b.surplus ?? ''}`, 'latin1')
+  const after = b.after ?? (b.keepAlive && framing !== 'close' ? 'keep' : 'end')
+  if (b.resetAtResponse !== undefined) {
+    socket.write(bytes.subarray(0, b.resetAtResponse))
+    socket.resetAndDestroy()
+    return true
+  }
+  const finish = () => {
+    if (socket.destroyed) return
+    if (after === 'end') socket.end()
+    else if (after === 'destroy') socket.destroy()
+    else if (after === 'reset') socket.resetAndDestroy()
+  }
+  if (b.dripBytes === undefined) {
+    socket.write(bytes)
+    finish()
+  } else {
+    const step = b.dripBytes
+    const drip = (/** @type {number} */ from) => {
+      if (socket.destroyed) return
+      socket.write(bytes.subarray(from, from + step))
+      if (from + step < bytes.length) setTimeout(drip, b.dripMs ?? 1, from + step)
+      else finish()
+    }
+    drip(0)
+  }
+  return after !== 'keep'
+}
+
+/** What a sanitizer prints when it finds a bug (AddressSanitizer, UndefinedBehaviorSanitizer). */
+export const SANITIZER_REPORT = /ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer/
+
+/**
+ * `syncbench ab --json ...args` on one transport (SYNCBENCH_IO=native or net), killed after
+ * `timeoutMs`; under a limit of open files when `openFiles` is given (sh's ulimit -n, then exec).
+ * Returns how it ended and, for an exit 0, what it counted (the fields that do not depend on time)
+ * and the transport the LoadResult names; for another exit, its stderr with the server's port (or
+ * socket) and the times in it blanked.
+ * @param {'native'|'net'} io @param {string[]} args
+ * @param {{ timeoutMs?: number, openFiles?: number }} [options]
+ */
+export async function abOn (io, args, options = {}) {
+  const argv = [binPath, 'ab', '--json', ...args]
+  const env = { SYNCBENCH_IO: io, NO_COLOR: '1' }
+  const started = performance.now()
+  const r = options.openFiles === undefined
+    ? await runCommand(process.execPath, argv, { env, timeoutMs: options.timeoutMs ?? 30_000 })
+    : await runCommand('sh', ['-c', 'ulimit -n "$0" && exec "$@"', String(options.openFiles), process.execPath, ...argv], { env, timeoutMs: options.timeoutMs ?? 30_000 })
+  const ms = performance.now() - started
+  /** @type {Record<string, unknown>} */
+  let counts = { code: r.code, stderr: r.stderr.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT').replace(/unix:[^:\s]+/g, 'unix:SOCKET').replace(/\d+(\.\d+)? ?(ms|s)\b/g, 'T') }
+  if (r.code === 0) {
+    const j = JSON.parse(r.stdout)
+    counts = {
+      complete: j.completeRequests,
+      failed: j.failedRequests,
+      failures: j.failures,
+      writeErrors: j.writeErrors,
+      keepAlive: j.keepAliveRequests,
+      total: j.totalTransferredBytes,
+      html: j.htmlTransferredBytes,
+      posted: j.totalBodySentBytes,
+      errors: j.errors,
+      non2xx: j.non2xxResponses
+    }
+  }
+  const transport = r.code === 0 ? JSON.parse(r.stdout).transport : null
+  return { io, ...r, ms, counts, transport }
+}
+
+/**
+ * The run ended by itself: no signal (a crash is SIGSEGV, a sanitizer's abort SIGABRT), within its
+ * bound (a run killed at its bound has a signal), no sanitizer report.
+ * Also that a run that reports its transport ran on the one asked for.
+ * @param {{ io: string, code: number|null, signal: string|null, stderr: string, transport?: string|null }} r @param {string} what
+ */
+export function assertEndedCleanly (r, what) {
+  if (r.transport != null) assert.equal(r.transport.replace(/-unix$/, ''), r.io === 'native' ? 'native' : 'node:net', `${what}: the run's transport`)
+  assert.equal(r.signal, null, `${what} (${r.io}): killed by ${r.signal} (SIGKILL: still running at its bound); stderr: ${r.stderr.slice(-2000)}`)
+  assert.doesNotMatch(r.stderr, SANITIZER_REPORT, `${what} (${r.io}): a sanitizer report`)
+  assert.notEqual(r.code, null, `${what} (${r.io}): no exit code`)
+}
+
+/**
+ * One test that runs scripts/sanitize.sh over `files` (test/ names): the native transport's ASan and
+ * UBSan build (its own folder under build-sanitize/, so files running at once do not share one),
+ * those tests on it, at least `atLeast` of them, none failing and no sanitizer report. Skipped, saying
+ * so, where there is no C compiler. npm test bounds a test file to 120 s: callers keep under it.
+ * @param {string} name @param {string[]} files @param {number} atLeast
+ * @param {Record<string, string>} [env] for the tests (SYNCBENCH_HOSTILE_SHARD)
+ */
+export function sanitizedTests (name, files, atLeast, env = {}) {
+  const cc = process.env.CC ?? 'gcc'
+  const noCompiler = spawnSync(cc, ['--version']).error !== undefined
+  const script = fileURLToPath(new URL('../scripts/sanitize.sh', import.meta.url))
+  const out = fileURLToPath(new URL(`../build-sanitize/${name}`, import.meta.url))
+  const part = env.SYNCBENCH_HOSTILE_SHARD ? ` (SYNCBENCH_HOSTILE_SHARD=${env.SYNCBENCH_HOSTILE_SHARD})` : ''
+  test(`${files.join(', ')}${part} pass on the native transport's ASan/UBSan build, with no sanitizer report`, {
+    skip: noCompiler && `no C compiler (${cc}): the sanitizer build needs one (CI installs g++)`,
+    timeout: 118_000
+  }, async () => {
+    const r = await runCommand('bash', [script, '--out', out, ...files.map((f) => `test/${f}`)], { env, timeoutMs: 115_000 })
+    const output = r.stdout + r.stderr
+    assert.equal(r.signal, null, `scripts/sanitize.sh killed by ${r.signal} (SIGKILL: still running after 115 s): ${output.slice(-4000)}`)
+    assert.doesNotMatch(output, SANITIZER_REPORT, output.slice(-8000))
+    assert.equal(r.code, 0, output.slice(-8000))
+    // the tests did run (a nested node --test in a marked environment runs none)
+    const summary = /^sanitize: tests (\d+), pass \d+, fail (\d+)/m.exec(output)
+    assert.ok(summary !== null && Number(summary[1]) >= atLeast && summary[2] === '0', output.slice(-2000))
   })
 }

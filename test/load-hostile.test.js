@@ -1,0 +1,394 @@
+// Every path a misbehaving server can drive the load engine's transports down, through the real CLI
+// (syncbench ab --json) on both transports, native (native/io.c) and node:net, each against its own
+// instance of the same server:
+// a response before, during and after the request's body; Connection: close with a body unwritten;
+// resets at offsets of the request and of the response, with and without -r; a server that never
+// reads (the client's writes block; -s ends the run); 1xx interim responses; surplus and pipelined
+// bytes; keep-alive closed after N responses; request bodies from 0 bytes to 64 MiB; many connects
+// failing at once (refused at high -c, EMFILE at -c 20000 under ulimit -n 256).
+//
+// Why: the native transport is C that a server drives. A bug there is a crash (SIGSEGV), a hang or a
+// miscount where node:net, the reference, is right. So each run must end by itself within its bound
+// with no signal and no sanitizer report (scripts/sanitize.sh runs this file on the ASan/UBSan build),
+// and where the outcome does not depend on timing both transports must count exactly the same (and
+// as stated here); where it does (a reset racing a write), invariants that hold either way.
+import { describe, test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { abOn, assertEndedCleanly, closedPort, startHostileServer } from './helper.js'
+
+/** @typedef {import('./helper.js').Behaviour} Behaviour */
+/** @typedef {Awaited<ReturnType<typeof abOn>>} Run */
+/**
+ * One case: the server's behaviour by connection and request, the CLI's arguments (a body by its
+ * size: ['-p', 1024] posts a 1024-byte file), and what is asserted of the two runs.
+ * `same`: the outcome does not depend on timing: both transports count exactly the same, and as
+ * `expect` says (a subset of the counts, or the exit code and a pattern of its one stderr line).
+ * Otherwise `check` asserts the invariants of each run.
+ * @typedef {object} Case
+ * @property {string} name
+ * @property {(connection: number, request: number) => Behaviour} pick
+ * @property {(string|number)[]} args
+ * @property {boolean} same
+ * @property {Record<string, unknown>} [expect]
+ * @property {RegExp} [line] for a run that exits non-zero: its one stderr line
+ * @property {(r: Run) => void} [check]
+ * @property {number} [bodyBytes] the body bytes the server must have read in each run
+ * @property {boolean} [unix] over a unix socket (--unix) instead of TCP
+ */
+
+const MiB = 1024 * 1024
+/** The transports each case runs on (see the top). */
+const TRANSPORTS = /** @type {('native'|'net')[]} */ (process.env.SYNCBENCH_SANITIZE === '1' ? ['native'] : ['native', 'net'])
+/** Each run ends within this (a hang is killed here, and fails as a signal). */
+const BOUND_MS = 20_000
+
+const dir = mkdtempSync(join(tmpdir(), 'syncbench-hostile-'))
+const closers = /** @type {(() => Promise<void>)[]} */ ([])
+after(async () => {
+  await Promise.all(closers.map((close) => close()))
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** @type {Map<number, string>} */
+const bodies = new Map()
+/** A file of `size` bytes to post, made once. @param {number} size */
+function bodyFile (size) {
+  let file = bodies.get(size)
+  if (file === undefined) {
+    file = join(dir, `body-${size}.bin`)
+    writeFileSync(file, Buffer.alloc(size, 120))
+    bodies.set(size, file)
+  }
+  return file
+}
+
+/** A polite server's: read the request whole, answer 200 with a length, keep-alive as asked. */
+const polite = () => ({})
+/** @param {Behaviour} b */
+const always = (b) => () => b
+
+/**
+ * A run that exits 0 counts every request, its failures the sum of their kinds; or it exits 1 with
+ * one line (where ab exits).
+ * @param {number} n
+ */
+const completesOrOneLine = (n) => (/** @type {Run} */ r) => {
+  assert.ok(r.code === 0 || r.code === 1, `exit ${r.code}: ${r.stderr}`)
+  if (r.code !== 0) return assert.match(r.stderr, /^syncbench ab: [^\n]+\n$/)
+  const c = /** @type {any} */ (r.counts)
+  assert.equal(c.complete, n, JSON.stringify(c))
+  assert.equal(c.failed, c.failures.connect + c.failures.receive + c.failures.length + c.failures.exceptions, JSON.stringify(c))
+}
+
+/** @type {Case[]} */
+const cases = []
+
+// A response before, during and after the request's body: 8 MiB, far more than the socket buffers
+// hold, so an early response arrives while most of the body is unwritten; with -k the next request
+// is written behind it on the same socket. The server reads the body's rest and drops it.
+for (const [when, answerAt] of /** @type {const} */ ([['before', 'head'], ['during', 1 * MiB], ['after', 'body']])) {
+  for (const k of [['-k'], []]) {
+    cases.push({
+      name: `a response ${when} an 8 MiB body, ${k[0] ?? 'no -k'}`,
+      pick: always({ answerAt }),
+      args: [...k, '-c', '1', '-n', '4', '-p', 8 * MiB],
+      same: true,
+      expect: { complete: 4, failed: 0, keepAlive: k.length ? 4 : 0 }
+    })
+  }
+}
+cases.push({
+  name: 'a response before an 8 MiB body, -k, -c 2',
+  pick: always({ answerAt: 'head' }),
+  args: ['-k', '-c', '2', '-n', '6', '-p', 8 * MiB],
+  same: true,
+  expect: { complete: 6, failed: 0, keepAlive: 6 }
+})
+// Connection: close with the body still unwritten: FIN, the server reading on (the response ends at
+// the close either way), or a close with the body unread, which the kernel answers with a reset that
+// races the response and the client's writes.
+for (const k of [['-k'], []]) {
+  cases.push({
+    name: `Connection: close and FIN before the body is written, ${k[0] ?? 'no -k'}`,
+    pick: always({ answerAt: 'head', keepAlive: false, after: 'end' }),
+    args: [...k, '-c', '1', '-n', '4', '-p', 8 * MiB],
+    same: true,
+    expect: { complete: 4, failed: 0, keepAlive: 0 }
+  })
+  cases.push({
+    name: `Connection: close and the body left unread (a reset), ${k.length ? '-k -r' : 'no -k, no -r'}`,
+    pick: always({ answerAt: 'head', keepAlive: false, after: 'destroy' }),
+    args: [...k, ...(k.length ? ['-r'] : []), '-c', '1', '-n', '4', '-p', 8 * MiB],
+    same: false,
+    check: completesOrOneLine(4)
+  })
+}
+
+// Resets. Once a request is read whole (a GET arrives in one segment: any offset inside it resets
+// once it is all in, one past it at its end) and before any byte of the response, the client reads
+// the reset: the same on both transports. Without -r the run ends at the first (exit 1, one line);
+// with -r each is a failed request. A reset after part of the response races libuv's read: the
+// bytes and the reset read in one turn end as EOF (the read was short and the socket hung up), in
+// two as ECONNRESET; a reset at the accept or in a body being written races the client's write (a
+// write error or a read error): invariants only.
+const BODY = 'x'.repeat(1000)
+const HEAD_BYTES = 'HTTP/1.1 200 X\r\nConnection: keep-alive\r\nContent-Length: 1000\r\n\r\n'.length
+const RESET = /receive failed: connection reset by peer \(ECONNRESET\); -r continues past receive errors/
+const requestOffsets = [1, 20, 1000]
+cases.push({
+  name: `a reset at bytes ${requestOffsets.join(', ')} of GET requests, -k -r`,
+  pick: (conn, req) => req === 1 ? { resetAtRequest: requestOffsets[conn % 3] } : { body: BODY },
+  args: ['-k', '-r', '-c', '1', '-n', '9'],
+  same: true,
+  expect: { complete: 9 }
+})
+cases.push({
+  name: 'a reset at byte 20 of a GET request, -k, no -r',
+  pick: (conn, req) => req === 1 ? { resetAtRequest: 20 } : { body: BODY },
+  args: ['-k', '-c', '1', '-n', '6'],
+  same: true,
+  line: RESET
+})
+for (const k of [['-k'], []]) {
+  cases.push({
+    name: `a reset before the response's first byte, ${k[0] ?? 'no -k'} -r`,
+    pick: (conn, req) => (conn + req) % 2 === 1 ? { resetAtResponse: 0 } : { body: BODY },
+    args: [...k, '-r', '-c', '1', '-n', '8'],
+    same: true,
+    expect: { complete: 8 }
+  })
+  cases.push({
+    name: `a reset before the response's first byte, ${k[0] ?? 'no -k'}, no -r`,
+    pick: (conn, req) => conn + req === 2 ? { resetAtResponse: 0 } : { body: BODY },
+    args: [...k, '-c', '1', '-n', '8'],
+    same: true,
+    line: RESET
+  })
+}
+const responseOffsets = [5, 17, HEAD_BYTES, HEAD_BYTES + 500, HEAD_BYTES + 1000]
+for (const r of [['-r'], []]) {
+  cases.push({
+    name: `a reset at bytes ${responseOffsets.join(', ')} of responses, -k ${r[0] ?? 'no -r'}`,
+    pick: (conn, req) => req === 1 ? { body: BODY, resetAtResponse: responseOffsets[conn % responseOffsets.length] } : { body: BODY },
+    args: ['-k', ...r, '-c', '1', '-n', '12'],
+    same: false,
+    check: completesOrOneLine(12)
+  })
+  cases.push({
+    name: `a reset at the accept, ${r[0] ?? 'no -r'}`,
+    pick: (conn) => conn % 2 === 1 ? { resetAtRequest: 0 } : {},
+    args: [...r, '-c', '1', '-n', '6'],
+    same: false,
+    check: completesOrOneLine(6)
+  })
+  cases.push({
+    name: `a reset 64 KiB into a 1 MiB body being written, -k ${r[0] ?? 'no -r'}`,
+    pick: (conn, req) => req === 1 ? { resetAtRequest: 65536 } : {},
+    args: ['-k', ...r, '-c', '1', '-n', '6', '-p', MiB],
+    same: false,
+    check: completesOrOneLine(6)
+  })
+}
+cases.push({
+  name: 'a whole response, then a reset, -k -r -c 2',
+  pick: (conn, req) => req === 1 ? { after: 'reset' } : {},
+  args: ['-k', '-r', '-c', '2', '-n', '8'],
+  same: false,
+  check: completesOrOneLine(8)
+})
+
+// A server that never reads: the client's writes of an 8 MiB body fill the socket buffers and block;
+// -s 1 ends the run, as a silent server's.
+for (const k of [['-k'], []]) {
+  cases.push({
+    name: `never reads an 8 MiB body, -s 1, ${k[0] ?? 'no -k'}`,
+    pick: always({ deaf: true }),
+    args: [...k, '-s', '1', '-c', '2', '-n', '4', '-p', 8 * MiB],
+    same: true,
+    line: /no response within 1 s \(-s 1\)/
+  })
+}
+
+// 1xx interim responses: a 100 Continue once the head is read and the answer after the body (as a
+// server that honours Expect does), or two interim ones before the body. --http1.1 skips them; ab's
+// mode takes an interim response for the final one (ab 2.3's quirk; see load-matrix.test.js): without
+// -k its body runs to the close, with -k the run waits on a body that never comes, until -s.
+const CONTINUE = { interim: ['100 Continue'] }
+const TWO_INTERIM = { interim: ['103 Early Hints', '100 Continue'], answerAt: /** @type {const} */ ('head') }
+cases.push({ name: '100 Continue, then the answer after a 100 KiB body, --http1.1 -k', pick: always(CONTINUE), args: ['--http1.1', '-k', '-c', '2', '-n', '6', '-p', 100 * 1024], same: true, expect: { complete: 6, failed: 0, keepAlive: 6 } })
+cases.push({ name: '103 and 100, then the answer before a 100 KiB body, --http1.1 -k', pick: always(TWO_INTERIM), args: ['--http1.1', '-k', '-c', '2', '-n', '6', '-p', 100 * 1024], same: true, expect: { complete: 6, failed: 0, keepAlive: 6 } })
+cases.push({ name: '100 Continue, then the answer, no -k', pick: always(CONTINUE), args: ['-c', '2', '-n', '6', '-p', 100 * 1024], same: true, expect: { complete: 6, failed: 0 } })
+cases.push({ name: '103 and 100, then the answer, -k -s 1', pick: always(TWO_INTERIM), args: ['-k', '-s', '1', '-c', '1', '-n', '3', '-p', 100 * 1024], same: true, line: /no response within 1 s/ })
+
+// Surplus bytes after a response, in the same write: garbage, or a whole second response.
+const SECOND = 'HTTP/1.1 200 X\r\nContent-Length: 2\r\n\r\nok'
+for (const [label, surplus, mode] of [['garbage', 'garbage!', ['-k']], ['garbage', 'garbage!', ['--http1.1', '-k']], ['a second response', SECOND, ['-k']], ['a second response', SECOND, []]]) {
+  cases.push({
+    name: `${label} after each response, ${mode.join(' ') || 'no -k'}`,
+    pick: always({ surplus: String(surplus) }),
+    args: [...mode, '-c', '2', '-n', '8'],
+    same: true,
+    expect: { complete: 8 }
+  })
+}
+
+// Keep-alive closed (FIN) after 1, 2 or 3 responses, by connection: the request written behind the
+// last one meets the close (ab counts it complete with a Length failure; --http1.1 likewise).
+for (const mode of [['-k'], ['--http1.1', '-k']]) {
+  cases.push({
+    name: `keep-alive closed after 1, 2, 3 responses, ${mode.join(' ')}`,
+    pick: (conn, req) => req === conn % 3 ? { after: 'end' } : {},
+    args: [...mode, '-c', '1', '-n', '12'],
+    same: true,
+    expect: { complete: 12 }
+  })
+}
+
+// Request bodies from 0 bytes to 64 MiB (around a 64 KiB read's size too), answered once read whole:
+// the server must have read every byte.
+for (const [size, k] of /** @type {[number, string[]][]} */ ([[0, ['-k']], [1, []], [65535, ['-k']], [65536, []], [65537, ['-k']], [MiB, []], [8 * MiB, ['-k']], [64 * MiB, ['-k']], [64 * MiB, []]])) {
+  const n = size === 64 * MiB ? 2 : 3
+  cases.push({
+    name: `a ${size}-byte body, ${k[0] ?? 'no -k'}`,
+    pick: polite,
+    args: [...k, '-c', '1', '-n', String(n), '-p', size],
+    same: true,
+    expect: { complete: n, failed: 0, keepAlive: k.length ? n : 0 },
+    bodyBytes: n * size
+  })
+}
+
+// The same paths over a unix socket (--unix: a libuv pipe on the native side; nothing there resets).
+for (const [when, answerAt] of /** @type {const} */ ([['before', 'head'], ['during', 1 * MiB]])) {
+  cases.push({
+    name: `--unix: a response ${when} an 8 MiB body, -k`,
+    pick: always({ answerAt }),
+    args: ['-k', '-c', '2', '-n', '6', '-p', 8 * MiB],
+    same: true,
+    unix: true,
+    expect: { complete: 6, failed: 0, keepAlive: 6 }
+  })
+}
+cases.push({
+  name: '--unix: Connection: close and FIN before the body is written, -k',
+  pick: always({ answerAt: 'head', keepAlive: false, after: 'end' }),
+  args: ['-k', '-c', '1', '-n', '4', '-p', 8 * MiB],
+  same: true,
+  unix: true,
+  expect: { complete: 4, failed: 0, keepAlive: 0 }
+})
+cases.push({
+  name: '--unix: never reads an 8 MiB body, -s 1',
+  pick: always({ deaf: true }),
+  args: ['-k', '-s', '1', '-c', '2', '-n', '4', '-p', 8 * MiB],
+  same: true,
+  unix: true,
+  line: /no response within 1 s \(-s 1\)/
+})
+
+// SYNCBENCH_HOSTILE_SHARD=i/n runs every n-th test from the i-th (0-based): the sanitizer run splits
+// this file over two of its own, as npm test bounds each file's time.
+const [shard, shards] = (process.env.SYNCBENCH_HOSTILE_SHARD ?? '0/1').split('/').map(Number)
+let registered = 0
+/** A test of this shard. @param {string} name @param {{ timeout: number }} options @param {() => Promise<void>} fn */
+function hostileTest (name, options, fn) {
+  if (registered++ % shards === shard) test(name, options, fn)
+}
+
+// Under the sanitizers, with one run per case, two cases at a time keep both cores busy.
+describe(`hostile servers, on ${TRANSPORTS.join(' and ')}`, { concurrency: TRANSPORTS.length === 1 ? 2 : 1 }, () => {
+  let sockets = 0
+  for (const c of cases) {
+    hostileTest(c.name, { timeout: 3 * BOUND_MS }, async () => {
+      const args = c.args.map((a) => typeof a === 'number' ? bodyFile(a) : a)
+      const runs = await Promise.all(TRANSPORTS.map(async (io) => {
+        const path = c.unix ? join(dir, `s${sockets++}.sock`) : undefined
+        const server = await startHostileServer(c.pick, { path })
+        closers.push(server.close)
+        const r = await abOn(io, [...args, ...(path ? ['--unix', path] : []), server.url], { timeoutMs: BOUND_MS })
+        return { ...r, served: server.served }
+      }))
+      for (const r of runs) {
+        assertEndedCleanly(r, c.name)
+        if (c.check) c.check(r)
+        if (c.bodyBytes !== undefined) assert.equal(r.served.bodyBytes, c.bodyBytes, `${r.io}: the body bytes the server read`)
+      }
+      const [native, net] = runs
+      if (!c.same) return
+      if (net) assert.deepEqual(native.counts, net.counts, 'native and node:net count the same')
+      if (c.line) {
+        assert.equal(native.code, 1, native.stderr)
+        assert.match(native.stderr, c.line)
+        assert.equal(native.stderr.trim().split('\n').length, 1, native.stderr)
+      } else {
+        assert.equal(native.code, 0, native.stderr)
+        for (const [key, value] of Object.entries(c.expect ?? {})) assert.deepEqual(native.counts[key], value, `${key}: ${JSON.stringify(native.counts)}`)
+      }
+    })
+  }
+
+  // Many connects failing at once. ab connects one socket first and the other -c - 1 once a response
+  // header has arrived: when the listener has gone by then, they are all refused in the same turn.
+
+  hostileTest('nothing listens, -c 500: the refusal in one line, exit 1, on both transports', { timeout: 3 * BOUND_MS }, async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/`
+    const [native, net] = await Promise.all(TRANSPORTS.map((io) => abOn(io, ['-c', '500', '-n', '1000', url])))
+    for (const r of [native, net]) if (r) assertEndedCleanly(r, 'nothing listens')
+    if (net) assert.deepEqual(native.counts, net.counts)
+    assert.equal(native.code, 1)
+    assert.match(native.stderr, /^syncbench ab: 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\n$/)
+  })
+
+  for (const r of [[], ['-r']]) {
+    hostileTest(`the listener gone after the first response: 1999 connects refused at once, -c 2000 ${r[0] ?? 'no -r'}`, { timeout: 3 * BOUND_MS }, async () => {
+      const runs = await Promise.all(TRANSPORTS.map(async (io) => {
+        /** @type {Awaited<ReturnType<typeof startHostileServer>>|null} */
+        let server = null
+        server = await startHostileServer((conn) => {
+          // the first request's answer goes out, then nothing more is accepted
+          if (conn === 0) server?.server.close()
+          return {}
+        })
+        closers.push(server.close)
+        return abOn(io, [...r, '-c', '2000', '-n', '6000', server.url])
+      }))
+      for (const run of runs) assertEndedCleanly(run, 'the listener gone')
+      const [native, net] = runs
+      if (r.length === 0) {
+        if (net) assert.deepEqual(native.counts, net.counts)
+        assert.equal(native.code, 1)
+        assert.match(native.stderr, /^syncbench ab: 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\n$/)
+        return
+      }
+      // -r: every refusal is a complete request that failed, under Receive and, for every other one
+      // of a connection, Exceptions too (ab's POLLERR); which ones follows the order of the refusals
+      // in each turn, so the split is not compared
+      for (const run of runs) {
+        assert.equal(run.code, 0, run.stderr)
+        const c = /** @type {any} */ (run.counts)
+        assert.equal(c.complete, 6000)
+        assert.equal(c.errors.ECONNREFUSED, 5999, JSON.stringify(c))
+        assert.ok(c.failures.receive >= 5999 && c.failures.connect + c.failures.length === 0, JSON.stringify(c))
+        assert.equal(c.failed, c.failures.receive + c.failures.exceptions, JSON.stringify(c))
+      }
+    })
+  }
+
+  hostileTest('EMFILE at -c 20000 under ulimit -n 256: one line saying how many sockets the limit allowed, exit 1, on both transports', { timeout: 3 * BOUND_MS }, async () => {
+    const server = await startHostileServer(polite)
+    closers.push(server.close)
+    const args = ['-c', '20000', '-n', '20000', server.url]
+    for (const r of await Promise.all(TRANSPORTS.map((io) => abOn(io, args, { openFiles: 256 })))) {
+      assertEndedCleanly(r, 'EMFILE')
+      assert.equal(r.code, 1, r.stderr)
+      assert.match(r.stderr, /^syncbench ab: 127\.0\.0\.1:\d+: test aborted after 10 failures: too many open files \(EMFILE\): only \d+ sockets could be opened for -c 20000; raise the limit of open files per process \(now 256\) with ulimit -n 20100 in this shell, or lower -c\n$/)
+      // Node's own descriptors (a few dozen) leave about 200 of the 256 for sockets: the count is of
+      // those that got one, not of those whose connect had been reported when connect ran out
+      const opened = Number(/only (\d+) sockets could be opened/.exec(r.stderr)?.[1])
+      assert.ok(opened >= 128 && opened < 256, `${r.io}: ${r.stderr}`)
+    }
+  })
+})
