@@ -10,7 +10,7 @@ export {
   InvalidOptionError, UnknownOptionError, MissingArgumentError, InvalidUrlError,
   ConnectError, TimeoutError,
   ServerStartError, ServerExitedError, ServerMetricsError,
-  ExperimentError, ResultsError
+  ExperimentError, ResultsError, NativeIoError
 } from './lib/errors.js'
 export { version } from './lib/version.js'
 

@@ -101,11 +101,6 @@
  */
 
 /**
- * RequestTiming's former name, still spelt so in lib/load (to go once it reads RequestTiming).
- * @typedef {RequestTiming} RequestRecord
- */
-
-/**
  * min / mean / sd / median / max of one row of ab's "Connection Times (ms)" table. median follows ab's
  * index rule (see lib/load), sd is the sample standard deviation.
  * @typedef {{ min: number, mean: number, sd: number, median: number, max: number }} TimeRow

@@ -7,7 +7,7 @@ import { startHttpServer } from './helper.js'
 test('index.js exports exactly the curated API: no chart, SVG or PNG internals', () => {
   assert.deepEqual(Object.keys(api).sort(), [
     'ConnectError', 'ExperimentError', 'InvalidOptionError', 'InvalidUrlError', 'MAX_CONCURRENCY',
-    'MissingArgumentError', 'RESULTS_SCHEMA', 'ResultsError', 'ServerExitedError', 'ServerMetricsError',
+    'MissingArgumentError', 'NativeIoError', 'RESULTS_SCHEMA', 'ResultsError', 'ServerExitedError', 'ServerMetricsError',
     'ServerStartError', 'SyncbenchError', 'TimeoutError', 'UnknownOptionError', 'appNames', 'builtinExperiment',
     'compareResults', 'defaultExperiments', 'defaultOptions', 'errorCodes', 'experiments', 'formatAbReport',
     'listExperiments', 'loadExperimentFile', 'loadWorkload', 'loadtest', 'mergeLoadResults', 'parseAbArgs', 'readResultsFile',
@@ -20,7 +20,7 @@ test('every error code has its value under errorCodes, and every thrown code its
   for (const [key, code] of Object.entries(api.errorCodes)) assert.equal(code, `SB_ERR_${key}`)
   const classes = [api.InvalidOptionError, api.UnknownOptionError, api.MissingArgumentError, api.InvalidUrlError,
     api.ConnectError, api.TimeoutError, api.ServerStartError, api.ServerExitedError, api.ServerMetricsError,
-    api.ExperimentError, api.ResultsError]
+    api.ExperimentError, api.ResultsError, api.NativeIoError]
   const codes = classes.map((Class) => {
     const err = new Class('x')
     assert.ok(err instanceof api.SyncbenchError)

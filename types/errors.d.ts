@@ -79,3 +79,5 @@ export declare class ExperimentError extends SyncbenchError {
   stderr: string[]
 }
 export declare class ResultsError extends SyncbenchError { constructor (message: string, options?: ErrorOptions) }
+/** The native transport was required (SYNCBENCH_IO=native) but cannot be used, or the addon refused a call. */
+export declare class NativeIoError extends SyncbenchError { constructor (message: string, options?: ErrorOptions) }

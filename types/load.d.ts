@@ -49,9 +49,6 @@ export interface RequestTiming {
   latency: number
 }
 
-/** @deprecated RequestTiming's former name. */
-export type RequestRecord = RequestTiming
-
 /** Options of one load test: `parseAbArgs(argv)` returns them, `loadtest(options)` takes them. */
 export interface LoadOptions {
   /** http:// or https:// (TLS as ab's: the certificate is not verified) */

@@ -61,7 +61,7 @@ export const LATE_THRESHOLD_MS = 5
  * @property {number} responseTimeoutMs --response-timeout (0: none): the longest one response may take
  * @property {number} heartbeat    completed requests between onProgress calls (0: none)
  * @property {((done: number) => void)|null} onProgress
- * @property {((record: import('../types.js').RequestRecord) => void)|null} onRequest
+ * @property {((record: import('../types.js').RequestTiming) => void)|null} onRequest
  * @property {AbortSignal|null} signal
  * @property {import('./ab-counts.js').AbCounts} counts where the run counts
  * @property {import('./framing.js').Framing} framing  ab's (AbFraming) or HTTP/1.1's (Http11Framing)

@@ -60,7 +60,7 @@ function flush () {
   filled = 0
 }
 if (spec.records) {
-  o.onRequest = (/** @type {import('../types.js').RequestRecord} */ r) => {
+  o.onRequest = (/** @type {import('../types.js').RequestTiming} */ r) => {
     batch[filled++] = r.start
     batch[filled++] = r.connect
     batch[filled++] = r.waiting

@@ -21,7 +21,7 @@ import { countsFor } from './ab-counts.js'
 import { defaultHeartbeat } from './options.js'
 import { ConnectError, TimeoutError, errorCodes } from '../errors.js'
 
-/** Numbers per request in a worker's 'records' message: start, connect, waiting, total, latency (RequestRecord). */
+/** Numbers per request in a worker's 'records' message: start, connect, waiting, total, latency (RequestTiming). */
 export const RECORD_FIELDS = 5
 
 /**
