@@ -32,8 +32,8 @@ test('compare accepts results folders and prints --json: one object, documented 
   assert.deepEqual(Object.keys(json), ['schema', 'a', 'b', 'rows', 'gate'])
   assert.equal(json.gate, null, 'no --fail-if-slower')
   assert.equal(json.schema, 'syncbench/compare@1')
-  assert.deepEqual(json.a, { file: path.join(a, 'results.json'), node: '20.20.2', syncbench: '0.1.0', createdAt: '2026-01-01T00:00:00.000Z' })
-  assert.deepEqual(json.b, { file: path.join(b, 'results.json'), node: '22.0.0', syncbench: '0.1.0', createdAt: '2026-01-02T00:00:00.000Z' })
+  assert.deepEqual(json.a, { file: path.join(a, 'results.json'), node: '20.20.2', syncbench: '0.1.0', createdAt: '2026-01-01T00:00:00.000Z', transport: null })
+  assert.deepEqual(json.b, { file: path.join(b, 'results.json'), node: '22.0.0', syncbench: '0.1.0', createdAt: '2026-01-02T00:00:00.000Z', transport: null })
   assert.equal(json.rows.length, 2)
   const [sync, async] = json.rows
   assert.deepEqual(Object.keys(sync), ['experiment', 'label', 'a', 'b', 'change', 'p', 'stars', 'significant', 'ratio', 'gate'])
@@ -106,4 +106,24 @@ test('compare --json: a side\'s req/s interval is the tables\' (log scale): none
   const sdl = Math.sqrt(logs.reduce((s, x) => s + (x - m) ** 2, 0) / 2)
   assert.ok(Math.abs(sync.b.ciLow - Math.exp(m - 4.302652729911275 * sdl / Math.sqrt(3))) < 1e-9)
   assert.ok(sync.b.ciLow > 0)
+})
+
+test('compare says when the two sides were loaded through different transports, and --json names them', async () => {
+  const withTransport = async (/** @type {string} */ name, /** @type {string} */ transport) => {
+    const folder = path.join(dir, name)
+    await mkdir(folder, { recursive: true })
+    const results = resultsFile('20.20.2', { sync: [10, 11, 12] })
+    for (const run of results.runs) if (run.load) run.load.transport = transport
+    await writeFile(path.join(folder, 'results.json'), JSON.stringify(results))
+    return folder
+  }
+  const native = await withTransport('t-native', 'native')
+  const net = await withTransport('t-net', 'node:net')
+  const text = await runCli(['compare', native, net])
+  assert.equal(text.code, 0, text.stderr)
+  assert.match(text.stdout, /^\(the load went through native in the first file and node:net in the second: their CPU per request differs, which alone can move req\/s where the generator shares the server's cores\)$/m)
+  const json = JSON.parse((await runCli(['compare', native, net, '--json'])).stdout)
+  assert.deepEqual([json.a.transport, json.b.transport], ['native', 'node:net'])
+  const same = await runCli(['compare', native, native])
+  assert.doesNotMatch(same.stdout, /the load went through/)
 })

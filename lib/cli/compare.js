@@ -5,7 +5,7 @@ import { parseCommandArgs } from '../args.js'
 import { InvalidOptionError, MissingArgumentError, ResultsError, invalidOption } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
 import { compareResults, invalidReason } from '../analysis/summarize.js'
-import { describeRuns } from '../report/phrases.js'
+import { describeRuns, transportNote } from '../report/phrases.js'
 import { compareTable, compareLatencyTable, renderText } from '../report/tables.js'
 import { renderMarkdownTable } from '../report/markdown.js'
 import { compareJson } from '../report/compare-json.js'
@@ -94,6 +94,8 @@ export async function main (argv, io) {
     // In markdown a blank line ends the table: GitHub's (a job summary) would take the next line as a row.
     io.stdout.write(parsed.values.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}\n` : renderText(t))
   }
+  const transports = transportNote(a, b)
+  if (transports !== null) io.stdout.write(`${transports}\n`)
   if (invalid) io.stdout.write(`(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)\n`)
   if (!rows.some((r) => r.test.p >= 0)) io.stdout.write('(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)\n')
   if (gate) io.stdout.write(gateSummary(gate, rows, EXIT_SLOWER) + '\n')

@@ -2,6 +2,7 @@
 // scripts. A contract like the LoadResult: fields are added, never renamed; the schema names the version.
 
 import { gateText } from './compare-gate.js'
+import { describeTransports } from './phrases.js'
 
 export const COMPARE_SCHEMA = 'syncbench/compare@1'
 
@@ -57,8 +58,8 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
 /**
  * @typedef {object} CompareJson
  * @property {'syncbench/compare@1'} schema
- * @property {{ file: string, node: string|null, syncbench: string|null, createdAt: string|null }} a   the first results file, as given
- * @property {{ file: string, node: string|null, syncbench: string|null, createdAt: string|null }} b
+ * @property {{ file: string, node: string|null, syncbench: string|null, createdAt: string|null, transport: string|null }} a   the first results file, as given (transport: the I/O paths its runs went through, null when not recorded)
+ * @property {{ file: string, node: string|null, syncbench: string|null, createdAt: string|null, transport: string|null }} b
  * @property {CompareRow[]} rows    every configuration measured in both, in a's order
  * @property {CompareGate|null} gate  with --fail-if-slower; null without
  */
@@ -72,7 +73,7 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
  */
 export function compareJson (rows, a, b, gate) {
   /** @param {{ file: string, results: import('../types.js').ResultsFile }} s */
-  const side = (s) => ({ file: s.file, node: s.results.environment?.node ?? null, syncbench: s.results.syncbench ?? null, createdAt: s.results.createdAt ?? null })
+  const side = (s) => ({ file: s.file, node: s.results.environment?.node ?? null, syncbench: s.results.syncbench ?? null, createdAt: s.results.createdAt ?? null, transport: describeTransports(s.results) })
   return {
     schema: COMPARE_SCHEMA,
     a: side(a),

@@ -4,7 +4,7 @@
 // to: headers and text cells wrap, numbers never do). It opens with the answer in a few sentences.
 import { loopSections, loopSectionsOfRuns, loopTable, LOOP_NOTE } from './event-loop.js'
 import { summariesOf } from './model.js'
-import { describeRuns } from './phrases.js'
+import { describeRuns, describeTransports } from './phrases.js'
 import { experimentTables } from './tables.js'
 import { experimentsOf, slug } from './chart-data.js'
 import { formatBytes, MIB } from '../format.js'
@@ -163,6 +163,8 @@ function environmentSection (r) {
     ['Runs per configuration', describeRuns(r)],
     ['Load engine', String(r.options?.engine ?? 'builtin')]
   ]
+  const transports = describeTransports(r)
+  if (transports !== null) rows.push(['Load transport', transports])
   return '<section id="environment"><h2>Environment</h2><dl class="env">' +
     rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('') + '</dl></section>'
 }

@@ -2,7 +2,7 @@
 // paste into a blog post. The tables are lib/report/tables.js's, so terminal and markdown never differ.
 import { loopSections, loopTable, LOOP_NOTE } from './event-loop.js'
 import { experimentTables } from './tables.js'
-import { describeRuns, measuredAt } from './phrases.js'
+import { describeRuns, describeTransports, measuredAt } from './phrases.js'
 import { articleTable, REPRODUCE_RULE } from './articles.js'
 
 /**
@@ -28,6 +28,12 @@ export function renderMarkdownTable (table) {
   return [head, rule, ...rows].join('\n') + '\n'
 }
 
+/** ' (transport native)', or nothing when the runs recorded none. @param {import('../types.js').ResultsFile} results */
+function transportText (results) {
+  const t = describeTransports(results)
+  return t === null ? '' : ` (transport ${t})`
+}
+
 /**
  * @param {import('../types.js').ResultsFile} results
  * @param {import('./model.js').ReportSummary[]} summaries
@@ -37,7 +43,7 @@ export function renderSummaryMarkdown (results, summaries) {
   const env = results.environment
   const out = ['# syncbench results', '']
   out.push(mdText(`Node ${env.node} (V8 ${env.v8}, libuv ${env.uv}) on ${env.cpuModel}, ${env.cpuCount} usable cores, ${env.platform}/${env.arch}; ` +
-    `UV_THREADPOOL_SIZE ${env.uvThreadpoolSize ?? 'default (4)'}; syncbench ${results.syncbench}, engine ${results.options?.engine ?? 'builtin'}, ` +
+    `UV_THREADPOOL_SIZE ${env.uvThreadpoolSize ?? 'default (4)'}; syncbench ${results.syncbench}, engine ${results.options?.engine ?? 'builtin'}${transportText(results)}, ` +
     `${describeRuns(results)} run(s) per configuration; ${results.createdAt}${results.finishedAt ? '' : ' (interrupted: partial results)'}.`), '')
   for (const s of summaries) {
     const tables = experimentTables(s)

@@ -91,6 +91,31 @@ export function describeRuns (results) {
 }
 
 /**
+ * The I/O paths the runs' load went through ("native", "node:net, native"), or null when no run
+ * recorded one (results written before syncbench kept it).
+ * @param {import('../types.js').ResultsFile} results
+ * @returns {string|null}
+ */
+export function describeTransports (results) {
+  const names = [...new Set(results.runs.flatMap((r) => r.load?.transport === undefined ? [] : r.load.transport.split('+')))]
+  return names.length === 0 ? null : names.sort().join(', ')
+}
+
+/**
+ * compare's note when the two sides were loaded through different I/O paths: their generators spent
+ * different CPU per request, which can move req/s on a machine whose cores the server shares. Null
+ * when they match or either is unknown.
+ * @param {import('../types.js').ResultsFile} a
+ * @param {import('../types.js').ResultsFile} b
+ * @returns {string|null}
+ */
+export function transportNote (a, b) {
+  const [ta, tb] = [describeTransports(a), describeTransports(b)]
+  if (ta === null || tb === null || ta === tb) return null
+  return `(the load went through ${ta} in the first file and ${tb} in the second: their CPU per request differs, which alone can move req/s where the generator shares the server's cores)`
+}
+
+/**
  * A p-value as compare.R prints it: 3 significant digits ("0.0794", "0.00312"), in exponent form
  * below 0.0001 ("2.43e-7"), "< 2.2e-16" below what a double resolves next to 1 (R's format.pval),
  * "n/a" without one. The one format of the verdict lines and the compare table.
