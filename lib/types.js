@@ -227,6 +227,8 @@
  * @property {{ userMs: number, systemMs: number, percent: number }} cpu  percent of one core (can exceed 100)
  * @property {{ rssBytes: number, peakRssBytes: number, heapUsedBytes: number }} memory  peak is over the window
  * @property {number} threads             OS threads of the process at the end of the window (/proc/self/status)
+ * @property {number|null} [mainThreadCpuMs]  CPU time of the main thread alone over the window (Linux; null
+ *                                       elsewhere; absent in older files)
  * @property {number} activeHandles       libuv handles alive at the end of the window
  * @property {ContextSwitches} [contextSwitches]  in the window (absent from older files)
  * @property {ServerMetricsSeries} [series]       the window over time (absent from older files)
@@ -389,7 +391,7 @@
  * @property {{ name: string, title: string, description: string, axes: string[], runs: number, baseline?: string,
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number,
  *                timings?: { opMs: number, cpuMs?: number, samples: number }[], opMsMin?: number, opMsMax?: number, ceilingLowRps?: number,
- *                ceilingHighRps?: number, opCpuMsMin?: number },
+ *                ceilingHighRps?: number, opCpuMsMin?: number, http?: import('./analysis/bounds.js').HttpCalibration },
  *              table?: string, reference?: string, target?: string, labels: string[],
  *              comparisons: Record<string, string>, capacity?: Record<string, Capacity>, sloP99Ms?: number }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
@@ -400,7 +402,8 @@
  *           'readfile'...), `unit` ('hash/s') and `samples` (timed calls), once the operation was timed; `timings` each
  *           independent timing (a fresh child each), `opMs` their median, `opMsMin`..`opMsMax` their range and
  *           `ceilingLowRps`..`ceilingHighRps` the ceiling's, `opCpuMsMin` the least CPU time of one call
- *           (absent in files from before the repeats). A rate-sweep's `capacity`: variant label -> what its
+ *           (absent in files from before the repeats), `http` the same server answering its no-work route, timed
+ *           alone: main-thread ms per request (absent in older files). A rate-sweep's `capacity`: variant label -> what its
  *           closed-loop capacity run measured (the offered rates are fractions of it), `sloP99Ms` the p99 a rate
  *           must stay under to count as sustained (--slo-p99).
  * @property {RunRecord[]} runs

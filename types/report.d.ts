@@ -81,6 +81,37 @@ export interface Row {
   latency: LatencySummary | null
   probe: ProbeSummary | null
   profile: ConfigurationProfile | null
+  /** what bounds it on this machine and the rate that allows */
+  bound: RowBound | null
+}
+
+/** A strategy's bound: what limits its throughput and the rate that allows. */
+export interface Bound {
+  /** "main thread", "4 pool threads", "2 cores", "20 in flight", "3 workers" */
+  name: string
+  kind: 'main' | 'pool' | 'workers' | 'cores' | 'in-flight'
+  predictedRps: number
+  lever: string | null
+}
+
+/** The machine and load shape a bound is computed for. */
+export interface BoundShape {
+  cores: number
+  pool: number
+  workers: number | null
+  inFlight: number
+}
+
+/** A configuration's bound on the machine it ran on. */
+export interface RowBound {
+  bound: Bound | null
+  why: string | null
+  ofBound: number | null
+  workMs: number | null
+  httpMs: number | null
+  httpFrom: string | null
+  shape: BoundShape | null
+  doubts: string[]
 }
 
 /** One experiment's statistics, its configurations in table order. */

@@ -16,6 +16,8 @@ export interface ServerMetrics {
   cpu: { userMs: number, systemMs: number, percent: number }
   memory: { rssBytes: number, peakRssBytes: number, heapUsedBytes: number }
   threads: number
+  /** CPU time of the main thread alone over the window (Linux; null elsewhere; absent in older files) */
+  mainThreadCpuMs?: number | null
   activeHandles: number
   contextSwitches?: ContextSwitches
   series?: ServerMetricsSeries
@@ -150,6 +152,18 @@ export interface Calibration {
   ceilingLowRps?: number
   ceilingHighRps?: number
   opCpuMsMin?: number
+  /** the same server answering its no-work route: main-thread ms per request (absent in older files) */
+  http?: HttpCalibration
+}
+
+/** An experiment's server answering without the work, timed alone. */
+export interface HttpCalibration {
+  /** the median of the timings */
+  httpMs: number
+  route: string
+  timings: { httpMs: number, requests: number, busyMs: number }[]
+  httpMsMin: number
+  httpMsMax: number
 }
 
 /** One experiment of a results file. */

@@ -87,3 +87,180 @@ export function strategyBound ({ strategy, workMs, httpMs, shape }) {
   const bound = candidates.reduce((a, b) => b.predictedRps < a.predictedRps ? b : a)
   return { bound, why: null }
 }
+
+/** Calibration timings further apart than this (the slowest over the fastest) do not make one figure. */
+export const SPREAD_LIMIT = 1.5
+
+/**
+ * A configuration's bound on the machine it ran on, and how it compares with what it measured.
+ * @typedef {object} RowBound
+ * @property {Bound|null} bound
+ * @property {string|null} why          why there is no bound (bound null)
+ * @property {number|null} ofBound      mean req/s over the bound's predicted rate
+ * @property {number|null} workMs       one request's work alone (the calibration's median)
+ * @property {number|null} httpMs       main-thread ms per request without the work
+ * @property {string|null} httpFrom     where httpMs comes from: "its event loop", "async's event loop", "the HTTP calibration"
+ * @property {Shape|null} shape         the machine and load it ran on
+ * @property {string[]} doubts          why the bound is uncertain: "calibration timings 2.3x apart"
+ */
+
+/**
+ * What a bound is computed from: a configuration's measured runs (lib/analysis/summarize.js's Row, in part).
+ * @typedef {{ label: string, runs: import('../types.js').RunRecord[], rps: number }} BoundInput
+ */
+
+/**
+ * The HTTP calibration of an experiment: the same server answering its no-work route, timed alone.
+ * @typedef {object} HttpCalibration
+ * @property {number} httpMs   the median of the timings
+ * @property {string} route    the route loaded
+ * @property {{ httpMs: number, requests: number, busyMs: number }[]} timings  each timing: main-thread busy ms over requests
+ * @property {number} httpMsMin
+ * @property {number} httpMsMax
+ */
+
+/**
+ * Main-thread ms per request over runs: the main thread's CPU time over the requests served where the
+ * server measured it (Linux), else its event loop's busy time (ELU x window), which also counts the
+ * time the loop waited for a core and so overstates the cost on a machine whose cores are all busy.
+ * Null without server metrics or requests.
+ * @param {import('../types.js').RunRecord[]} runs
+ * @returns {number|null}
+ */
+export function mainThreadMs (runs) {
+  const servers = runs.flatMap((r) => r.server && r.server.requests > 0 && Number.isFinite(r.server.elu) ? [r.server] : [])
+  if (servers.length === 0) return null
+  const cpu = servers.every((s) => typeof s.mainThreadCpuMs === 'number')
+  const busy = servers.reduce((n, s) => n + (cpu ? /** @type {number} */ (s.mainThreadCpuMs) : s.elu * s.windowMs), 0)
+  const requests = servers.reduce((n, s) => n + s.requests, 0)
+  return busy > 0 ? busy / requests : null
+}
+
+/**
+ * The shape a configuration ran on: the calibration's usable cores, the server's UV_THREADPOOL_SIZE (the
+ * threadpoolSize axis, else its environment, else libuv's default), its worker pool (the poolSize axis;
+ * null: the lab's default, one per core) and the load's concurrency.
+ * @param {import('../types.js').RunRecord[]} runs
+ * @param {number} cores
+ * @returns {Shape}
+ */
+export function shapeOf (runs, cores) {
+  const run = runs[0]
+  const config = run?.config ?? {}
+  const pool = Number(config.threadpoolSize ?? run?.serverEnv?.uvThreadpoolSize ?? DEFAULT_POOL)
+  const workers = Number(config.poolSize)
+  const inFlight = Number(run?.load?.concurrency ?? config.concurrency)
+  return {
+    cores,
+    pool: pool > 0 ? pool : DEFAULT_POOL,
+    workers: workers > 0 ? workers : null,
+    inFlight: inFlight > 0 ? inFlight : Infinity
+  }
+}
+
+/**
+ * "calibration timings 2.3x apart" for each calibration whose timings disagree by more than SPREAD_LIMIT.
+ * @param {{ opMsMin?: number, opMsMax?: number, http?: HttpCalibration }} calibration
+ * @returns {string[]}
+ */
+export function calibrationDoubts (calibration) {
+  const doubts = []
+  const work = spreadOf(calibration.opMsMin, calibration.opMsMax)
+  if (work > SPREAD_LIMIT) doubts.push(`work timings ${work.toFixed(1)}x apart`)
+  const http = spreadOf(calibration.http?.httpMsMin, calibration.http?.httpMsMax)
+  if (http > SPREAD_LIMIT) doubts.push(`HTTP timings ${http.toFixed(1)}x apart`)
+  return doubts
+}
+
+/** @param {number|undefined} low @param {number|undefined} high */
+function spreadOf (low, high) {
+  return low !== undefined && high !== undefined && low > 0 ? high / low : 1
+}
+
+/**
+ * Every configuration's bound in one experiment, by label. The HTTP work on the main thread comes, for a
+ * strategy whose work is off the loop, from its own event loop's busy time per request; for one whose work
+ * is on the loop (that busy time includes the work), from a sibling off the loop with the same workload
+ * (the one whose other settings match most), else from the experiment's HTTP calibration.
+ * @param {BoundInput[]} rows
+ * @param {(import('../types.js').ResultsFile['experiments'][number]['calibration'] & { http?: HttpCalibration })|undefined} calibration
+ * @returns {Map<string, RowBound>}
+ */
+export function experimentBounds (rows, calibration) {
+  /** @type {Map<string, RowBound>} */
+  const out = new Map()
+  const own = new Map(rows.map((r) => [r.label, offLoop(r) ? mainThreadMs(r.runs) : null]))
+  for (const r of rows) {
+    /** @type {RowBound} */
+    const result = { bound: null, why: null, ofBound: null, workMs: null, httpMs: null, httpFrom: null, shape: null, doubts: [] }
+    out.set(r.label, result)
+    const run = r.runs[0]
+    if (!run) { result.why = 'nothing measured'; continue }
+    if (!calibration) { result.why = 'the work was not calibrated'; continue }
+    const workload = run.config?.workload
+    if (workload !== undefined && workload !== calibration.op) { result.why = `its work (${workload}) was not calibrated (${calibration.op} was)`; continue }
+    if (run.load?.openLoop) { result.why = 'an open-loop run is offered its rate: no capacity to compare'; continue }
+    const strategy = String(run.config?.strategy ?? '')
+    result.shape = shapeOf(r.runs, calibration.usableCores)
+    result.workMs = calibration.opMs
+    const http = httpOf(r, rows, own, calibration)
+    result.httpMs = http.ms
+    result.httpFrom = http.from
+    const { bound, why } = strategyBound({ strategy, workMs: result.workMs, httpMs: result.httpMs, shape: result.shape })
+    result.bound = bound
+    result.why = why === null ? null : `${why}${http.why ? ` (${http.why})` : ''}`
+    if (bound) {
+      result.ofBound = r.rps / bound.predictedRps
+      result.doubts = calibrationDoubts(calibration)
+    }
+  }
+  return out
+}
+
+/** @param {BoundInput} r */
+function offLoop (r) {
+  const strategy = String(r.runs[0]?.config?.strategy ?? '')
+  return Object.hasOwn(WHERE, strategy) && WHERE[strategy] !== 'main'
+}
+
+/**
+ * @param {BoundInput} r
+ * @param {BoundInput[]} rows
+ * @param {Map<string, number|null>} own  each off-loop row's main-thread ms per request
+ * @param {{ http?: HttpCalibration }} calibration
+ * @returns {{ ms: number|null, from: string|null, why: string|null }}
+ */
+function httpOf (r, rows, own, calibration) {
+  if (offLoop(r)) {
+    const ms = own.get(r.label) ?? null
+    return ms === null ? { ms, from: null, why: 'no server metrics' } : { ms, from: 'its event loop', why: null }
+  }
+  const config = r.runs[0]?.config ?? {}
+  const siblings = rows.filter((s) => s !== r && own.get(s.label) && s.runs[0]?.config?.workload === config.workload)
+  if (siblings.length > 0) {
+    const alike = (/** @type {BoundInput} */ s) => Object.entries(s.runs[0]?.config ?? {}).filter(([k, v]) => k !== 'strategy' && config[k] === v).length
+    const best = Math.max(...siblings.map(alike))
+    const chosen = siblings.filter((s) => alike(s) === best)
+    const ms = mainThreadMs(chosen.flatMap((s) => s.runs))
+    const names = [...new Set(chosen.map((s) => String(s.runs[0]?.config?.strategy ?? s.label)))]
+    return { ms, from: `${names.join(', ')}'s event loop`, why: null }
+  }
+  if (calibration.http) return { ms: calibration.http.httpMs, from: 'the HTTP calibration', why: null }
+  return { ms: null, from: null, why: 'its event loop runs the work too, and no strategy off the loop or HTTP calibration measured it alone' }
+}
+
+/**
+ * A configuration's bound on another machine shape: its measured work and HTTP costs, the shape it ran
+ * on with the given parts replaced (cores, UV_THREADPOOL_SIZE, workers). Null bound with the reason
+ * where it had none.
+ * @param {string} strategy
+ * @param {RowBound} measured
+ * @param {{ cores?: number, pool?: number, workers?: number }} to
+ * @returns {{ bound: Bound, why: null, shape: Shape } | { bound: null, why: string, shape: Shape|null }}
+ */
+export function projectBound (strategy, measured, to) {
+  if (!measured.shape || measured.bound === null) return { bound: null, why: measured.why ?? 'no bound', shape: measured.shape }
+  const shape = { ...measured.shape, ...to.cores !== undefined && { cores: to.cores }, ...to.pool !== undefined && { pool: to.pool }, ...to.workers !== undefined && { workers: to.workers } }
+  const r = strategyBound({ strategy, workMs: measured.workMs, httpMs: measured.httpMs, shape })
+  return r.bound ? { bound: r.bound, why: null, shape } : { bound: null, why: r.why, shape }
+}

@@ -8,6 +8,7 @@ import { invalidReason } from './validity.js'
 import { summarizeLatency } from './latency.js'
 import { summarizeProbe } from './probe-summary.js'
 import { combineProfiles } from './profile.js'
+import { experimentBounds } from './bounds.js'
 
 export { invalidReason } from './validity.js'
 
@@ -59,6 +60,7 @@ export function invalidRuns (runs) {
  * @property {import('./latency.js').LatencySummary|null} latency  total time per request: the runs' merged histograms
  * @property {import('./probe-summary.js').ProbeSummary|null} probe  the probe beside its runs (null: none ran)
  * @property {ConfigurationProfile|null} profile   where a user's app's main thread went, its runs' profiles added (null: none)
+ * @property {import('./bounds.js').RowBound|null} bound  what bounds it on this machine and the rate that allows (lib/analysis/bounds.js)
  */
 
 /** @typedef {NonNullable<ReturnType<typeof combineProfiles>>} ConfigurationProfile */
@@ -176,6 +178,8 @@ export function summarizeExperiments (results) {
       const base = baseLabel && byLabel.get(baseLabel)
       if (base) r.comparison = compareRows(r, base)
     }
+    const bounds = experimentBounds(rows.map((r) => ({ label: r.label, runs: r.runs, rps: r.figures.requestsPerSecond.mean })), experiment.calibration)
+    for (const r of rows) r.bound = bounds.get(r.label) ?? null
     return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, capacity: experiment.capacity, sloP99Ms: experiment.sloP99Ms, rows }
   })
 }
@@ -235,7 +239,8 @@ function row (label, runs, calibration) {
     server: servers.length === 0 ? null : serverFigures(servers),
     latency: summarizeLatency(ok),
     probe: summarizeProbe(ok),
-    profile: combinedProfile(ok)
+    profile: combinedProfile(ok),
+    bound: null
   }
 }
 

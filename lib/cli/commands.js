@@ -14,6 +14,7 @@ export const commands = {
   serve: { summary: 'start the seed apps or the lab server of workloads x strategies', load: () => import('./serve.js') },
   report: { summary: 'render charts, markdown and the HTML report from a results.json', load: () => import('./report.js') },
   merge: { summary: 'add up the --json results of syncbench ab shards (--segment i/N): exact merged percentiles', load: () => import('./merge.js') },
+  predict: { summary: 'project a run\'s per-request costs to another machine: req/s and what bounds it', load: () => import('./predict.js') },
   compare: { summary: 'compare two results (files or folders): ratio CIs, Welch t-tests, a CI gate (--fail-if-slower)', load: () => import('./compare.js') }
 }
 

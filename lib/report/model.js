@@ -5,6 +5,8 @@ import { summarizeExperiments } from '../analysis/summarize.js'
 import { kindOf } from './kinds.js'
 import { probeSentence } from './probe.js'
 import { compareWithArticles } from './articles.js'
+import { boundsVerdict } from './phrases.js'
+import { hypothesisVerdict } from './hypotheses.js'
 
 /**
  * An experiment's statistics with its verdict line and its seed articles beside this machine: all that
@@ -19,7 +21,8 @@ import { compareWithArticles } from './articles.js'
  */
 export function summarizeResults (results) {
   return summarizeExperiments(results).map((summary) => {
-    const line = kindOf(summary.table).verdict(summary)
+    // what bounds each configuration, then whether the experiment's claim held here, follow its kind's line
+    const line = [kindOf(summary.table).verdict(summary), boundsVerdict(summary.rows.filter((r) => r.runs.length > 0)), hypothesisVerdict(summary)].filter(Boolean).join('; ')
     // what the probe saw closes the line: how long everyone else waited under each configuration
     const probe = probeSentence(summary)
     return { ...summary, verdict: probe ? `${line}; ${probe}` : line, articles: compareWithArticles(results, [summary]) }

@@ -197,3 +197,106 @@ export function leftOut (r) {
   if (r.invalid.length === 0 || r.runs.length === 0) return ''
   return `${r.invalid.length} of ${r.invalid.length + r.runs.length} left out (${r.invalid.map((i) => `#${i.repeat}: ${i.reason}`).join(', ')})`
 }
+
+/**
+ * A bound's cells in the server table: its name ("4 pool threads", "—" without one, "(uncertain)" when
+ * its calibration disagrees with itself), the rate it predicts and the measured share of it.
+ * @param {Pick<Row, 'bound'>} r
+ * @returns {[string, string, string]}
+ */
+export function boundCells ({ bound }) {
+  if (!bound?.bound) return ['—', '', '']
+  const name = `${bound.bound.name}${bound.doubts.length ? ' (uncertain)' : ''}`
+  return [name, formatNumber(bound.bound.predictedRps), bound.ofBound === null ? '' : `${Math.round(bound.ofBound * 100)}%`]
+}
+
+/**
+ * What the bounds of an experiment's rows rest on and why some have none: "no bound for delay=0, delay=1:
+ * the HTTP work ... was not measured"; "uncertain bounds (work timings 2.3x apart): sync, async"; '' when
+ * every bound stands.
+ * @param {Row[]} rows
+ * @returns {string}
+ */
+export function boundNotes (rows) {
+  /** @type {Map<string, string[]>} */
+  const by = new Map()
+  for (const r of rows) {
+    const key = r.bound?.bound ? (r.bound.doubts.length ? `uncertain bound (${r.bound.doubts.join(', ')})` : '') : `no bound (${r.bound?.why ?? 'nothing measured'})`
+    if (key) by.set(key, [...by.get(key) ?? [], r.label])
+  }
+  return [...by].map(([why, labels]) => `${why}: ${labels.join(', ')}`).join('; ')
+}
+
+/**
+ * A row's binding constraint and its lever, in words: "async is bound by UV_THREADPOOL_SIZE (4 of 16
+ * cores): raise it to use more cores", "sync is bound by the main thread: move the work off the event
+ * loop"; '' without a bound.
+ * @param {Row} r
+ * @returns {string}
+ */
+export function boundSentence (r) {
+  const b = r.bound?.bound
+  const shape = r.bound?.shape
+  if (!b || !shape) return ''
+  const share = r.bound?.ofBound === null || r.bound?.ofBound === undefined ? '' : `${Math.round(r.bound.ofBound * 100)}% of its ${formatNumber(b.predictedRps)} req/s`
+  /** @param {string} what @param {string} detail @param {string} lever */
+  const say = (what, detail, lever) => `${r.label} is bound by ${what}${[detail, share].some(Boolean) ? ` (${[detail, share].filter(Boolean).join('; ')})` : ''}${lever ? `: ${lever}` : ''}`
+  const cores = `${shape.cores} core${shape.cores === 1 ? '' : 's'}`
+  switch (b.kind) {
+    case 'pool':
+      return b.lever === null
+        ? say('UV_THREADPOOL_SIZE', `${shape.pool}, as many as the ${cores}`, '')
+        : say('UV_THREADPOOL_SIZE', `${shape.pool} of ${cores}`, 'raise it to use more cores')
+    case 'workers':
+      return say(`its ${b.name}`, `of ${cores}`, b.lever === null ? '' : 'more workers to use more cores')
+    case 'in-flight':
+      return say(`its ${b.name}`, '', 'more concurrent requests to use more cores')
+    case 'cores':
+      return say(`the ${cores}`, '', 'only more cores raise it')
+    default:
+      return isOnLoop(r)
+        ? say('the main thread', '', 'move the work off the event loop')
+        : say('the HTTP work on the main thread', `${formatNumber(r.bound?.httpMs ?? NaN)} ms a request`, 'more processes to use more cores')
+  }
+}
+
+/** @param {Row} r */
+function isOnLoop (r) {
+  return /off the event loop/.test(r.bound?.bound?.lever ?? '')
+}
+
+/** The constraint a kind of bound names, for a verdict that groups rows by it. @type {Record<string, string>} */
+const BOUND_KINDS = { main: 'the main thread', pool: 'UV_THREADPOOL_SIZE', workers: 'the worker pool', cores: 'the cores', 'in-flight': 'the requests in flight' }
+
+/**
+ * The verdict's part on bounds: each row's binding constraint and lever (boundSentence), or with more
+ * than three rows, the rows grouped by the kind of constraint that binds them with the range of their
+ * share of it; then a calibration that disagrees with itself. '' when no row has a bound.
+ * @param {Row[]} rows  the measured ones
+ * @returns {string}
+ */
+export function boundsVerdict (rows) {
+  const bound = rows.filter((r) => r.bound?.bound)
+  if (bound.length === 0) return ''
+  let text
+  if (bound.length <= 3) {
+    text = bound.map(boundSentence).join('; ')
+  } else {
+    /** @type {Map<string, Row[]>} */
+    const by = new Map()
+    for (const r of bound) {
+      const b = /** @type {import('../analysis/bounds.js').Bound} */ (r.bound?.bound)
+      const key = b.kind === 'main' && !/off the event loop/.test(b.lever ?? '') ? 'http' : b.kind
+      by.set(key, [...by.get(key) ?? [], r])
+    }
+    text = [...by].map(([kind, group]) => {
+      const shares = group.map((r) => r.bound?.ofBound ?? NaN).filter(Number.isFinite)
+      const [lo, hi] = [Math.round(Math.min(...shares) * 100), Math.round(Math.max(...shares) * 100)]
+      const range = shares.length ? ` (${lo === hi ? lo : `${lo}%..${hi}`}% of it)` : ''
+      const what = kind === 'http' ? 'the HTTP work on the main thread' : BOUND_KINDS[kind]
+      return `${group.map((r) => r.label).join(', ')} bound by ${what}${range}`
+    }).join('; ')
+  }
+  const doubts = bound.find((r) => r.bound?.doubts.length)?.bound?.doubts ?? []
+  return `bounds: ${text}${doubts.length ? `; the calibration disagrees with itself (${doubts.join(', ')}): these bounds are uncertain` : ''}`
+}

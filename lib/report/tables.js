@@ -2,7 +2,7 @@
 // lib/analysis/summarize.js's statistics: an experiment's (its kind's comparison table, then the
 // latency, probe and server tables every kind shares) and compare's; their plain-text rendering for the
 // terminal. lib/report/markdown.js renders the same tables for summary.md.
-import { formatPValue, formatEfficiency } from './phrases.js'
+import { formatPValue, formatEfficiency, boundCells, boundNotes } from './phrases.js'
 import { MIB, formatNumber } from '../format.js'
 import { probeTable } from './probe.js'
 import { kindOf } from './kinds.js'
@@ -34,7 +34,7 @@ export function experimentTables (s) {
   const kind = kindOf(s.table)
   const main = kind.table(s, shown)
   const latency = kind.latencyTable ? latencyTable(s, measured) : null
-  const rest = measured.length ? [latency, probeTable(s, measured), serverTable(s, measured)] : []
+  const rest = measured.length ? [latency, probeTable(s, measured), serverTable(s, measured), boundNote(s, measured)] : []
   return [main, ...rest].filter((t) => t !== null).map(dropEmptyColumns)
 }
 
@@ -59,15 +59,29 @@ function serverTable (s, rows) {
   if (rows.every((r) => !r.server)) return noServerMetrics(s)
   const body = rows.map((r) => {
     const m = r.server
-    if (!m) return [r.label, '', '', '', '', '', '', '']
+    if (!m) return [r.label, '', '', '', '', '', '', '', '', '', '']
     return [r.label, m.loopP99.toFixed(1), m.loopMax.toFixed(1), m.elu.toFixed(2), m.cpuPercent.toFixed(0), (m.peakRssBytes / MIB).toFixed(1), String(m.threads),
-      formatEfficiency(r)]
+      ...boundCells(r), formatEfficiency(r)]
   })
   /** @param {string} name @param {import('../analysis/summarize.js').ServerFigure} figure */
   const column = (name, figure) => withRule(name, SERVER_FIGURES[figure].rule, rows)
   const columns = ['Strategy', column('loop p99 ms', 'loopP99'), column('loop max ms', 'loopMax'), column('ELU', 'elu'), column('CPU %', 'cpuPercent'),
-    column('peak RSS MiB', 'peakRssBytes'), column('threads', 'threads'), 'of ceiling']
-  return { title: `${s.name}: server metrics (measured window)`, columns, align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'], rows: body }
+    column('peak RSS MiB', 'peakRssBytes'), column('threads', 'threads'), 'bound', 'predicted req/s', 'of bound', 'of machine']
+  /** @type {Table['align']} */
+  const align = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'right']
+  return { title: `${s.name}: server metrics (measured window)`, columns, align, rows: body }
+}
+
+/**
+ * Below the server table, why a bound is missing or uncertain (a title-only table), null when every bound stands.
+ * @param {ExperimentSummary} s
+ * @param {Row[]} rows  the measured ones
+ * @returns {Table|null}
+ */
+function boundNote (s, rows) {
+  if (rows.every((r) => !r.server)) return null
+  const note = boundNotes(rows)
+  return note ? { title: `${s.name}: ${note}`, columns: [], align: [], rows: [] } : null
 }
 
 /**
