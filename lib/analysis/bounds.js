@@ -97,7 +97,7 @@ export const SPREAD_LIMIT = 1.5
  * @property {Bound|null} bound
  * @property {string|null} why          why there is no bound (bound null)
  * @property {number|null} ofBound      mean req/s over the bound's predicted rate
- * @property {number|null} workMs       one request's work alone (the calibration's median)
+ * @property {number|null} workMs       one request's work alone: the calibration's fastest timing, wall or CPU
  * @property {number|null} httpMs       main-thread ms per request without the work
  * @property {string|null} httpFrom     where httpMs comes from: "its event loop", "async's event loop", "the HTTP calibration"
  * @property {Shape|null} shape         the machine and load it ran on
@@ -202,7 +202,9 @@ export function experimentBounds (rows, calibration) {
     if (run.load?.openLoop) { result.why = 'an open-loop run is offered its rate: no capacity to compare'; continue }
     const strategy = String(run.config?.strategy ?? '')
     result.shape = shapeOf(r.runs, calibration.usableCores)
-    result.workMs = calibration.opMs
+    // The least a request's work cost in any timing, wall or CPU: a bound is the most a strategy can
+    // serve, and another process on the machine only ever makes a timing slower.
+    result.workMs = Math.min(calibration.opMsMin ?? calibration.opMs, calibration.opCpuMsMin ?? Infinity)
     const http = httpOf(r, rows, own, calibration)
     result.httpMs = http.ms
     result.httpFrom = http.from

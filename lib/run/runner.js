@@ -14,6 +14,7 @@ import { expandExperiment, baselines, schedule, openLoops, OFFERED_AXIS } from '
 import { TIMELIMIT_REQUESTS } from '../load/options.js'
 import { checkOpenLoopTool } from './tools.js'
 import { calibrate, calibrationKey } from './calibrate.js'
+import { calibrateHttp, needsHttpCalibration } from './calibrate-http.js'
 import { RESULTS_SCHEMA, writeAtomic } from './results-writer.js'
 import { builtinTool } from './tools/builtin.js'
 import { track, trackGroup } from './children.js'
@@ -139,6 +140,18 @@ export async function runExperiments (options) {
         }
       }
       results.experiments[e].calibration = calibrations.get(key)
+      // Strategies on the event loop, with no sibling off it to measure their HTTP work: time it alone.
+      const http = needsHttpCalibration(plans[e].configurations)
+      if (http && !signal?.aborted) {
+        progress.calibrating(experiment.name, 'no-work HTTP')
+        try {
+          const work = /** @type {import('./calibrate.js').Calibration} */ (calibrations.get(key))
+          results.experiments[e].calibration = { ...work, http: await calibrateHttp(http, { signal }) }
+        } catch (err) {
+          if (signal?.aborted) { calibrationInterrupted = true; break }
+          throw err
+        }
+      }
       await save()
     }
     /** @type {Record<string, import('../types.js').Capacity>} */
