@@ -210,7 +210,7 @@ export function experimentBounds (rows, calibration) {
     result.httpFrom = http.from
     const { bound, why } = strategyBound({ strategy, workMs: result.workMs, httpMs: result.httpMs, shape: result.shape })
     result.bound = bound
-    result.why = why === null ? null : `${why}${http.why ? ` (${http.why})` : ''}`
+    result.why = why !== null && result.httpMs === null && http.why && why.includes('HTTP') ? `${why} (${http.why})` : why
     if (bound) {
       result.ofBound = r.rps / bound.predictedRps
       result.doubts = calibrationDoubts(calibration)

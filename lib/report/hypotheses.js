@@ -93,7 +93,7 @@ function delayClaim (s) {
     const c = /** @type {NonNullable<Row['comparison']>} */ (ten.comparison)
     const lost = rpsOf(ten) - rpsOf(ten) / c.ratio
     parts.push(differs(ten) && c.ratio < 1
-      ? `"at 10 ms we lose" held here (${formatNumber(-lost)} req/s, ${cmp(ten)})`
+      ? `"at 10 ms we lose" held here (${formatNumber(-lost)} req/s lost, ${cmp(ten)})`
       : `"at 10 ms we lose" did not hold here (${cmp(ten)})`)
   }
   const main = rows.filter((r) => r.bound?.bound?.kind === 'main')
