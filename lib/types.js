@@ -379,6 +379,17 @@
  */
 
 /**
+ * An experiment's server answering its no-work route, timed alone (lib/run/calibrate-http.js): main-thread
+ * ms per request, the median of the timings and their range.
+ * @typedef {object} HttpCalibration
+ * @property {number} httpMs   the median of the timings
+ * @property {string} route    the route loaded
+ * @property {{ httpMs: number, requests: number, busyMs: number }[]} timings  each timing: main-thread busy ms over requests
+ * @property {number} httpMsMin
+ * @property {number} httpMsMax
+ */
+
+/**
  * results/<timestamp>/results.json, rewritten atomically after every run.
  * @typedef {object} ResultsFile
  * @property {'syncbench/results@1'} schema
@@ -391,7 +402,7 @@
  * @property {{ name: string, title: string, description: string, axes: string[], runs: number, baseline?: string,
  *              calibration?: { opMs: number, usableCores: number, ceilingRps: number, op: string, unit: string, samples: number,
  *                timings?: { opMs: number, cpuMs?: number, samples: number }[], opMsMin?: number, opMsMax?: number, ceilingLowRps?: number,
- *                ceilingHighRps?: number, opCpuMsMin?: number, http?: import('./analysis/bounds.js').HttpCalibration },
+ *                ceilingHighRps?: number, opCpuMsMin?: number, http?: HttpCalibration },
  *              table?: string, reference?: string, target?: string, labels: string[],
  *              comparisons: Record<string, string>, capacity?: Record<string, Capacity>, sloP99Ms?: number }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the

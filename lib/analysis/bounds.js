@@ -109,15 +109,7 @@ export const SPREAD_LIMIT = 1.5
  * @typedef {{ label: string, runs: import('../types.js').RunRecord[], rps: number }} BoundInput
  */
 
-/**
- * The HTTP calibration of an experiment: the same server answering its no-work route, timed alone.
- * @typedef {object} HttpCalibration
- * @property {number} httpMs   the median of the timings
- * @property {string} route    the route loaded
- * @property {{ httpMs: number, requests: number, busyMs: number }[]} timings  each timing: main-thread busy ms over requests
- * @property {number} httpMsMin
- * @property {number} httpMsMax
- */
+/** @typedef {import('../types.js').HttpCalibration} HttpCalibration */
 
 /**
  * Main-thread ms per request over runs: the main thread's CPU time over the requests served where the

@@ -25,8 +25,9 @@ Options:
   --threadpool <n>  UV_THREADPOOL_SIZE (1 to 1024)
   --workers <n>     worker pool threads (1 to 1024)
   --json            print JSON: { shape, configurations: [{ experiment,
-                    label, predictedRps, bound, lever, measuredRps,
-                    why }] } (predictedRps and bound null where none)
+                    label, predictedRps, bound, lever, measuredRps, here,
+                    why }] }: here is the bound's rate on the machine it
+                    ran on; predictedRps and bound are null where none
   -h, --help        show this help
 `
 

@@ -211,9 +211,9 @@ export function boundCells ({ bound }) {
 }
 
 /**
- * What the bounds of an experiment's rows rest on and why some have none: "no bound for delay=0, delay=1:
- * the HTTP work ... was not measured"; "uncertain bounds (work timings 2.3x apart): sync, async"; '' when
- * every bound stands.
+ * Why some of an experiment's rows have no bound or an uncertain one: "no bound for delay=0, delay=1:
+ * the HTTP work ... was not measured"; "uncertain bound for sync, async: work timings 2.3x apart"; ''
+ * when every bound stands.
  * @param {Row[]} rows
  * @returns {string}
  */
@@ -221,10 +221,13 @@ export function boundNotes (rows) {
   /** @type {Map<string, string[]>} */
   const by = new Map()
   for (const r of rows) {
-    const key = r.bound?.bound ? (r.bound.doubts.length ? `uncertain bound (${r.bound.doubts.join(', ')})` : '') : `no bound (${r.bound?.why ?? 'nothing measured'})`
+    const key = r.bound?.bound ? (r.bound.doubts.length ? `uncertain bound\0${r.bound.doubts.join(', ')}` : '') : `no bound\0${r.bound?.why ?? 'nothing measured'}`
     if (key) by.set(key, [...by.get(key) ?? [], r.label])
   }
-  return [...by].map(([why, labels]) => `${why}: ${labels.join(', ')}`).join('; ')
+  return [...by].map(([key, labels]) => {
+    const [what, why] = key.split('\0')
+    return `${what} for ${labels.join(', ')}: ${why}`
+  }).join('; ')
 }
 
 /**
