@@ -200,14 +200,15 @@ export function leftOut (r) {
 
 /**
  * A bound's cells in the server table: its name ("4 pool threads", "—" without one, "(uncertain)" when
- * its calibration disagrees with itself), the rate it predicts and the measured share of it.
+ * its calibration disagrees with itself), the rate it predicts and the measured share of it ("(above it!)"
+ * past 100%: a bound is the most its measured costs allow).
  * @param {Pick<Row, 'bound'>} r
  * @returns {[string, string, string]}
  */
 export function boundCells ({ bound }) {
   if (!bound?.bound) return ['—', '', '']
   const name = `${bound.bound.name}${bound.doubts.length ? ' (uncertain)' : ''}`
-  return [name, formatNumber(bound.bound.predictedRps), bound.ofBound === null ? '' : `${Math.round(bound.ofBound * 100)}%`]
+  return [name, formatNumber(bound.bound.predictedRps), bound.ofBound === null ? '' : `${Math.round(bound.ofBound * 100)}%${bound.ofBound > 1 ? ' (above it!)' : ''}`]
 }
 
 /**
@@ -241,7 +242,9 @@ export function boundSentence (r) {
   const b = r.bound?.bound
   const shape = r.bound?.shape
   if (!b || !shape) return ''
-  const share = r.bound?.ofBound === null || r.bound?.ofBound === undefined ? '' : `${Math.round(r.bound.ofBound * 100)}% of its ${formatNumber(b.predictedRps)} req/s`
+  const of = r.bound?.ofBound ?? null
+  // Above its bound, the run served more than its measured costs allow: one of them is overstated.
+  const share = of === null ? '' : `${Math.round(of * 100)}% of its ${formatNumber(b.predictedRps)} req/s${of > 1 ? ', above it: its calibration or its HTTP figure overstates a cost' : ''}`
   /** @param {string} what @param {string} detail @param {string} lever */
   const say = (what, detail, lever) => `${r.label} is bound by ${what}${[detail, share].some(Boolean) ? ` (${[detail, share].filter(Boolean).join('; ')})` : ''}${lever ? `: ${lever}` : ''}`
   const cores = `${shape.cores} core${shape.cores === 1 ? '' : 's'}`
