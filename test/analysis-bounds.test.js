@@ -236,3 +236,18 @@ test('the delay sweep\'s and the concurrency sweep\'s claims, each held or not a
   assert.match(concurrency(2, 2), /claim "async gains only with requests in flight to overlap" held here: async c=1 1\.00x sync c=1, p = 1, async c=20 2\.00x sync c=20, p = [\d.e-]+ \*+: one request in flight is one hash at a time whatever the strategy; with more, async runs min\(4 pool threads, 2 cores\) = 2 at once/)
   assert.match(concurrency(1, 1), /not testable here: .* = 1 at once, so async cannot gain at any concurrency/)
 })
+
+test('the strategies experiment\'s claim: the loop\'s p99 delay on the loop above every one off it, per workload', () => {
+  /** @param {number} asyncP99 */
+  const verdict = (asyncP99) => {
+    const p99 = { sync: 60, 'fake-async': 55, async: asyncP99, worker: 3 }
+    const runs = Object.entries(p99).map(([s, ms]) => {
+      const r = run({ label: `bcrypt ${s}`, config: { strategy: s }, rps: 10 })
+      r.server.eventLoopDelay = { ...r.server.eventLoopDelay, p99: ms }
+      return r
+    })
+    return summarizeResults(/** @type {any} */ (resultsOf('strategies', runs, {}, calibration(2))))[0].verdict
+  }
+  assert.match(verdict(2), /claim "sync blocks, async does not" held here for every way out: bcrypt: loop p99 at least 55\.0 ms on the loop \(bcrypt fake-async\), at most 3\.00 ms off it \(bcrypt worker\)/)
+  assert.match(verdict(70), /claim "sync blocks, async does not" did not hold here for every way out: bcrypt: loop p99 down to 55\.0 ms on the loop \(bcrypt fake-async\), up to 70\.0 ms off it \(bcrypt async\)/)
+})

@@ -192,3 +192,19 @@ describe('the data file', () => {
     await assert.rejects(ensureDataFile(-1, { cacheDir: dir }), { code: 'SB_ERR_INVALID_OPTION', message: /--file-size/ })
   })
 })
+
+test('the main thread\'s own CPU time: part of the process\'s, counted apart on Linux', { skip: process.platform !== 'linux' && 'Linux schedstat only' }, () => {
+  const metrics = createServerMetrics()
+  try {
+    let x = 0
+    for (let i = 0; i < 2e7; i++) x += i % 7
+    const m = metrics.read()
+    assert.ok(x > 0)
+    assert.equal(typeof m.mainThreadCpuMs, 'number')
+    const main = /** @type {number} */ (m.mainThreadCpuMs)
+    // read a moment after the process's CPU time: within a few ms of it at most
+    assert.ok(main > 0 && main <= m.cpu.userMs + m.cpu.systemMs + 5, `${main} of ${m.cpu.userMs + m.cpu.systemMs}`)
+  } finally {
+    metrics.close()
+  }
+})

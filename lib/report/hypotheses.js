@@ -4,6 +4,7 @@
 import { formatNumber } from '../format.js'
 import { formatP } from './phrases.js'
 import { DEFAULT_POOL } from '../analysis/bounds.js'
+import { strategyStyles } from '../lab/strategies.js'
 
 /** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
 /** @typedef {import('../analysis/summarize.js').Row} Row */
@@ -15,7 +16,8 @@ const SAME = 0.15
 const CLAIMS = {
   'threadpool-sweep': threadpoolClaim,
   'delay-sweep': delayClaim,
-  'concurrency-sweep': concurrencyClaim
+  'concurrency-sweep': concurrencyClaim,
+  strategies: strategiesClaim
 }
 
 /**
@@ -153,4 +155,35 @@ function range (rows) {
 /** "12.0x" @param {Row} a @param {Row} b */
 function ratio (a, b) {
   return `${(rpsOf(a) / rpsOf(b)).toFixed(2)}x`
+}
+
+/**
+ * "sync blocks, async does not", for every way out: per workload, the event loop's p99 delay under
+ * every strategy that runs the work on the loop above its p99 under every one that does not.
+ * @param {ExperimentSummary} s
+ */
+function strategiesClaim (s) {
+  const rows = s.rows.filter((r) => r.runs.length > 0 && r.server !== null && strategyStyles.has(String(r.runs[0].config?.strategy)))
+  /** @type {Map<string, { on: Row[], off: Row[] }>} */
+  const byWorkload = new Map()
+  for (const r of rows) {
+    const workload = String(r.runs[0].config?.workload ?? '')
+    const group = byWorkload.get(workload) ?? { on: [], off: [] }
+    const onLoop = strategyStyles.get(String(r.runs[0].config?.strategy))?.onEventLoop === true
+    group[onLoop ? 'on' : 'off'].push(r)
+    byWorkload.set(workload, group)
+  }
+  const p99 = (/** @type {Row} */ r) => /** @type {NonNullable<Row['server']>} */ (r.server).loopP99
+  const parts = []
+  let held = true
+  for (const [workload, { on, off }] of byWorkload) {
+    if (on.length === 0 || off.length === 0) continue
+    const leastOn = on.reduce((a, b) => (p99(b) < p99(a) ? b : a))
+    const mostOff = off.reduce((a, b) => (p99(b) > p99(a) ? b : a))
+    const separated = p99(leastOn) > p99(mostOff)
+    held &&= separated
+    parts.push(`${workload}: loop p99 ${separated ? 'at least' : 'down to'} ${formatNumber(p99(leastOn))} ms on the loop (${leastOn.label}), ${separated ? 'at most' : 'up to'} ${formatNumber(p99(mostOff))} ms off it (${mostOff.label})`)
+  }
+  if (parts.length === 0) return ''
+  return `claim "sync blocks, async does not" ${held ? 'held' : 'did not hold'} here for every way out: ${parts.join('; ')}`
 }
