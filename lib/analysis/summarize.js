@@ -8,6 +8,7 @@ import { invalidReason } from './validity.js'
 import { summarizeLatency } from './latency.js'
 import { summarizeProbe } from './probe-summary.js'
 import { combineProfiles } from './profile.js'
+import { summarizeRoutes } from './routes-summary.js'
 
 export { invalidReason } from './validity.js'
 
@@ -59,6 +60,7 @@ export function invalidRuns (runs) {
  * @property {import('./latency.js').LatencySummary|null} latency  total time per request: the runs' merged histograms
  * @property {import('./probe-summary.js').ProbeSummary|null} probe  the probe beside its runs (null: none ran)
  * @property {ConfigurationProfile|null} profile   where a user's app's main thread went, its runs' profiles added (null: none)
+ * @property {import('./routes-summary.js').RouteSummary[]|null} routes  a mix: each route over the runs (null: no mix)
  */
 
 /** @typedef {NonNullable<ReturnType<typeof combineProfiles>>} ConfigurationProfile */
@@ -235,7 +237,8 @@ function row (label, runs, calibration) {
     server: servers.length === 0 ? null : serverFigures(servers),
     latency: summarizeLatency(ok),
     probe: summarizeProbe(ok),
-    profile: combinedProfile(ok)
+    profile: combinedProfile(ok),
+    routes: summarizeRoutes(ok)
   }
 }
 

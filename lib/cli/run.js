@@ -3,12 +3,14 @@
 // verdict per experiment and the articles' figures beside them; results/<timestamp>/{results.json,
 // summary.md,report.html,charts/,runs/} (runs/: the ab report of every run, on stdout with --verbose).
 import path from 'node:path'
+import { statSync } from 'node:fs'
 import { parseCommandArgs, integerOption } from '../args.js'
 import { MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT, DEFAULT_RESPONSE_TIMEOUT } from '../run/run-deadline.js'
 import { InvalidOptionError, InvalidUrlError, invalidOption } from '../errors.js'
 import { checkNativeTransport, painter } from './output.js'
 import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload, checkDistinctNames, appExperiment, parseAppOption } from '../run/experiment-loader.js'
 import { parseCommand } from '../lab/command.js'
+import { parseAppRequests, parseEnvOption, pathProblem, REQUEST_FLAGS } from '../run/app-requests.js'
 import { loopSections, loopLines } from '../report/event-loop.js'
 import { defaultExperiments } from '../run/experiments.js'
 import { runExperiments } from '../run/runner.js'
@@ -224,9 +226,10 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       sloP99Ms: options.sloP99,
       calibrate: options.calibrate,
       probe: options.probe,
+      probePath: options.probePath,
       outDir,
       argv,
-      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null },
+      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null, ...(options.probePath === undefined ? {} : { probePath: options.probePath }) },
       signal,
       progress
     })
@@ -337,7 +340,7 @@ async function resolveExperiments (options, cwd) {
   if (options.workload) list.push(await loadWorkload(options.workload, cwd, { baseline: options.baseline }))
   if (options.apps.length) {
     const port = options.port
-    list.push(appExperiment({ apps: options.apps, paths: options.paths.length ? options.paths : ['/'], cwd, port, profile: options.profile, startTimeoutMs: options.startTimeout * 1000 }))
+    list.push(appExperiment({ apps: options.apps, routes: options.routes, mix: options.mix, shared: options.shared, cwd: options.appCwd ?? cwd, env: options.appEnv, port, profile: options.profile, startTimeoutMs: options.startTimeout * 1000 }))
   }
   if (list.length === 0) list.push(...defaultExperiments.map(builtinExperiment))
   checkDistinctNames(list)
@@ -377,6 +380,19 @@ function positiveMs (flag, raw) {
   return ms
 }
 
+/**
+ * A folder that exists, as an absolute path.
+ * @param {string} flag
+ * @param {string} dir as given
+ */
+function existingFolder (flag, dir) {
+  const abs = path.resolve(dir)
+  let isFolder = false
+  try { isFolder = statSync(abs).isDirectory() } catch { isFolder = false }
+  if (!isFolder) throw invalidOption(flag, dir, 'must be a folder that exists')
+  return abs
+}
+
 /** @typedef {ReturnType<typeof parseRunArgs>} RunArgs */
 
 /**
@@ -406,6 +422,19 @@ export function parseRunArgs (argv) {
     'response-timeout': { type: 'string' },
     app: { type: 'string', multiple: true },
     path: { type: 'string', multiple: true },
+    request: { type: 'string', multiple: true },
+    weight: { type: 'string', multiple: true },
+    mix: { type: 'boolean' },
+    'probe-path': { type: 'string' },
+    cwd: { type: 'string' },
+    env: { type: 'string', multiple: true },
+    method: { type: 'string', short: 'm' },
+    'body-file': { type: 'string', short: 'p' },
+    'put-file': { type: 'string', short: 'u' },
+    'content-type': { type: 'string', short: 'T' },
+    header: { type: 'string', short: 'H', multiple: true },
+    cookie: { type: 'string', short: 'C', multiple: true },
+    auth: { type: 'string', short: 'A' },
     port: { type: 'string' },
     'start-timeout': { type: 'string' },
     profile: { type: 'boolean' },
@@ -413,7 +442,9 @@ export function parseRunArgs (argv) {
     verbose: { type: 'boolean', short: 'v' },
     help: { type: 'boolean', short: 'h' }
   })
-  const { values, positionals } = parsed
+  const { values, positionals, tokens } = parsed
+  // read only for an app (a body file is read here); without one they are refused below
+  const requests = values.app?.length ? parseAppRequests(tokens, { mix: Boolean(values.mix) }) : { routes: [], shared: {} }
   const options = {
     help: Boolean(values.help),
     list: Boolean(values.list),
@@ -440,7 +471,12 @@ export function parseRunArgs (argv) {
     // the load option's own rule (lib/load/options.js), as syncbench ab checks it
     responseTimeout: values['response-timeout'] === undefined ? undefined : parseLoadArg('responseTimeout', '--response-timeout', values['response-timeout']),
     apps: parseAppOption(values.app ?? []),
-    paths: values.path ?? [],
+    routes: requests.routes,
+    shared: requests.shared,
+    mix: Boolean(values.mix),
+    probePath: values['probe-path'],
+    appCwd: values.cwd,
+    appEnv: parseEnvOption(values.env ?? []),
     port: integerOption('--port', values.port, 1, 65535),
     startTimeout: integerOption('--start-timeout', values['start-timeout'], 1, 600) ?? 20,
     profile: Boolean(values.profile),
@@ -459,15 +495,23 @@ export function parseRunArgs (argv) {
     if (url.username || url.password) throw new InvalidUrlError(`--target cannot carry credentials (set an Authorization header in the experiment's load.headers), got "${options.target}"`)
   }
   if (values.probe && values['no-probe']) throw new InvalidOptionError('--probe and --no-probe contradict each other: give one of them')
+  if (options.probePath !== undefined) {
+    const problem = pathProblem(options.probePath)
+    if (problem !== null) throw invalidOption('--probe-path', options.probePath, problem)
+    if (values['no-probe']) throw invalidOption('--probe-path', options.probePath, 'cannot go with --no-probe (--probe-path turns the probe on)')
+    options.probe = true
+  }
+  if (options.appCwd !== undefined) options.appCwd = existingFolder('--cwd', options.appCwd)
   if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
   for (const app of options.apps) parseCommand(app.command, `--app ${app.name}`)
   if (options.apps.length === 0) {
-    for (const [flag, given] of /** @type {const} */ ([['--path', values.path], ['--port', values.port], ['--start-timeout', values['start-timeout']], ['--profile', values.profile]])) {
+    for (const [flag, given] of /** @type {const} */ ([['--path', values.path], ['--request', values.request], ['--weight', values.weight], ['--mix', values.mix],
+      ['--port', values.port], ['--start-timeout', values['start-timeout']], ['--profile', values.profile], ['--cwd', values.cwd], ['--env', values.env],
+      ...tokens.flatMap((t) => t.kind === 'option' && REQUEST_FLAGS.includes(t.name) ? [([t.rawName, t.value])] : [])])) {
       if (given === true) throw new InvalidOptionError(`${flag} applies to --app only`)
       if (given !== undefined) throw invalidOption(flag, Array.isArray(given) ? given.join(' ') : given, 'applies to --app only')
     }
   }
-  for (const p of options.paths) if (!p.startsWith('/') || /[\s\r\n]/.test(p) || p.startsWith('//')) throw invalidOption('--path', p, 'must be a path such as /report (starting with one "/", no spaces)')
   if (options.apps.length && options.target !== undefined) throw invalidOption('--target', options.target, 'cannot go with --app (--app starts your server for every run; --target loads one already running)')
   // --list lists and exits: a name beside it would be silently ignored
   if (options.list && positionals.length > 0) throw invalidOption('--list', positionals.join(' '), 'takes no experiment names')
