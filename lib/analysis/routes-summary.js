@@ -37,11 +37,7 @@ export function summarizeRoutes (runs) {
     /** @type {Record<string, number>} */
     const statusCodes = {}
     for (const { own } of parts) for (const [code, n] of Object.entries(own.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n
-    // each route's requests as runs of their own: the one rule of merging latency
-    const asRuns = parts.map(({ run, own }) => /** @type {import('./summarize.js').MeasuredRun} */ (/** @type {unknown} */ ({
-      id: `${run.id} ${own.name}`,
-      load: { completeRequests: own.completeRequests, latency: own.latency, latencyHistogram: own.latencyHistogram }
-    })))
+    const asRuns = routeRuns(mixed, route.name)
     return {
       name: route.name,
       method: route.method,
@@ -52,21 +48,52 @@ export function summarizeRoutes (runs) {
       failed: parts.reduce((n, p) => n + p.own.failedRequests, 0),
       non2xx: parts.reduce((n, p) => n + p.own.non2xxResponses, 0),
       statusCodes,
-      requestsPerSecond: mean(parts.map(({ run, own }) => run.load.timeTakenSeconds > 0 ? own.completeRequests / run.load.timeTakenSeconds : 0)),
+      requestsPerSecond: mean(asRuns.map((r) => r.load.requestsPerSecond)),
       latency: summarizeLatency(asRuns)
     }
   })
 }
 
 /**
- * "POST /login: 401 x20; GET /health: 200 x180": each route's answers that were not 2xx, for the
+ * The names of the routes the runs' mix loaded, in the order given ([] without a mix).
+ * @param {import('./summarize.js').MeasuredRun[]} runs
+ */
+export function mixRouteNames (runs) {
+  return runs.find((r) => Array.isArray(r.load.routes))?.load.routes?.map((route) => route.name) ?? []
+}
+
+/**
+ * One route's requests of each run as runs of their own (its requests per second over the run's time,
+ * its latency and histogram), so that every rule of combining runs (lib/analysis/latency.js, the
+ * compare rows) applies to a route as to a configuration.
+ * @param {import('./summarize.js').MeasuredRun[]} runs
+ * @param {string} name
+ * @returns {import('./summarize.js').MeasuredRun[]}
+ */
+export function routeRuns (runs, name) {
+  return runs.flatMap((run) => {
+    const own = run.load.routes?.find((r) => r.name === name)
+    if (!own) return []
+    const seconds = run.load.timeTakenSeconds
+    const part = {
+      id: `${run.id} ${own.name}`,
+      load: { completeRequests: own.completeRequests, requestsPerSecond: seconds > 0 ? own.completeRequests / seconds : 0, latency: own.latency, latencyHistogram: own.latencyHistogram }
+    }
+    // the fields every rule of combining runs reads; the rest of a run is not a route's
+    const asRun = /** @type {import('./summarize.js').MeasuredRun} */ (/** @type {unknown} */ (part))
+    return [asRun]
+  })
+}
+
+/**
+ * "POST /login 401 x20; GET /health failed x2": each route's answers that were not 2xx, for the
  * reason an invalid mix run gives; '' when every route's were.
  * @param {import('../types.js').RouteResult[]} routes
  */
 export function routeStatusText (routes) {
   return routes.flatMap((r) => {
     const bad = [statusText(r.statusCodes), r.failedRequests > 0 ? `failed x${r.failedRequests}` : ''].filter(Boolean).join(', ')
-    return bad ? [`${r.name}: ${bad}`] : []
+    return bad ? [`${r.name} ${bad}`] : []
   }).join('; ')
 }
 

@@ -30,7 +30,7 @@ export function loadInvalidity (load, { statuses = false } = {}) {
   // a mix: which route answered what, so a login that answers 401 is named, not only counted
   const routes = load.routes ? routeStatusText(load.routes) : statuses ? statusText(load.statusCodes) : ''
   if (non2xx > 0) parts.push(`${non2xx} of ${of} non-2xx`)
-  return parts.join(', ') + (routes ? ` (${routes})` : '')
+  return parts.join(', ') + (routes ? `: ${routes}` : '')
 }
 
 /**

@@ -505,9 +505,10 @@ export function parseRunArgs (argv) {
   if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
   for (const app of options.apps) parseCommand(app.command, `--app ${app.name}`)
   if (options.apps.length === 0) {
+    /** @type {[string, string|string[]|boolean|undefined][]} */
+    const requestFlags = tokens.flatMap((t) => t.kind === 'option' && REQUEST_FLAGS.includes(t.name) ? [[t.rawName, t.value]] : [])
     for (const [flag, given] of /** @type {const} */ ([['--path', values.path], ['--request', values.request], ['--weight', values.weight], ['--mix', values.mix],
-      ['--port', values.port], ['--start-timeout', values['start-timeout']], ['--profile', values.profile], ['--cwd', values.cwd], ['--env', values.env],
-      ...tokens.flatMap((t) => t.kind === 'option' && REQUEST_FLAGS.includes(t.name) ? [([t.rawName, t.value])] : [])])) {
+      ['--port', values.port], ['--start-timeout', values['start-timeout']], ['--profile', values.profile], ['--cwd', values.cwd], ['--env', values.env], ...requestFlags])) {
       if (given === true) throw new InvalidOptionError(`${flag} applies to --app only`)
       if (given !== undefined) throw invalidOption(flag, Array.isArray(given) ? given.join(' ') : given, 'applies to --app only')
     }

@@ -34,7 +34,7 @@ export function routesTable (s, rows) {
   const body = mixed.flatMap((r) => /** @type {RouteSummary[]} */ (r.routes).map((route, i) => [
     i === 0 ? r.label : '',
     route.name,
-    formatNumber(route.weight),
+    String(route.weight),
     String(route.connections),
     String(route.requests),
     route.requestsPerSecond.toFixed(2),

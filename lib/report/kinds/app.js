@@ -105,7 +105,7 @@ function rowSentence (r) {
   const named = held.length ? routes.find((route) => `${route.method} ${route.path.split('?')[0]}` === held[0].route) : undefined
   const head = named
     ? `in ${r.label}, ${named.name} holds the event loop most (in progress through ${formatMs(held[0].ms)} of the blocking): ${holding(r)}`
-    : `${r.label} of ${routes.map((route) => route.name).join(', ')} held the event loop: ${holding(r) || 'no server metrics'}`
+    : `${r.label} (${routes.map((route) => route.name).join(', ')}) held the event loop: ${holding(r) || 'no server metrics'}`
   const others = named ? routes.filter((route) => route !== named) : routes
   const waits = others.flatMap((route) => {
     const tail = routeTail(route)
