@@ -5,7 +5,7 @@
 import { formatPValue, formatEfficiency } from './phrases.js'
 import { MIB, formatNumber } from '../format.js'
 import { probeTable } from './probe.js'
-import { routesTable } from './routes.js'
+import { routesTable } from './route-table.js'
 import { kindOf } from './kinds.js'
 import { SERVER_FIGURES } from '../analysis/summarize.js'
 import { describeLatencyCombine, LATENCY_PERCENTILES } from '../analysis/latency.js'

@@ -7,7 +7,7 @@
 import { generic, comparisonVerdict, ratiosText, invalidNote, singleRunNote } from './generic.js'
 import { functionText } from '../event-loop.js'
 import { formatMs } from '../chart-style.js'
-import { routeTail } from '../routes.js'
+import { routeTail } from '../route-table.js'
 
 /** @typedef {import('../../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
 /** @typedef {import('../../analysis/summarize.js').Row} Row */
