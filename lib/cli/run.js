@@ -18,14 +18,14 @@ import { checkTarget } from '../run/target.js'
 import { createOutDir } from '../run/results-writer.js'
 import { summarizeResults } from '../report/model.js'
 import { getTool, toolNames, checkOpenLoopTool } from '../run/tools.js'
-import { openLoops } from '../run/plan.js'
+import { expandExperiment, openLoops } from '../run/plan.js'
 import { experimentTables, renderText } from '../report/tables.js'
 import { writeReport } from '../report/write-report.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from './progress-line.js'
 import { RunProgress } from '../run/progress.js'
 import { killChildren } from '../run/children.js'
-import { loadOptionRule, parseLoadArg } from '../load/options.js'
+import { argvSpelling, checkRoutes, loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
 
@@ -47,7 +47,19 @@ Options:
                          "npm start"), its port found by a preload (or --port), its output in
                          <out>/apps/NAME.log; repeatable: the first app is the baseline of the others
                          (--app before="node v1.js" --app after="node v2.js")
-  --path <path>          with --app: a route to load, repeatable (default /)
+  --path [NAME=]<path>   with --app: a route to load, repeatable (default /); GET unless -m says
+                         otherwise (with -p or -u and no --request: POST or PUT, as in ab)
+  --request "[NAME=]METHOD /path"  with --app: a route with its own method, repeatable, beside --path
+                         (--request "POST /login" --path /health)
+  --mix                  with --app: load all the routes together in each run, the connections shared
+                         out by --weight (each route at least one); each route counted on its own
+  --weight <w>           with --mix: the share of the connections of the route given just before
+                         (default 1): --request "POST /login" --weight 1 --path /health --weight 9
+  -m, -p, -u, -T, -H, -C, -A  with --app: syncbench ab's method, body file (POST, PUT), content type,
+                         header, cookie and basic auth; headers, cookies and auth go with every route,
+                         the body with the POST, PUT and PATCH routes
+  --cwd <dir>            with --app: the folder the app's command runs in (default: here)
+  --env NAME=value       with --app: an environment variable of the app's process, repeatable
   --port <n>             with --app: load this port (apps that are not Node, or listen on several ports);
                          the app is given PORT=<n> (without --port, PORT=0: a free port)
   --start-timeout <s>    with --app: seconds the app may take to listen (default 20)
@@ -80,6 +92,8 @@ Options:
                          corrected for coordinated omission) to the same server's /__syncbench/health:
                          how long every other request waits while the route under test is loaded
                          (default: on for the seeds, off for the other experiments and --target)
+  --probe-path <path>    the probe asks this route instead (a cheap route of your app: --probe-path
+                         /health); turns the probe on
   --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
                          404 on purpose); without it such a run is marked invalid, left out of every
                          figure and ratio, and syncbench run exits 1 naming it
@@ -124,6 +138,10 @@ export async function main (argv, io) {
   const experiments = await resolveExperiments(options, cwd)
   // before the results folder exists: a refused --target leaves nothing behind
   if (options.target) checkTarget(experiments, { requests: options.requests, concurrency: options.concurrency })
+  // a mix needs a connection per route in every worker, -c and --workers as given
+  for (const c of experiments.flatMap((e) => expandExperiment(e, { concurrency: options.concurrency, workers: options.workers }))) {
+    if (c.load.routes !== undefined) checkRoutes(c.load.routes, c.load.concurrency, typeof c.load.workers === 'number' ? c.load.workers : 1, argvSpelling)
+  }
   const engine = getTool(options.engine)
   checkOpenLoopTool(engine.name, openLoops(experiments, { requests: options.requests, concurrency: options.concurrency, rate: options.rate }))
   if (options.sloP99 !== undefined && !experiments.some((e) => e.rateSweep)) throw invalidOption('--slo-p99', options.sloP99, 'applies to the rate-sweep only (an experiment with rateSweep)')
