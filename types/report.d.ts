@@ -81,6 +81,26 @@ export interface Row {
   latency: LatencySummary | null
   probe: ProbeSummary | null
   profile: ConfigurationProfile | null
+  /** a mix: each route over the runs (null: no mix) */
+  routes: RouteSummary[] | null
+}
+
+/** One route of a mix over a configuration's runs. */
+export interface RouteSummary {
+  name: string
+  method: string
+  path: string
+  weight: number
+  /** per run (the first run's) */
+  connections: number
+  /** completed, all runs together */
+  requests: number
+  failed: number
+  non2xx: number
+  statusCodes: Record<string, number>
+  /** mean over the runs of its requests / the run's time */
+  requestsPerSecond: number
+  latency: LatencySummary | null
 }
 
 /** One experiment's statistics, its configurations in table order. */
