@@ -14,6 +14,7 @@ import { parseAppRequests, parseRequestOption, parseEnvOption } from '../lib/run
 import { appExperiment, validateExperiment } from '../lib/run/experiment-loader.js'
 import { expandExperiment } from '../lib/run/plan.js'
 import { loadInvalidity } from '../lib/analysis/validity.js'
+import { summarizeResults } from '../lib/report/model.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const examples = path.join(root, 'examples')
@@ -164,6 +165,11 @@ test('--mix of a blocking POST and a cheap GET: both routes\' rows, the GET wait
   assert.match(stdout, /^mix +POST \/login +1 +1 +\d+ /m)
   assert.match(stdout, /^ +health +3 +3 +\d+ /m)
   assert.match(stdout, /^app: mix \(POST \/login, health\) held the event loop: loop p99 .*first in where the event loop went \(the profile covers all the routes of the mix\): /m)
+  // where the server followed its requests by route through the blocks (LoopBlocks.routes), the verdict
+  // names the route the loop was held by
+  run.server.loopBlocks.routes = [{ route: 'POST /login', ms: 900, blocks: 9 }, { route: 'GET /health', ms: 40, blocks: 9 }]
+  const [held] = summarizeResults(results)
+  assert.match(held.verdict, /^app: in mix, POST \/login holds the event loop most \(in progress through 900 ms of the blocking\): loop p99 .*; beside it health (p99|max) [\d.]+ m?s \(POST \/login (p99|max) [\d.]+ m?s\)/)
   // compare: each route is a row of its own
   const compared = await runCli(['compare', path.join(out, 'results.json'), path.join(out, 'results.json')], { cwd: root })
   assert.equal(compared.code, 0, compared.stderr)
