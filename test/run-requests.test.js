@@ -109,7 +109,8 @@ test('bad request input through the CLI: one line each, exit 2', async () => {
     [['--app', 'node examples/login-app.js', '--weight', '2', '--path', '/a'], /^syncbench run: --weight must follow the route it weighs \(--path or --request\), got "2"$/],
     [['--app', 'node examples/login-app.js', '--path', '/a', '--mix'], /^syncbench run: --mix needs two routes or more .*got "GET \/a alone"$/],
     [['-H', 'X-A: 1'], /^syncbench run: -H applies to --app only, got "X-A: 1"$/],
-    [['--app', 'node examples/login-app.js', '--request', 'POST /login', '--path', '/a', '--mix', '-c', '1'], /^syncbench run: -c must give each of the 2 routes a connection \(at least 2\), got "1"$/]
+    [['--app', 'node examples/login-app.js', '--request', 'POST /login', '--path', '/a', '--mix', '-c', '1'], /^syncbench run: -c must give each of the 2 routes a connection \(at least 2\), got "1"$/],
+    [['--app', 'node examples/login-app.js', '--request', 'POST /login', '-p', 'examples/login.json', '--engine', 'ab'], /^syncbench run: --engine must be builtin to send app\/POST \/login's method, body, contentType \(the external engines send a GET of the URL only\), got "ab"$/]
   ]
   // at once: each is a CLI start and nothing else
   const outcomes = await Promise.all(cases.map(([args]) => runCli(['run', ...args, '--out', path.join(dir, 'never')], { cwd: root })))

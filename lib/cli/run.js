@@ -141,6 +141,11 @@ export async function main (argv, io) {
   // a mix needs a connection per route in every worker, -c and --workers as given
   for (const c of experiments.flatMap((e) => expandExperiment(e, { concurrency: options.concurrency, workers: options.workers }))) {
     if (c.load.routes !== undefined) checkRoutes(c.load.routes, c.load.concurrency, typeof c.load.workers === 'number' ? c.load.workers : 1, argvSpelling)
+    // the external engines are given -n, -c, -k and the URL: they would send a GET with nothing else
+    const shaped = SHAPED_REQUEST.filter((key) => c.load[key] !== undefined && !(key === 'method' && c.load.method === 'GET') && !(Array.isArray(c.load[key]) && c.load[key].length === 0))
+    if (options.engine !== 'builtin' && shaped.length > 0) {
+      throw invalidOption('--engine', options.engine, `must be builtin to send ${c.experiment}/${c.label}'s ${shaped.join(', ')} (the external engines send a GET of the URL only)`)
+    }
   }
   const engine = getTool(options.engine)
   checkOpenLoopTool(engine.name, openLoops(experiments, { requests: options.requests, concurrency: options.concurrency, rate: options.rate }))
@@ -180,6 +185,9 @@ export async function main (argv, io) {
     for (const s of STOP_SIGNALS) process.off(s, onSignal)
   }
 }
+
+/** The load options that shape a request beyond a GET of the URL. */
+const SHAPED_REQUEST = /** @type {const} */ (['routes', 'method', 'body', 'headers', 'cookies', 'auth', 'contentType'])
 
 /** The signals that end a run as Ctrl-C does. */
 const STOP_SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])
