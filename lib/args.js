@@ -11,11 +11,12 @@ import { InvalidOptionError, UnknownOptionError, invalidOption } from './errors.
  * @param {string} command the command's name, for messages and the --help hint
  * @param {string[]} argv
  * @param {O} options
- * @returns {ReturnType<typeof parseArgs<{ args: string[], allowPositionals: true, strict: true, options: O }>>}
+ * @returns {ReturnType<typeof parseArgs<{ args: string[], allowPositionals: true, strict: true, tokens: true, options: O }>>}
+ *          tokens: the options in the order given (run's --weight weighs the route given before it)
  */
 export function parseCommandArgs (command, argv, options) {
   try {
-    return parseArgs({ args: joinNegativeValues(argv, options), allowPositionals: true, strict: true, options })
+    return parseArgs({ args: joinNegativeValues(argv, options), allowPositionals: true, strict: true, tokens: true, options })
   } catch (err) {
     // Only the user's argv is turned into a usage error; a bad `options` table is a bug and surfaces.
     if (!isParseArgsError(err)) throw err

@@ -41,7 +41,7 @@ const cases = [
   ['a variant server with a command server\'s key', (e) => { e.variants[1].server = { port: 80 } }, /^variants\[1\]\.server\.port applies to a server started by its command \(run --app\), not to app "lab"$/],
   ['a variant server with an unknown key', (e) => { e.variants[1].server = { host: '::1' } }, /^variants\[1\]\.server has an unexpected key "host"$/],
   ['a variant with an unknown key', (e) => { e.variants[0].strategy = 'sync' }, /^variants\[0\] has an unexpected key "strategy"$/],
-  ['a variant without a path', (e) => { delete e.variants[0].path }, /^variants\[0\]\.path is missing$/],
+  ['a variant without a path', (e) => { delete e.variants[0].path }, /^variants\[0\] must have one of path, request and mix, got none$/],
   ['a relative path', (e) => { e.variants[0].path = 'wait/async' }, /^variants\[0\]\.path must match pattern "\^\/", got string "wait\/async"$/],
   ['a label twice', (e) => { e.variants[1].label = 'a' }, /^variants\[1\]\.label "a" appears twice$/],
   ['no variant', (e) => { e.variants = [] }, /^variants must not be empty$/],
@@ -61,7 +61,7 @@ const cases = [
   ['warmup with an unknown key', (e) => { e.warmup = { requests: 4, keepAlive: true } }, /^warmup has an unexpected key "keepAlive"$/],
   ['a baseline naming no variant', (e) => { e.baseline = 'sync' }, /^baseline "sync" names no variant \(labels: a, b\)$/],
   ['a reference naming no variant', (e) => { e.reference = 'c' }, /^reference "c" names no variant \(labels: a, b\)$/],
-  ['table unknown', (e) => { e.table = 'fancy' }, /^table must be one of "seed-001", "seed-002", "generic", "thread-cost", "rate-sweep", got string "fancy"$/],
+  ['table unknown', (e) => { e.table = 'fancy' }, /^table must be one of "seed-001", "seed-002", "generic", "thread-cost", "rate-sweep", "app", got string "fancy"$/],
   ['runs 0', (e) => { e.runs = 0 }, /^runs must be >= 1, got number 0$/],
   ['a 300-character name', (e) => { e.name = 'n'.repeat(300) }, /^name must be 1 to 64 letters, digits, "-", "_" or "\.", got "n{77}\.\.\."$/],
   ['a name with a slash', (e) => { e.name = 'a/b' }, /^name must be 1 to 64 letters/]

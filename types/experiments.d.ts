@@ -21,10 +21,31 @@ export interface ServerSpec {
 }
 
 /** One configuration of an experiment before its axes are applied. */
+/** A request an experiment sends: a variant's own, or one route of its mix. */
+export interface RequestSpec {
+  /** with an optional query */
+  path: string
+  /** default GET, or POST with a body */
+  method?: string
+  /** header lines "Name: value", after the load section's */
+  headers?: string[]
+  /** text in a file; a bodyFile's bytes once loaded */
+  body?: string | Buffer
+  /** a file of the body, next to the experiment file */
+  bodyFile?: string
+  /** of the body (default text/plain) */
+  contentType?: string
+}
+
+/** A configuration's route: one of path, request and mix. */
 export interface Variant {
   label: string
   /** route with an optional query, e.g. "/bcrypt/async?cost=4" */
-  path: string
+  path?: string
+  /** a request of its own: method, headers, body */
+  request?: RequestSpec
+  /** routes loaded together in each run, the connections shared out by weight */
+  mix?: { request: RequestSpec, weight?: number, name?: string }[]
   config?: Record<string, string | number | boolean>
   /** merged over the experiment's server */
   server?: Partial<ServerSpec>
@@ -52,7 +73,7 @@ export interface Experiment {
   name: string
   title: string
   description: string
-  /** the kind that presents it: generic (default), seed-001, seed-002, thread-cost, rate-sweep */
+  /** the kind that presents it: generic (default), seed-001, seed-002, thread-cost, rate-sweep, app (default for a command's server) */
   table?: string
   baseline?: string
   reference?: string

@@ -83,6 +83,8 @@ export interface Row {
   profile: ConfigurationProfile | null
   /** what bounds it on this machine and the rate that allows */
   bound: RowBound | null
+  /** a mix: each route over the runs (null: no mix) */
+  routes: RouteSummary[] | null
 }
 
 /** A strategy's bound: what limits its throughput and the rate that allows. */
@@ -112,6 +114,24 @@ export interface RowBound {
   httpFrom: string | null
   shape: BoundShape | null
   doubts: string[]
+}
+
+/** One route of a mix over a configuration's runs. */
+export interface RouteSummary {
+  name: string
+  method: string
+  path: string
+  weight: number
+  /** per run (the first run's) */
+  connections: number
+  /** completed, all runs together */
+  requests: number
+  failed: number
+  non2xx: number
+  statusCodes: Record<string, number>
+  /** mean over the runs of its requests / the run's time */
+  requestsPerSecond: number
+  latency: LatencySummary | null
 }
 
 /** One experiment's statistics, its configurations in table order. */

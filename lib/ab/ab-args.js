@@ -189,7 +189,7 @@ function fileName (flag, file) {
  * @param {string} flag
  * @param {string} file
  */
-function readBody (flag, file) {
+export function readBody (flag, file) {
   try {
     const info = statSync(file)
     if (!info.isFile() && !info.isDirectory()) return Buffer.alloc(0)

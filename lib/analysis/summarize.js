@@ -9,6 +9,7 @@ import { summarizeLatency } from './latency.js'
 import { summarizeProbe } from './probe-summary.js'
 import { combineProfiles } from './profile.js'
 import { experimentBounds } from './bounds.js'
+import { summarizeRoutes, mixRouteNames, routeRuns } from './routes-summary.js'
 
 export { invalidReason } from './validity.js'
 
@@ -61,6 +62,7 @@ export function invalidRuns (runs) {
  * @property {import('./probe-summary.js').ProbeSummary|null} probe  the probe beside its runs (null: none ran)
  * @property {ConfigurationProfile|null} profile   where a user's app's main thread went, its runs' profiles added (null: none)
  * @property {import('./bounds.js').RowBound|null} bound  what bounds it on this machine and the rate that allows (lib/analysis/bounds.js)
+ * @property {import('./routes-summary.js').RouteSummary[]|null} routes  a mix: each route over the runs (null: no mix)
  */
 
 /** @typedef {NonNullable<ReturnType<typeof combineProfiles>>} ConfigurationProfile */
@@ -240,7 +242,8 @@ function row (label, runs, calibration) {
     latency: summarizeLatency(ok),
     probe: summarizeProbe(ok),
     profile: combinedProfile(ok),
-    bound: null
+    bound: null,
+    routes: summarizeRoutes(ok)
   }
 }
 
@@ -371,9 +374,23 @@ export function compareResults (a, b) {
     const rb = b.runs.filter(isMeasured).filter((r) => key(r) === k)
     if (rb.length === 0) continue
     const [experiment, label] = k.split('\0')
-    const sa = summarizeValues(rps(ra))
-    const sb = summarizeValues(rps(rb))
-    out.push({ experiment, label, a: sa, b: sb, rate: { a: rateInterval(rps(ra)), b: rateInterval(rps(rb)) }, change: sb.mean / sa.mean - 1, test: welchTTest(rps(rb), rps(ra)), ratio: ratioInterval(rps(rb), rps(ra)), latency: { a: summarizeLatency(ra), b: summarizeLatency(rb) } })
+    out.push(compareRuns(experiment, label, ra, rb))
+    // a mix: each route compared too, as a configuration of its own ("mix GET /health")
+    for (const name of mixRouteNames(ra)) {
+      const [pa, pb] = [routeRuns(ra, name), routeRuns(rb, name)]
+      if (pa.length > 0 && pb.length > 0) out.push(compareRuns(experiment, `${label} ${name}`, pa, pb))
+    }
   }
   return out
+}
+
+/**
+ * One row of compare: b's runs against a's.
+ * @param {string} experiment @param {string} label
+ * @param {MeasuredRun[]} ra @param {MeasuredRun[]} rb
+ */
+function compareRuns (experiment, label, ra, rb) {
+  const sa = summarizeValues(rps(ra))
+  const sb = summarizeValues(rps(rb))
+  return { experiment, label, a: sa, b: sb, rate: { a: rateInterval(rps(ra)), b: rateInterval(rps(rb)) }, change: sb.mean / sa.mean - 1, test: welchTTest(rps(rb), rps(ra)), ratio: ratioInterval(rps(rb), rps(ra)), latency: { a: summarizeLatency(ra), b: summarizeLatency(rb) } }
 }

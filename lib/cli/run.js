@@ -3,12 +3,14 @@
 // verdict per experiment and the articles' figures beside them; results/<timestamp>/{results.json,
 // summary.md,report.html,charts/,runs/} (runs/: the ab report of every run, on stdout with --verbose).
 import path from 'node:path'
+import { statSync } from 'node:fs'
 import { parseCommandArgs, integerOption } from '../args.js'
 import { MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT, DEFAULT_RESPONSE_TIMEOUT } from '../run/run-deadline.js'
 import { InvalidOptionError, InvalidUrlError, invalidOption } from '../errors.js'
 import { checkNativeTransport, painter } from './output.js'
 import { listExperiments, builtinExperiment, loadExperimentFile, loadWorkload, checkDistinctNames, appExperiment, parseAppOption } from '../run/experiment-loader.js'
 import { parseCommand } from '../lab/command.js'
+import { parseAppRequests, parseEnvOption, pathProblem, REQUEST_FLAGS } from '../run/app-requests.js'
 import { loopSections, loopLines } from '../report/event-loop.js'
 import { defaultExperiments } from '../run/experiments.js'
 import { runExperiments } from '../run/runner.js'
@@ -16,13 +18,13 @@ import { checkTarget } from '../run/target.js'
 import { createOutDir } from '../run/results-writer.js'
 import { summarizeResults } from '../report/model.js'
 import { getTool, toolNames, checkOpenLoopTool } from '../run/tools.js'
-import { openLoops } from '../run/plan.js'
+import { expandExperiment, openLoops } from '../run/plan.js'
 import { experimentTables, renderText } from '../report/tables.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from './progress-line.js'
 import { RunProgress } from '../run/progress.js'
 import { killChildren } from '../run/children.js'
-import { loadOptionRule, parseLoadArg } from '../load/options.js'
+import { argvSpelling, checkRoutes, loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
 
@@ -44,7 +46,19 @@ Options:
                          "npm start"), its port found by a preload (or --port), its output in
                          <out>/apps/NAME.log; repeatable: the first app is the baseline of the others
                          (--app before="node v1.js" --app after="node v2.js")
-  --path <path>          with --app: a route to load, repeatable (default /)
+  --path [NAME=]<path>   with --app: a route to load, repeatable (default /); GET unless -m says
+                         otherwise (with -p or -u and no --request: POST or PUT, as in ab)
+  --request "[NAME=]METHOD /path"  with --app: a route with its own method, repeatable, beside --path
+                         (--request "POST /login" --path /health)
+  --mix                  with --app: load all the routes together in each run, the connections shared
+                         out by --weight (each route at least one); each route counted on its own
+  --weight <w>           with --mix: the share of the connections of the route given just before
+                         (default 1): --request "POST /login" --weight 1 --path /health --weight 9
+  -m, -p, -u, -T, -H, -C, -A  with --app: syncbench ab's method, body file (POST, PUT), content type,
+                         header, cookie and basic auth; headers, cookies and auth go with every route,
+                         the body with the POST, PUT and PATCH routes
+  --cwd <dir>            with --app: the folder the app's command runs in (default: here)
+  --env NAME=value       with --app: an environment variable of the app's process, repeatable
   --port <n>             with --app: load this port (apps that are not Node, or listen on several ports);
                          the app is given PORT=<n> (without --port, PORT=0: a free port)
   --start-timeout <s>    with --app: seconds the app may take to listen (default 20)
@@ -77,6 +91,8 @@ Options:
                          corrected for coordinated omission) to the same server's /__syncbench/health:
                          how long every other request waits while the route under test is loaded
                          (default: on for the seeds, off for the other experiments and --target)
+  --probe-path <path>    the probe asks this route instead (a cheap route of your app: --probe-path
+                         /health); turns the probe on
   --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
                          404 on purpose); without it such a run is marked invalid, left out of every
                          figure and ratio, and syncbench run exits 1 naming it
@@ -121,6 +137,15 @@ export async function main (argv, io) {
   const experiments = await resolveExperiments(options, cwd)
   // before the results folder exists: a refused --target leaves nothing behind
   if (options.target) checkTarget(experiments, { requests: options.requests, concurrency: options.concurrency })
+  // a mix needs a connection per route in every worker, -c and --workers as given
+  for (const c of experiments.flatMap((e) => expandExperiment(e, { concurrency: options.concurrency, workers: options.workers }))) {
+    if (c.load.routes !== undefined) checkRoutes(c.load.routes, c.load.concurrency, typeof c.load.workers === 'number' ? c.load.workers : 1, argvSpelling)
+    // the external engines are given -n, -c, -k and the URL: they would send a GET with nothing else
+    const shaped = SHAPED_REQUEST.filter((key) => c.load[key] !== undefined && !(key === 'method' && c.load.method === 'GET') && !(Array.isArray(c.load[key]) && c.load[key].length === 0))
+    if (options.engine !== 'builtin' && shaped.length > 0) {
+      throw invalidOption('--engine', options.engine, `must be builtin to send ${c.experiment}/${c.label}'s ${shaped.join(', ')} (the external engines send a GET of the URL only)`)
+    }
+  }
   const engine = getTool(options.engine)
   checkOpenLoopTool(engine.name, openLoops(experiments, { requests: options.requests, concurrency: options.concurrency, rate: options.rate }))
   if (options.sloP99 !== undefined && !experiments.some((e) => e.rateSweep)) throw invalidOption('--slo-p99', options.sloP99, 'applies to the rate-sweep only (an experiment with rateSweep)')
@@ -159,6 +184,9 @@ export async function main (argv, io) {
     for (const s of STOP_SIGNALS) process.off(s, onSignal)
   }
 }
+
+/** The load options that shape a request beyond a GET of the URL. */
+const SHAPED_REQUEST = /** @type {const} */ (['routes', 'method', 'body', 'headers', 'cookies', 'auth', 'contentType'])
 
 /** The signals that end a run as Ctrl-C does. */
 const STOP_SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])
@@ -223,9 +251,10 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       sloP99Ms: options.sloP99,
       calibrate: options.calibrate,
       probe: options.probe,
+      probePath: options.probePath,
       outDir,
       argv,
-      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null },
+      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null, ...(options.probePath === undefined ? {} : { probePath: options.probePath }) },
       signal,
       progress
     })
@@ -339,7 +368,7 @@ async function resolveExperiments (options, cwd) {
   if (options.workload) list.push(await loadWorkload(options.workload, cwd, { baseline: options.baseline }))
   if (options.apps.length) {
     const port = options.port
-    list.push(appExperiment({ apps: options.apps, paths: options.paths.length ? options.paths : ['/'], cwd, port, profile: options.profile, startTimeoutMs: options.startTimeout * 1000 }))
+    list.push(appExperiment({ apps: options.apps, routes: options.routes, mix: options.mix, shared: options.shared, cwd: options.appCwd ?? cwd, env: options.appEnv, port, profile: options.profile, startTimeoutMs: options.startTimeout * 1000 }))
   }
   if (list.length === 0) list.push(...defaultExperiments.map(builtinExperiment))
   checkDistinctNames(list)
@@ -379,6 +408,19 @@ function positiveMs (flag, raw) {
   return ms
 }
 
+/**
+ * A folder that exists, as an absolute path.
+ * @param {string} flag
+ * @param {string} dir as given
+ */
+function existingFolder (flag, dir) {
+  const abs = path.resolve(dir)
+  let isFolder = false
+  try { isFolder = statSync(abs).isDirectory() } catch { isFolder = false }
+  if (!isFolder) throw invalidOption(flag, dir, 'must be a folder that exists')
+  return abs
+}
+
 /** @typedef {ReturnType<typeof parseRunArgs>} RunArgs */
 
 /**
@@ -408,6 +450,19 @@ export function parseRunArgs (argv) {
     'response-timeout': { type: 'string' },
     app: { type: 'string', multiple: true },
     path: { type: 'string', multiple: true },
+    request: { type: 'string', multiple: true },
+    weight: { type: 'string', multiple: true },
+    mix: { type: 'boolean' },
+    'probe-path': { type: 'string' },
+    cwd: { type: 'string' },
+    env: { type: 'string', multiple: true },
+    method: { type: 'string', short: 'm' },
+    'body-file': { type: 'string', short: 'p' },
+    'put-file': { type: 'string', short: 'u' },
+    'content-type': { type: 'string', short: 'T' },
+    header: { type: 'string', short: 'H', multiple: true },
+    cookie: { type: 'string', short: 'C', multiple: true },
+    auth: { type: 'string', short: 'A' },
     port: { type: 'string' },
     'start-timeout': { type: 'string' },
     profile: { type: 'boolean' },
@@ -415,7 +470,9 @@ export function parseRunArgs (argv) {
     verbose: { type: 'boolean', short: 'v' },
     help: { type: 'boolean', short: 'h' }
   })
-  const { values, positionals } = parsed
+  const { values, positionals, tokens } = parsed
+  // read only for an app (a body file is read here); without one they are refused below
+  const requests = values.app?.length ? parseAppRequests(tokens, { mix: Boolean(values.mix) }) : { routes: [], shared: {} }
   const options = {
     help: Boolean(values.help),
     list: Boolean(values.list),
@@ -442,7 +499,12 @@ export function parseRunArgs (argv) {
     // the load option's own rule (lib/load/options.js), as syncbench ab checks it
     responseTimeout: values['response-timeout'] === undefined ? undefined : parseLoadArg('responseTimeout', '--response-timeout', values['response-timeout']),
     apps: parseAppOption(values.app ?? []),
-    paths: values.path ?? [],
+    routes: requests.routes,
+    shared: requests.shared,
+    mix: Boolean(values.mix),
+    probePath: values['probe-path'],
+    appCwd: values.cwd,
+    appEnv: parseEnvOption(values.env ?? []),
     port: integerOption('--port', values.port, 1, 65535),
     startTimeout: integerOption('--start-timeout', values['start-timeout'], 1, 600) ?? 20,
     profile: Boolean(values.profile),
@@ -461,15 +523,24 @@ export function parseRunArgs (argv) {
     if (url.username || url.password) throw new InvalidUrlError(`--target cannot carry credentials (set an Authorization header in the experiment's load.headers), got "${options.target}"`)
   }
   if (values.probe && values['no-probe']) throw new InvalidOptionError('--probe and --no-probe contradict each other: give one of them')
+  if (options.probePath !== undefined) {
+    const problem = pathProblem(options.probePath)
+    if (problem !== null) throw invalidOption('--probe-path', options.probePath, problem)
+    if (values['no-probe']) throw invalidOption('--probe-path', options.probePath, 'cannot go with --no-probe (--probe-path turns the probe on)')
+    options.probe = true
+  }
+  if (options.appCwd !== undefined) options.appCwd = existingFolder('--cwd', options.appCwd)
   if (options.out === '') throw invalidOption('--out', '', 'must be a folder')
   for (const app of options.apps) parseCommand(app.command, `--app ${app.name}`)
   if (options.apps.length === 0) {
-    for (const [flag, given] of /** @type {const} */ ([['--path', values.path], ['--port', values.port], ['--start-timeout', values['start-timeout']], ['--profile', values.profile]])) {
+    /** @type {[string, string|string[]|boolean|undefined][]} */
+    const requestFlags = tokens.flatMap((t) => t.kind === 'option' && REQUEST_FLAGS.includes(t.name) ? [[t.rawName, t.value]] : [])
+    for (const [flag, given] of /** @type {const} */ ([['--path', values.path], ['--request', values.request], ['--weight', values.weight], ['--mix', values.mix],
+      ['--port', values.port], ['--start-timeout', values['start-timeout']], ['--profile', values.profile], ['--cwd', values.cwd], ['--env', values.env], ...requestFlags])) {
       if (given === true) throw new InvalidOptionError(`${flag} applies to --app only`)
       if (given !== undefined) throw invalidOption(flag, Array.isArray(given) ? given.join(' ') : given, 'applies to --app only')
     }
   }
-  for (const p of options.paths) if (!p.startsWith('/') || /[\s\r\n]/.test(p) || p.startsWith('//')) throw invalidOption('--path', p, 'must be a path such as /report (starting with one "/", no spaces)')
   if (options.apps.length && options.target !== undefined) throw invalidOption('--target', options.target, 'cannot go with --app (--app starts your server for every run; --target loads one already running)')
   // --list lists and exits: a name beside it would be silently ignored
   if (options.list && positionals.length > 0) throw invalidOption('--list', positionals.join(' '), 'takes no experiment names')

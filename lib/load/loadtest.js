@@ -5,7 +5,7 @@ import { ConnectError, systemCode } from '../errors.js'
 import { parseTarget, buildRequest, isIpAddress } from './request.js'
 import { checkUnixSocket } from './connection.js'
 import { Engine } from './engine.js'
-import { routeMethod } from './routes.js'
+import { BODY_METHODS, routeMethod } from './routes.js'
 import { createTransport } from './transport.js'
 import { countsFor } from './ab-counts.js'
 /** @typedef {import('./ab-counts.js').AbCounts} AbCounts */
@@ -183,9 +183,6 @@ function newRunId (startMs) {
   const random = Math.floor(Math.random() * 2 ** 32).toString(36)
   return `${Math.round(startMs).toString(36)}-${process.pid.toString(36)}-${(++runs).toString(36)}-${random}`
 }
-
-/** Methods whose requests carry the run's body when their route has none of its own. */
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
 /**
  * The bytes of one route's requests: the run's request with the route's method and path, the run's

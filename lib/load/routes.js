@@ -35,6 +35,9 @@ export function routeProblem (value) {
   return null
 }
 
+/** Methods whose requests carry the run's body (-p, -u) when their route has none of its own. */
+export const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+
 /** The method a route is sent with: its own, else POST with a body, else GET. @param {Route} r */
 export function routeMethod (r) {
   return r.method ?? (r.body ? 'POST' : 'GET')

@@ -9,6 +9,7 @@ import { seed001 } from './kinds/seed-001.js'
 import { seed002 } from './kinds/seed-002.js'
 import { threadCost } from './kinds/thread-cost.js'
 import { rateSweep } from './kinds/rate-sweep.js'
+import { app } from './kinds/app.js'
 
 /** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
 /** @typedef {import('../analysis/summarize.js').Row} Row */
@@ -27,7 +28,7 @@ import { rateSweep } from './kinds/rate-sweep.js'
  */
 
 /** Every kind; the seeds' in their articles' order. */
-export const KINDS = Object.freeze([generic, seed001, seed002, threadCost, rateSweep])
+export const KINDS = Object.freeze([generic, seed001, seed002, threadCost, rateSweep, app])
 
 const byName = new Map(KINDS.map((k) => [k.name, k]))
 

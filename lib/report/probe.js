@@ -27,7 +27,8 @@ function probed (rows) {
  * @returns {(r: Row) => string}
  */
 function namer (rows) {
-  const pathOf = (/** @type {Row} */ r) => r.runs[0]?.load.document?.path ?? ''
+  // a mix's URL names its first route only: the mix is its label
+  const pathOf = (/** @type {Row} */ r) => r.runs[0]?.load.routes ? '' : r.runs[0]?.load.document?.path ?? ''
   const paths = new Set(rows.map(pathOf))
   return paths.size === rows.length && !paths.has('') ? pathOf : (r) => r.label
 }

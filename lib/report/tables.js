@@ -5,6 +5,7 @@
 import { formatPValue, formatEfficiency, boundCells, boundNotes } from './phrases.js'
 import { MIB, formatNumber } from '../format.js'
 import { probeTable } from './probe.js'
+import { routesTable } from './route-table.js'
 import { kindOf } from './kinds.js'
 import { SERVER_FIGURES } from '../analysis/summarize.js'
 import { describeLatencyCombine, LATENCY_PERCENTILES } from '../analysis/latency.js'
@@ -34,7 +35,7 @@ export function experimentTables (s) {
   const kind = kindOf(s.table)
   const main = kind.table(s, shown)
   const latency = kind.latencyTable ? latencyTable(s, measured) : null
-  const rest = measured.length ? [latency, probeTable(s, measured), serverTable(s, measured), boundNote(s, measured)] : []
+  const rest = measured.length ? [latency, routesTable(s, measured), probeTable(s, measured), serverTable(s, measured), boundNote(s, measured)] : []
   return [main, ...rest].filter((t) => t !== null).map(dropEmptyColumns)
 }
 

@@ -3,6 +3,7 @@
 // the runner asks that child for the handler names). Every definition is validated here, so the
 // runner only ever sees a well-formed one.
 import path from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
 import { ExperimentError, InvalidOptionError, MissingArgumentError, firstLine, invalidOption } from '../errors.js'
 import { checkInputFile, readInputFile } from '../fs-input.js'
@@ -10,13 +11,28 @@ import { experiments as builtins } from './experiments.js'
 import { workloadHandlerNames } from './runner.js'
 import { LOAD_AXES, OFFERED_AXIS, expandExperiment } from './plan.js'
 import { experimentSchemaProblem } from './experiment-schema.js'
-import { checkLoadOption, checkLoadOptions, keySpelling, loadOptionRules } from '../load/options.js'
+import { checkLoadOption, checkLoadOptions, checkRoutes, keySpelling, loadOptionRules } from '../load/options.js'
 import { parseServeArgs } from '../lab/serve-args.js'
+import { appRouteLabel } from './app-requests.js'
+
+/**
+ * A request an experiment sends: `request` of a variant, or of a route of its `mix`.
+ * @typedef {object} RequestSpec
+ * @property {string} path                 with optional query
+ * @property {string} [method]             default GET, or POST with a body
+ * @property {string[]} [headers]          header lines "Name: value", after the load section's
+ * @property {string|Buffer} [body]        text in the file; a bodyFile's bytes once loaded
+ * @property {string} [bodyFile]           a file of the body, found next to the experiment file (read when it is loaded)
+ * @property {string} [contentType]        with a body (default text/plain, as ab)
+ */
 
 /**
  * @typedef {object} Variant
  * @property {string} label
- * @property {string} path                 route with optional query, e.g. "/bcrypt/async?cost=4"
+ * @property {string} [path]               route with optional query, e.g. "/bcrypt/async?cost=4"; or:
+ * @property {RequestSpec} [request]       a request of its own (method, headers, body)
+ * @property {{ request: RequestSpec, weight?: number, name?: string }[]} [mix]  routes loaded together in each run,
+ *                                         the connections shared out by weight (LoadOptions.routes)
  * @property {Record<string, string|number|boolean>} [config]
  * @property {Partial<ServerSpec>} [server] merged over the experiment's server
  * @property {boolean} [sweep]             false: run once, outside the axes (a reference beside the sweep, e.g.
@@ -128,6 +144,28 @@ export async function loadExperimentFile (file, cwd) {
       await checkInputFile(workload, { fail: (message, cause) => new ExperimentError(`${where}: ${field} "${server.workload}": ${message} (looked for ${workload})`, { cause }) })
       return { ...server, workload }
     }
+    /**
+     * A request's bodyFile, found next to the experiment file, read now: its bytes are the body.
+     * @param {RequestSpec} request @param {string} field
+     * @returns {Promise<RequestSpec>}
+     */
+    const resolveBody = async (request, field) => {
+      if (request.bodyFile === undefined) return request
+      const { bodyFile, ...rest } = request
+      const file = path.resolve(path.dirname(abs), bodyFile)
+      const fail = (/** @type {string} */ message, /** @type {unknown} */ cause) => new ExperimentError(`${where}: ${field}.bodyFile "${bodyFile}": ${message} (looked for ${file})`, { cause })
+      await checkInputFile(file, { fail })
+      try {
+        return { ...rest, body: await readFile(file) }
+      } catch (err) {
+        throw fail(firstLine(err), err)
+      }
+    }
+    v.variants = await Promise.all(v.variants.map(async (variant, j) => variant.request
+      ? { ...variant, request: await resolveBody(variant.request, `variants[${j}].request`) }
+      : variant.mix
+        ? { ...variant, mix: await Promise.all(variant.mix.map(async (m, k) => ({ ...m, request: await resolveBody(m.request, `variants[${j}].mix[${k}].request`) }))) }
+        : variant))
     v.server = /** @type {ServerSpec} */ (await resolveWorkload(v.server, 'server.workload'))
     v.variants = await Promise.all(v.variants.map(async (variant, j) => variant.server ? { ...variant, server: await resolveWorkload(variant.server, `variants[${j}].server.workload`) } : variant))
     experiments.push(v)
@@ -176,35 +214,55 @@ export const MAX_CONFIGURATIONS = 10_000
 const EXPERIMENT_LOAD_KEYS = loadOptionRules.filter((rule) => rule.flag !== null).map((rule) => rule.name)
 
 /**
- * Build the experiment of `syncbench run --app`: every app at every path, each run a fresh process of
- * the app's command. With several apps the first one is the baseline at each path (before/after).
+ * Build the experiment of `syncbench run --app`: every app at every route, each run a fresh process of
+ * the app's command; with `mix`, every app's routes loaded together in each run instead. With several
+ * apps the first one is the baseline at each route (before/after).
  * @param {object} options
  * @param {{ name: string, command: string }[]} options.apps  names unique (parseAppOption)
- * @param {string[]} options.paths
- * @param {string} options.cwd
+ * @param {import('./app-requests.js').AppRoute[]} options.routes
+ * @param {boolean} [options.mix]  the routes loaded together, shared out by weight (--mix)
+ * @param {import('./app-requests.js').SharedRequest} [options.shared]  -H, -C, -A, -p / -u, -T: for every route
+ * @param {string} options.cwd     where the app runs (--cwd)
+ * @param {Record<string, string>} [options.env]  for the app's process (--env)
  * @param {number} [options.port]
  * @param {boolean} [options.profile]  record each run's CPU profile (--profile)
  * @param {number} [options.startTimeoutMs]
  * @returns {Experiment}
  */
-export function appExperiment ({ apps, paths, cwd, port, profile = false, startTimeoutMs }) {
+export function appExperiment ({ apps, routes, mix = false, shared = {}, cwd, env = {}, port, profile = false, startTimeoutMs }) {
   const several = apps.length > 1
-  const variants = apps.flatMap((app) => paths.map((route) => {
+  /** @param {{ name: string, command: string }} app */
+  const serverOf = (app) => {
     /** @type {Partial<ServerSpec>} */
     const server = { command: app.command, name: app.name, cwd, profile }
+    if (Object.keys(env).length) server.env = env
     if (port !== undefined) server.port = port
     if (startTimeoutMs !== undefined) server.startTimeoutMs = startTimeoutMs
-    return { label: several ? `${app.name} ${route}` : route, path: route, config: { strategy: app.name, workload: route }, server }
-  }))
+    return server
+  }
+  /** @param {import('./app-requests.js').AppRoute} r */
+  const requestOf = (r) => ({ method: r.method, path: r.path })
+  const variants = mix
+    ? apps.map((app) => ({
+      label: several ? `${app.name} mix` : 'mix',
+      mix: routes.map((r) => ({ request: requestOf(r), ...(r.weight === undefined ? {} : { weight: r.weight }), ...(r.name === undefined ? {} : { name: r.name }) })),
+      config: { strategy: app.name, workload: 'mix' },
+      server: serverOf(app)
+    }))
+    : apps.flatMap((app) => routes.map((r) => {
+      const label = appRouteLabel(r)
+      return { label: several ? `${app.name} ${label}` : label, request: requestOf(r), config: { strategy: app.name, workload: label }, server: serverOf(app) }
+    }))
   const described = apps.map((a) => several ? `${a.name}: ${a.command}` : a.command).join('; ')
+  const routeText = routes.map((r) => `${appRouteLabel(r)}${mix && r.weight !== undefined ? ` x${r.weight}` : ''}`).join(', ')
   return validateExperiment({
     name: 'app',
     title: several ? `Your server: ${apps.map((a) => a.name).join(' vs ')}` : `Your server: ${apps[0].name}`,
-    description: `${described}, at ${paths.join(', ')}`,
-    table: 'generic',
+    description: `${described}, ${mix ? `a mix of ${routeText}` : `at ${routeText}`}`,
+    table: 'app',
     baseline: apps[0].name,
     server: { command: apps[0].command },
-    load: { requests: 200, concurrency: 10, keepAlive: true },
+    load: { requests: 200, concurrency: 10, keepAlive: true, ...shared },
     variants
   }, '--app')
 }
@@ -278,6 +336,11 @@ export function validateExperiment (e, where) {
   if (kinds.length !== 1) throw bad(`server must have one of app (a syncbench serve app), workload (a module of handlers) and command (your own server), got ${kinds.length ? kinds.join(' and ') : 'none'}`)
   const labels = new Set()
   for (const [i, v] of variants.entries()) {
+    const routes = /** @type {const} */ (['path', 'request', 'mix']).filter((k) => v[k] !== undefined)
+    if (routes.length !== 1) throw bad(`variants[${i}] must have one of path, request and mix, got ${routes.length ? routes.join(' and ') : 'none'}`)
+    /** @type {[string, RequestSpec][]} */
+    const requests = v.request ? [[`variants[${i}].request`, v.request]] : (v.mix ?? []).map((m, k) => [`variants[${i}].mix[${k}].request`, m.request])
+    for (const [field, r] of requests) if (r.body !== undefined && r.bodyFile !== undefined) throw bad(`${field} has body and bodyFile: give one of them`)
     if (labels.has(v.label)) throw bad(`variants[${i}].label "${v.label}" appears twice`)
     labels.add(v.label)
     const merged = { ...e.server, ...v.server }
@@ -329,7 +392,8 @@ export function validateExperiment (e, where) {
   const configurations = swept * Object.values(axes).reduce((n, values) => n * values.length, 1) + (variants.length - swept)
   if (configurations > MAX_CONFIGURATIONS) throw bad(`variants x axes make ${configurations} configurations, at most ${MAX_CONFIGURATIONS}`)
   const experiment = {
-    table: /** @type {const} */ ('generic'),
+    // a user's own server is answered by the app kind (the route that holds its loop); any other by comparison
+    table: /** @type {string} */ (e.server.command !== undefined ? 'app' : 'generic'),
     description: '',
     ...e,
     title: e.title ?? e.name,
@@ -345,6 +409,14 @@ export function validateExperiment (e, where) {
   for (const c of expandExperiment(experiment)) {
     if (seen.has(c.label)) throw bad(`two configurations are labelled "${c.label}": rename a variant`)
     seen.add(c.label)
+    // a mix: its routes by LoadOptions.routes' rules, a connection for every route
+    if (c.load.routes !== undefined) {
+      const routes = c.load.routes
+      checkWith(() => {
+        checkLoadOption('routes', routes, keySpelling('mix.'))
+        checkRoutes(routes, c.load.concurrency, typeof c.load.workers === 'number' ? c.load.workers : 1, keySpelling('load.'))
+      }, `configuration "${c.label}": `)
+    }
     if (c.server.workload !== undefined || c.server.command !== undefined) {
       if (c.server.args.length > 0) throw bad(`${c.label}: server.args apply to server.app, not to a workload module or a command, got "${c.server.args.join(' ')}"`)
       continue

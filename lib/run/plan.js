@@ -4,6 +4,7 @@
 // Node core's benchmark/compare.js interleaves its runs.
 import { DEFAULT_RESPONSE_TIMEOUT } from './run-deadline.js'
 import { requestsDue, TIMELIMIT_REQUESTS } from '../load/options.js'
+import { BODY_METHODS, routeMethod } from '../load/routes.js'
 
 /**
  * Axes that change the load rather than the route: axis name -> LoadOptions property.
@@ -99,7 +100,7 @@ export function expandExperiment (experiment, overrides = {}) {
       variant: variant.label,
       group: `${config.workload ?? ''}|${pointKey}`,
       config,
-      path: withQuery(variant.path, query),
+      path: withQuery(requestOf(variant, load), query),
       load,
       server
     })
@@ -179,6 +180,53 @@ function cartesian (entries) {
     points = points.flatMap((p) => values.map((v) => ({ ...p, [axis]: v })))
   }
   return points
+}
+
+/**
+ * A variant's requests set into its load: a `request` gives the method, its headers after the run's,
+ * its body (else the run's body goes with a POST, PUT or PATCH only); a `mix` gives the routes loaded
+ * together (LoadOptions.routes, the run's body going as lib/load says). The path the URL takes.
+ * @param {import('./experiment-loader.js').Variant} variant
+ * @param {Configuration['load']} load  changed in place
+ * @returns {string}
+ */
+function requestOf (variant, load) {
+  if (variant.mix) {
+    load.routes = variant.mix.map((m) => ({ ...routeOf(m.request), ...(m.name === undefined ? {} : { name: m.name }), ...(m.weight === undefined ? {} : { weight: m.weight }) }))
+    // the URL names the server; each route its own path
+    return variant.mix[0].request.path
+  }
+  const request = variant.request
+  if (!request) return /** @type {string} */ (variant.path)
+  const route = routeOf(request)
+  const method = routeMethod(route)
+  load.method = method
+  if (route.headers) load.headers = [...(load.headers ?? []), ...route.headers]
+  if (route.body !== undefined) {
+    load.body = route.body
+    if (route.contentType !== undefined) load.contentType = route.contentType
+    else load.contentType ??= 'text/plain'
+  } else if (!BODY_METHODS.has(method)) {
+    delete load.body
+    delete load.contentType
+  }
+  return request.path
+}
+
+/**
+ * An experiment's request as LoadOptions.routes takes it: its body (text, or a bodyFile's bytes read
+ * by the loader) as bytes.
+ * @param {import('./experiment-loader.js').RequestSpec} r
+ * @returns {import('../types.js').Route}
+ */
+function routeOf (r) {
+  /** @type {import('../types.js').Route} */
+  const route = { path: r.path }
+  if (r.method !== undefined) route.method = r.method.toUpperCase()
+  if (r.headers !== undefined) route.headers = r.headers
+  if (r.body !== undefined) route.body = typeof r.body === 'string' ? Buffer.from(r.body) : r.body
+  if (r.contentType !== undefined) route.contentType = r.contentType
+  return route
 }
 
 /**

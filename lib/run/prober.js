@@ -33,22 +33,23 @@ const DRAIN_MS = 5000
  * rejects: a probe that could not run says so in its record (`error`), and the run it watched stands.
  * @param {object} o
  * @param {string} o.origin   http://host:port of the server the run loads
+ * @param {string} [o.path]  the route asked: a syncbench server's health route, or a cheap route of a user's app (--probe-path)
  * @param {number} [o.rate]
  * @param {AbortSignal} [o.signal]  Ctrl-C, the run's deadline
  * @returns {{ stop: () => Promise<ProbeRecord> }}
  */
-export function startProbe ({ origin, rate = PROBE_RATE, signal }) {
+export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, signal }) {
   const controller = new AbortController()
   const ended = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal
   /** @type {ProbeRecord} */
-  const record = { path: HEALTH_PATH, rate, connections: PROBE_CONNECTIONS, load: null, error: null }
+  const record = { path, rate, connections: PROBE_CONNECTIONS, load: null, error: null }
   const startedAt = performance.now()
   let done = 0
   /** @type {(() => void)|null} called on each completed probe request while stop() drains */
   let onDone = null
   // An hour of requests at most: the run's end (stop) or its deadline ends the probe long before.
   const running = loadtest(/** @type {import('../types.js').LoadOptions} */ ({
-    url: origin + HEALTH_PATH,
+    url: origin + path,
     rate,
     concurrency: PROBE_CONNECTIONS,
     requests: rate * 3600,

@@ -47,6 +47,8 @@ const EXIT_NOTICE_MS = 1000
  * @property {boolean} [probe]                 --probe / --no-probe: run the probe (lib/run/prober.js) beside every
  *                                              measured load, or never; default: where the experiment says
  *                                              (`probe: true`: the seeds), never against a --target
+ * @property {string} [probePath]              the route the probe asks (--probe-path): a user's app has no
+ *                                              /__syncbench/health
  * @property {string} outDir                    results.json goes there
  * @property {string[]} [argv]
  * @property {object} [options]                 recorded as ResultsFile.options
@@ -168,9 +170,10 @@ export async function runExperiments (options) {
       const configuration = experiment.rateSweep ? atOfferedRate(planned, capacities[planned.variant], experiment.rateSweep) : planned
       progress.runStarted({ experiment: experiment.name, label: configuration.label, repeat, requests: configuration.load.requests })
       const probe = options.probe ?? (experiment.probe === true && !target)
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe, onProgress: (done) => progress.heartbeat(done) })
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe, probePath: options.probePath, onProgress: (done) => progress.heartbeat(done) })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
-      const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load))
+      // a user's app: the status codes too (a rejected body, a missing header are the user's to fix)
+      const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load, { statuses: configuration.server.command !== undefined }))
       record.invalid = reason === null ? null : { reason }
       if (record.error) {
         // A connection error can beat the Ctrl-C that caused it: the SIGINT handler runs on a later
@@ -276,10 +279,11 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {string} run.outDir  the results folder (a user's app: its log and profile go there)
  * @param {Set<string>} [run.profileNames]  profile file names given so far (none: a run that saves no profile)
  * @param {boolean} [run.probe]  run the probe beside the measured load
+ * @param {string} [run.probePath]  the route it asks (default the health route of syncbench's servers)
  * @param {(done: number) => void} [run.onProgress]  the measured load's heartbeats (the built-in generator's)
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, onProgress }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, probePath, onProgress }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${configuration.label}#${repeat}`,
@@ -333,13 +337,13 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     record.serverEnv = await within(Promise.resolve(handle.env))
     const warmup = experiment.warmup ?? { requests: 4, concurrency: 2 }
     if (warmup.requests > 0 && !runSignal.aborted) {
-      await builtinTool.run({ url, requests: warmup.requests, concurrency: Math.min(warmup.concurrency, warmup.requests), keepAlive: configuration.load.keepAlive, signal: runSignal })
+      await builtinTool.run({ url, ...warmupRequest(configuration.load, warmup), keepAlive: configuration.load.keepAlive, signal: runSignal })
     }
     // `signal`: after a Ctrl-C a server blocked in its handler gets 2 s to answer, then its metrics are missing.
     await within(handle.metrics({ reset: true, signal }))
     if (profiling) await within(/** @type {NonNullable<MeasuredServer['profile']>} */ (handle.profile)({ action: 'start', signal }))
     // the probe covers the measured load, from its start to its end (lib/run/prober.js)
-    const prober = probe ? startProbe({ origin: new URL(url).origin, signal: runSignal }) : null
+    const prober = probe ? startProbe({ origin: new URL(url).origin, ...(probePath === undefined ? {} : { path: probePath }), signal: runSignal }) : null
     try {
       record.load = await engine.run({ ...configuration.load, url, signal: runSignal, ...onProgress && { onProgress } })
     } catch (err) {
@@ -370,6 +374,24 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     record.invalid = { reason: `did not end within its deadline of ${deadlineMs / 1000} s (--run-timeout): server stopped` }
   }
   return record
+}
+
+/** The load options that shape the requests: the warm-up sends what the measured load will. */
+const REQUEST_OPTIONS = /** @type {const} */ (['method', 'headers', 'cookies', 'auth', 'body', 'contentType', 'routes', 'http11'])
+
+/**
+ * The warm-up's load: its count and connections, the measured load's requests (a POST with its body,
+ * a mix's routes; a mix needs a connection per route).
+ * @param {import('./plan.js').Configuration['load']} load
+ * @param {{ requests: number, concurrency: number }} warmup
+ */
+function warmupRequest (load, warmup) {
+  /** @type {Record<string, unknown>} */
+  const shaped = {}
+  for (const key of REQUEST_OPTIONS) if (load[key] !== undefined) shaped[key] = load[key]
+  const routes = Array.isArray(load.routes) ? load.routes.length : 1
+  const concurrency = Math.max(routes, Math.min(warmup.concurrency, warmup.requests))
+  return { ...shaped, requests: Math.max(warmup.requests, concurrency), concurrency }
 }
 
 /**

@@ -52,13 +52,8 @@ export function comparisonVerdict ({ name: experiment, rows, calibration, target
   const measured = rows.filter((r) => r.runs.length > 0)
   const invalid = invalidNote(rows)
   if (measured.length === 0) return invalid ? `${name}: nothing measured validly${invalid}` : `${name}: nothing measured`
-  let compared = rows.filter(/** @returns {r is Row & { comparison: NonNullable<Row['comparison']> }} */ (r) => r.comparison !== null)
-  if (compared.length > 3) {
-    const sorted = [...compared].sort((a, b) => b.comparison.ratio - a.comparison.ratio)
-    compared = [sorted[0], sorted[sorted.length - 1]]
-  }
-  const ratios = compared.map((r) => `${r.label} is ${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline} (${formatComparison(r, measured)})`)
-  const parts = [ratios.length ? ratios.join(', ') : `${measured[0].label}: ${measured[0].figures.requestsPerSecond.mean.toFixed(2)} req/s`]
+  const ratios = ratiosText(rows)
+  const parts = [ratios || `${measured[0].label}: ${measured[0].figures.requestsPerSecond.mean.toFixed(2)} req/s`]
   if (calibration) {
     const perCore = 1000 / calibration.opMs
     const calibrated = measured.filter(/** @returns {r is Row & { efficiency: number }} */ (r) => r.efficiency !== null)
@@ -68,8 +63,30 @@ export function comparisonVerdict ({ name: experiment, rows, calibration, target
   }
   const flagged = measured.filter((r) => r.flags?.length)
   if (flagged.length) parts.push(`flagged: ${flagged.map((r) => `${r.label}: ${r.flags.map(formatFlag).join(', ')}`).join('; ')}`)
-  const single = measured.every((r) => r.runs.length < 2) ? ' [one run each: not a result; --runs 3 or more for 95% intervals]' : ''
-  return `${name}: ${parts.join('; ')}${invalid}${single}`
+  return `${name}: ${parts.join('; ')}${invalid}${singleRunNote(measured)}`
+}
+
+/**
+ * "async is 1.97x sync (95% CI 1.90x..2.04x, p = 0.00312 **)": each compared row's ratio to its
+ * baseline, the best and the worst only past three; '' without any.
+ * @param {Row[]} rows
+ */
+export function ratiosText (rows) {
+  const measured = rows.filter((r) => r.runs.length > 0)
+  let compared = rows.filter(/** @returns {r is Row & { comparison: NonNullable<Row['comparison']> }} */ (r) => r.comparison !== null)
+  if (compared.length > 3) {
+    const sorted = [...compared].sort((a, b) => b.comparison.ratio - a.comparison.ratio)
+    compared = [sorted[0], sorted[sorted.length - 1]]
+  }
+  return compared.map((r) => `${r.label} is ${r.comparison.ratio.toFixed(2)}x ${r.comparison.baseline} (${formatComparison(r, measured)})`).join(', ')
+}
+
+/**
+ * " [one run each: ...]" when no configuration has two runs; '' otherwise.
+ * @param {Row[]} measured
+ */
+export function singleRunNote (measured) {
+  return measured.every((r) => r.runs.length < 2) ? ' [one run each: not a result; --runs 3 or more for 95% intervals]' : ''
 }
 
 /**
@@ -78,7 +95,7 @@ export function comparisonVerdict ({ name: experiment, rows, calibration, target
  * @param {Row[]} rows
  * @returns {string}
  */
-function invalidNote (rows) {
+export function invalidNote (rows) {
   const named = rows.flatMap((r) => r.invalid.map((i) => `${r.label}${r.runs.length + r.invalid.length > 1 ? ` #${i.repeat}` : ''} (${i.reason})`))
   return named.length ? `; invalid: ${named.join(', ')}` : ''
 }

@@ -1,0 +1,143 @@
+// The app kind (`table: 'app'`, a user's own server: run --app, an experiment whose server is a
+// command): the comparison kind's table and charts, and a verdict that answers the user's question,
+// "is this route blocking my server?": the route that held the event loop most, for how long (the
+// loop's p99 delay and the share of the window it was late), with a profile the function first in
+// "where the event loop went", and what that did to the other routes (their latency beside it in a
+// mix, or the probe's wait).
+import { generic, comparisonVerdict, ratiosText, invalidNote, singleRunNote } from './generic.js'
+import { functionText } from '../event-loop.js'
+import { formatMs } from '../chart-style.js'
+import { routeTail } from '../route-table.js'
+
+/** @typedef {import('../../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
+/** @typedef {import('../../analysis/summarize.js').Row} Row */
+
+/** @type {import('../kinds.js').ExperimentKind} */
+export const app = {
+  ...generic,
+  name: 'app',
+  verdict: appVerdict
+}
+
+/**
+ * The share of a row's measured windows the event loop was late past the blocking threshold: its
+ * runs' blocking spans (ServerMetrics.loopBlocks) over their windows; else its profile's blocking
+ * samples; null without either.
+ * @param {Row} r
+ * @returns {number|null}
+ */
+export function lateShare (r) {
+  const windows = r.runs.flatMap((run) => run.server?.loopBlocks && run.server.windowMs > 0 ? [run.server] : [])
+  if (windows.length > 0) {
+    const late = windows.reduce((n, s) => n + /** @type {import('../../types.js').LoopBlocks} */ (s.loopBlocks).spans.reduce((m, [from, to]) => m + (to - from), 0), 0)
+    const total = windows.reduce((n, s) => n + s.windowMs, 0)
+    return Math.min(1, late / total)
+  }
+  const p = r.profile
+  return p?.blocking && p.totalMs > 0 ? p.blocking.ms / p.totalMs : null
+}
+
+/** @param {number} share */
+const percent = (share) => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`
+
+/**
+ * The routes the loop was held by in a mix, from the server's own view of its requests when it kept
+ * one (LoopBlocks.routes: the time of the blocking spans each route's requests covered), the most first.
+ * @param {Row} r
+ * @returns {{ route: string, ms: number }[]}
+ */
+function heldBy (r) {
+  /** @type {Map<string, number>} */
+  const byRoute = new Map()
+  for (const run of r.runs) {
+    const routes = /** @type {{ routes?: { route: string, ms: number }[] }|undefined} */ (run.server?.loopBlocks)?.routes
+    for (const { route, ms } of routes ?? []) byRoute.set(route, (byRoute.get(route) ?? 0) + ms)
+  }
+  return [...byRoute].map(([route, ms]) => ({ route, ms })).sort((a, b) => b.ms - a.ms)
+}
+
+/**
+ * How long the loop was held under a row: "loop p99 227 ms, late 87% of the window".
+ * @param {Row} r
+ */
+function holding (r) {
+  const parts = []
+  if (r.server) parts.push(`loop p99 ${formatMs(r.server.loopP99)}`)
+  const late = lateShare(r)
+  if (late !== null) parts.push(`late ${percent(late)} of the window`)
+  return parts.join(', ')
+}
+
+/**
+ * "first in where the event loop went: compareSync (bcrypt/bcrypt.js:160), 87% of the window".
+ * @param {Row} r
+ * @param {string} [scope] what the profile covers
+ */
+function firstFunction (r, scope = '') {
+  const first = r.profile?.self[0]
+  if (!first || !r.profile || !(r.profile.totalMs > 0)) return ''
+  return `first in where the event loop went${scope}: ${functionText(first)}, ${percent(first.ms / r.profile.totalMs)} of the window`
+}
+
+/**
+ * How much a row held the loop, to rank them: the share late, else the loop's p99.
+ * @param {Row} r
+ */
+function weight (r) {
+  return (lateShare(r) ?? 0) * 1e6 + (r.server?.loopP99 ?? 0)
+}
+
+/**
+ * What one configuration says: a route alone, or a mix.
+ * @param {Row} r
+ * @returns {string}
+ */
+function rowSentence (r) {
+  const routes = r.routes
+  if (!routes) {
+    const latency = r.latency?.percentiles.find((q) => q.key === 'p99')
+    const speed = `${r.figures.requestsPerSecond.mean.toFixed(2)} req/s${latency ? `, p99 ${formatMs(latency.ms)}` : ''}`
+    return [`${r.label} holds the event loop most: ${holding(r) || 'no server metrics'}`, firstFunction(r), speed].filter(Boolean).join('; ')
+  }
+  // a mix: the route the server saw in progress through the blocks, when it followed them; else the
+  // mix as a whole, the profile covering all its routes
+  const held = heldBy(r)
+  const named = held.length ? routes.find((route) => `${route.method} ${route.path.split('?')[0]}` === held[0].route) : undefined
+  const head = named
+    ? `in ${r.label}, ${named.name} holds the event loop most (in progress through ${formatMs(held[0].ms)} of the blocking): ${holding(r)}`
+    : `${r.label} (${routes.map((route) => route.name).join(', ')}) held the event loop: ${holding(r) || 'no server metrics'}`
+  const others = named ? routes.filter((route) => route !== named) : routes
+  const waits = others.flatMap((route) => {
+    const tail = routeTail(route)
+    return tail ? [`${route.name} ${tail.what} ${formatMs(tail.ms)}`] : []
+  })
+  const beside = named ? routeTail(named) : null
+  const effect = waits.length ? `${named ? 'beside it ' : ''}${waits.join(', ')}${beside ? ` (${named?.name} ${beside.what} ${formatMs(beside.ms)})` : ''}` : ''
+  return [head, firstFunction(r, ' (the profile covers all the routes of the mix)'), effect].filter(Boolean).join('; ')
+}
+
+/**
+ * "app: POST /login holds the event loop most: loop p99 227 ms, late 87% of the window; first in where
+ * the event loop went: compareSync (bcrypt/bcrypt.js:160), 87% of the window; 25.22 req/s, p99 402 ms;
+ * /health alone: loop p99 3.1 ms, 2750 req/s". The comparison kind's sentence where apps are
+ * compared (before/after) or nothing was measured.
+ * @param {ExperimentSummary} s
+ * @returns {string}
+ */
+export function appVerdict (s) {
+  const measured = s.rows.filter((r) => r.runs.length > 0)
+  const compared = s.rows.some((r) => r.comparison !== null)
+  if (measured.length === 0) return comparisonVerdict(s)
+  const ranked = [...measured].sort((a, b) => weight(b) - weight(a))
+  const [top, ...rest] = ranked
+  const parts = [rowSentence(top)]
+  const alone = rest.filter((r) => !r.routes).slice(0, 3)
+  if (alone.length) parts.push(alone.map((r) => `${r.label} alone: ${[holding(r), `${r.figures.requestsPerSecond.mean.toFixed(2)} req/s`].filter(Boolean).join(', ')}`).join('; '))
+  const mixes = rest.filter((r) => r.routes)
+  for (const r of mixes.slice(0, 2)) parts.push(rowSentence(r))
+  // no mix and no probe: nothing measured what the blocking did to the other routes; say how to see it
+  if (!measured.some((r) => r.routes || r.probe)) parts.push('--mix, or --probe-path with a cheap route, measures what it does to the other routes')
+  // apps compared (before/after): their ratios first
+  const ratios = compared ? ratiosText(s.rows) : ''
+  return `${s.name}: ${[ratios, ...parts].filter(Boolean).join('; ')}${invalidNote(s.rows)}${singleRunNote(measured)}`
+}
