@@ -7,7 +7,7 @@ import { strategyStyles } from '../lab/strategies.js'
 import { invalidReason } from './validity.js'
 import { summarizeLatency } from './latency.js'
 import { summarizeProbe } from './probe-summary.js'
-import { combineProfiles } from './profile.js'
+import { combineProfiles, combineRoutes } from './profile.js'
 
 export { invalidReason } from './validity.js'
 
@@ -61,7 +61,7 @@ export function invalidRuns (runs) {
  * @property {ConfigurationProfile|null} profile   where a user's app's main thread went, its runs' profiles added (null: none)
  */
 
-/** @typedef {NonNullable<ReturnType<typeof combineProfiles>>} ConfigurationProfile */
+/** @typedef {NonNullable<ReturnType<typeof combineProfiles>> & { routes?: import('../types.js').RouteBlocks[] }} ConfigurationProfile */
 
 /**
  * How runs combine into one cross-run figure: 'mean' (with a 95% CI where one is drawn), 'max' (the
@@ -245,7 +245,11 @@ function row (label, runs, calibration) {
  * @returns {ConfigurationProfile|null}
  */
 export function combinedProfile (runs) {
-  return combineProfiles(runs.filter((r) => r.profile && isMeasured(r)).map((r) => /** @type {import('../types.js').ProfileSummary} */ (r.profile)))
+  const profiled = runs.filter((r) => r.profile && isMeasured(r))
+  const combined = combineProfiles(profiled.map((r) => /** @type {import('../types.js').ProfileSummary} */ (r.profile)))
+  // Which routes' requests were in progress while the loop was held: the metrics', beside the profile.
+  const routes = combineRoutes(profiled.map((r) => r.server?.loopBlocks?.routes))
+  return combined && routes ? { ...combined, routes } : combined
 }
 
 /**
