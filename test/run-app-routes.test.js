@@ -125,6 +125,11 @@ test('in Chromium the flame graph is searchable and the page requests nothing bu
     assert.ok(found.drawn.length > 0 && found.drawn.every((w) => w > 0), `the blocking frame is drawn: ${found.drawn}`)
     await input.fill('')
     assert.equal(await page.locator('figure.flame').first().locator('svg.match').count(), 0, 'clearing the search clears the marks')
+    // on a phone the graph narrows with the page: nothing scrolls sideways
+    await page.setViewportSize({ width: 375, height: 800 })
+    const overflow = await page.evaluate(() => [document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      ...[...document.querySelectorAll('figure.flame')].map((f) => f.scrollWidth - f.clientWidth)])
+    assert.deepEqual(overflow, [0, 0, 0], 'no horizontal scrolling at 375 px')
     assert.deepEqual(requests.filter((u) => u !== file), [], 'no request but the page itself')
     assert.deepEqual(errors, [], 'no console error (the CSP allows the search script)')
   } finally {

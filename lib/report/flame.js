@@ -40,12 +40,16 @@ export function flameTree (profiles, { root = process.cwd(), foldShare = FOLD_SH
   const top = { name: 'all', location: '', kind: 'root', selfMs: 0, totalMs: 0, children: [] }
   /** @type {WeakMap<FlameNode, Map<string, FlameNode>>} */
   const index = new WeakMap()
+  /** @type {Map<string, ReturnType<typeof frameOf>>} one description per function, however many nodes name it */
+  const described = new Map()
   /**
    * @param {FlameNode} parent
    * @param {import('../analysis/profile.js').CpuProfile['nodes'][number]['callFrame']} callFrame
    */
   const childOf = (parent, callFrame) => {
-    const frame = frameOf(callFrame, root)
+    const id = `${callFrame.functionName}\0${callFrame.url}\0${callFrame.lineNumber}`
+    let frame = described.get(id)
+    if (!frame) described.set(id, frame = frameOf(callFrame, root))
     const kind = frame.kind === 'user' ? 'js' : frame.kind === 'own' ? 'own' : frame.kind === 'gc' || frame.kind === 'program' ? 'outside' : frame.location === 'native' ? 'native' : 'node'
     const location = frame.location
     const key = `${frame.name}\0${location}`
