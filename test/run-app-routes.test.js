@@ -75,7 +75,7 @@ test('the route whose handler held the loop is first, beside a cheap route serve
   const cheap = routes.find((r) => r.route === 'GET /cheap')
   assert.ok(!cheap || cheap.ms < routes[0].ms / 4, JSON.stringify(routes))
   // the same in summary.md and report.html: the route table comes first under "Where the event loop went"
-  assert.match(run.summary, /\*\*\/spin: routes whose requests were in progress while the loop was held\*\*\n\n\| route \| of the window \| of blocking time \| blocks \|\n\|[^\n]*\n\| GET \/spin \| [\d.]+% \|/)
+  assert.match(run.summary, /\*\*\/spin: routes whose requests were in progress while the loop was held\*\*\n\n\| route \| of the window \| of the time the loop was held \| blocks \|\n\|[^\n]*\n\| GET \/spin \| [\d.]+% \|/)
   assert.match(run.html, /<caption>\/spin: routes whose requests were in progress while the loop was held<\/caption>.*?<td>GET \/spin<\/td>/s)
   assert.match(run.stdout, /^ +[\d.]+% {2}loop held while GET \/spin was in progress$/m)
 })

@@ -50,6 +50,8 @@ export interface ConfigurationProfile {
   files: string[]
   /** the routes whose requests were in progress while the loop was held, largest first */
   routes?: RouteBlocks[]
+  /** with routes: the time of the runs' blocking spans (LoopBlocks.spans) added up */
+  spansMs?: number
 }
 
 /** Why a row's figure should not be taken at face value. */

@@ -61,7 +61,7 @@ export function invalidRuns (runs) {
  * @property {ConfigurationProfile|null} profile   where a user's app's main thread went, its runs' profiles added (null: none)
  */
 
-/** @typedef {NonNullable<ReturnType<typeof combineProfiles>> & { routes?: import('../types.js').RouteBlocks[] }} ConfigurationProfile */
+/** @typedef {NonNullable<ReturnType<typeof combineProfiles>> & { routes?: import('../types.js').RouteBlocks[], spansMs?: number }} ConfigurationProfile */
 
 /**
  * How runs combine into one cross-run figure: 'mean' (with a 95% CI where one is drawn), 'max' (the
@@ -249,7 +249,10 @@ export function combinedProfile (runs) {
   const combined = combineProfiles(profiled.map((r) => /** @type {import('../types.js').ProfileSummary} */ (r.profile)))
   // Which routes' requests were in progress while the loop was held: the metrics', beside the profile.
   const routes = combineRoutes(profiled.map((r) => r.server?.loopBlocks?.routes))
-  return combined && routes ? { ...combined, routes } : combined
+  if (!combined || !routes) return combined
+  // The time of the spans themselves: what the routes' shares of blocking time are shares of.
+  const spansMs = profiled.reduce((a, r) => a + (r.server?.loopBlocks?.spans ?? []).reduce((b, [from, to]) => b + to - from, 0), 0)
+  return { ...combined, routes, spansMs }
 }
 
 /**

@@ -107,12 +107,12 @@ export function nativeText (e) {
  */
 export function routeTable ({ label, profile }) {
   if (!profile.routes) return null
-  const blocked = profile.blocking?.ms ?? 0
-  const rows = profile.routes.map((r) => [r.route, percent(r.ms, profile.totalMs), blocked > 0 ? percent(Math.min(r.ms, blocked), blocked) : '-', String(r.blocks)])
+  const blocked = profile.spansMs ?? 0
+  const rows = profile.routes.map((r) => [r.route, percent(r.ms, profile.totalMs), blocked > 0 ? percent(r.ms, blocked) : '-', String(r.blocks)])
   if (rows.length === 0) rows.push(['(no request was in progress while the loop was held)', '', '', ''])
   return {
     title: `${label}: routes whose requests were in progress while the loop was held`,
-    columns: ['route', 'of the window', 'of blocking time', 'blocks'],
+    columns: ['route', 'of the window', 'of the time the loop was held', 'blocks'],
     align: ['left', 'right', 'right', 'right'],
     rows
   }
@@ -141,4 +141,4 @@ export function loopLines (sections) {
 export const LOOP_NOTE = 'Self time: a sample inside Node or V8 (a native call, node:internal code) is charged to the nearest function of the app or of a package it calls, "-> " naming what it called; garbage collection is charged as the sample before it. "Of blocking time": the samples taken while the event loop was late. The raw profiles (profiles/*.cpuprofile) open in Chrome DevTools and speedscope.'
 
 /** The note under the route table, where there is one. */
-export const ROUTE_NOTE = 'Routes: the part of the time the loop was late during which a request of the route was in progress (from its start to its response\'s finish, from Node\'s diagnostics_channel). A handler that holds the loop is in progress for all of its block; a request that only waits through another\'s block (its handler awaiting I/O) is counted too, so the shares can add up to more than 100%. "Outside JavaScript": samples in native code (a synchronous system call such as execSync, a C++ library such as pbkdf2), in garbage collection or in "(program)".'
+export const ROUTE_NOTE = 'Routes: the part of the time the loop was held (the spans from the tick before a late tick to it, so a block of B ms is B to B + 10 ms) during which a request of the route was in progress (from its start to its response\'s finish, from Node\'s diagnostics_channel). A handler that holds the loop is in progress for all of its block; a request that only waits through another\'s block (its handler awaiting I/O) is counted too, so the shares can add up to more than 100%. "Outside JavaScript": samples in native code (a synchronous system call such as execSync, a C++ library such as pbkdf2), in garbage collection or in "(program)".'
