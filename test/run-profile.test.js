@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { pathToFileURL, fileURLToPath } from 'node:url'
 import { summarizeProfile, combineProfiles, BLOCKING_DELAY_MS } from '../lib/analysis/profile.js'
+import { combinedProfile } from '../lib/analysis/summarize.js'
 
 const root = '/srv/app'
 const app = pathToFileURL('/srv/app/server.js').href
@@ -131,4 +132,20 @@ test('time in native code is counted apart from the caller\'s JavaScript (execSy
     { name: 'runShellCommand', location: 'server.js:5', via: 'execSync', ms: 9, nativeMs: 8 },
     { name: 'parse', location: 'server.js:31', ms: 2 }
   ])
+})
+
+test('a configuration\'s routes: its runs\' added up, a mix route named by the user shown by its name', () => {
+  const one = summarizeProfile(profile, { file: 'a', intervalUs: 1000, root })
+  const run = (routes) => ({
+    error: null,
+    invalid: null,
+    profile: one,
+    load: { aborted: false, routes: [{ name: 'login', method: 'POST', path: '/login?next=/', weight: 1 }, { name: 'GET /health', method: 'GET', path: '/health', weight: 9 }] },
+    server: { loopBlocks: { thresholdMs: BLOCKING_DELAY_MS, spans: [[0, 50], [60, 100]], mergedGapMs: 0, routes } }
+  })
+  const combined = combinedProfile([run([{ route: 'POST /login', ms: 80, blocks: 2 }, { route: 'GET /health', ms: 1, blocks: 1 }]), run([{ route: 'POST /login', ms: 40, blocks: 1 }])])
+  assert.deepEqual(combined?.routes, [{ route: 'login (POST /login)', ms: 120, blocks: 3 }, { route: 'GET /health', ms: 1, blocks: 1 }])
+  assert.equal(combined?.spansMs, 180)
+  // runs that did not follow their routes (older files, a server without the preload): no routes at all
+  assert.equal(combinedProfile([{ ...run([]), server: { loopBlocks: { thresholdMs: 20, spans: [], mergedGapMs: 0 } } }])?.routes, undefined)
 })

@@ -8,6 +8,7 @@ import { invalidReason } from './validity.js'
 import { summarizeLatency } from './latency.js'
 import { summarizeProbe } from './probe-summary.js'
 import { combineProfiles, combineRoutes } from './profile.js'
+import { routeLabel } from '../lab/route-blocks.js'
 
 export { invalidReason } from './validity.js'
 
@@ -248,8 +249,18 @@ export function combinedProfile (runs) {
   const profiled = runs.filter((r) => r.profile && isMeasured(r))
   const combined = combineProfiles(profiled.map((r) => /** @type {import('../types.js').ProfileSummary} */ (r.profile)))
   // Which routes' requests were in progress while the loop was held: the metrics', beside the profile.
-  const routes = combineRoutes(profiled.map((r) => r.server?.loopBlocks?.routes))
-  if (!combined || !routes) return combined
+  const named = combineRoutes(profiled.map((r) => r.server?.loopBlocks?.routes))
+  if (!combined || !named) return combined
+  // A mix's route named by the user ("login") is shown by its name beside what the server saw.
+  /** @type {Map<string, string>} */
+  const names = new Map()
+  for (const run of profiled) {
+    for (const r of run.load?.routes ?? []) {
+      const seen = routeLabel({ method: r.method, url: r.path })
+      if (r.name !== `${r.method} ${r.path}` && r.name !== seen) names.set(seen, r.name)
+    }
+  }
+  const routes = named.map((r) => names.has(r.route) ? { ...r, route: `${names.get(r.route)} (${r.route})` } : r)
   // The time of the spans themselves: what the routes' shares of blocking time are shares of.
   const spansMs = profiled.reduce((a, r) => a + (r.server?.loopBlocks?.spans ?? []).reduce((b, [from, to]) => b + to - from, 0), 0)
   return { ...combined, routes, spansMs }
