@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto'
 import path from 'node:path'
 import { frameOf } from '../analysis/profile.js'
+import { isMeasured } from '../analysis/summarize.js'
 import { escapeXml as esc } from './svg.js'
 
 /** A frame narrower than this share of the busy time is folded into its caller's "other" frame. */
@@ -229,7 +230,8 @@ export async function flameTrees (runs, dir, read) {
   /** @type {Map<string, string[]>} */
   const files = new Map()
   for (const run of runs) {
-    if (!run.profile || run.error || run.invalid) continue
+    // the runs the tables count (lib/analysis/summarize.js combinedProfile)
+    if (!run.profile || !isMeasured(run)) continue
     const key = `${run.experiment}\0${run.label}`
     files.set(key, [...files.get(key) ?? [], run.profile.file])
   }

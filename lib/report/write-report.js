@@ -4,7 +4,7 @@
 // the old one (lib/fs-atomic.js). charts/ always exists while a report is rewritten; the PNGs of an
 // older report that this one no longer draws are deleted once the new ones are in place.
 import path from 'node:path'
-import { mkdir, readdir, rm } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises'
 import { makeDirectory } from '../fs-dir.js'
 import { SyncbenchError, ResultsError, systemCode } from '../errors.js'
 import { writeFileAtomic, removeStaleTemps } from '../fs-atomic.js'
@@ -12,7 +12,6 @@ import { chartDrawings } from './charts.js'
 import { renderChartSvg } from './svg.js'
 import { svgToPngAsync, pngHasFonts } from './png.js'
 import { renderHtml } from './html.js'
-import { readFile } from 'node:fs/promises'
 import { flameTrees } from './flame.js'
 import { renderSummaryMarkdown } from './markdown.js'
 import { summarizeResults, summariesOf } from './model.js'
