@@ -28,6 +28,8 @@ export const MAX_ROUTES = 40
 export const OTHER_ROUTES = 'other routes'
 /** A request shorter than this (ms) is not kept for the next tick. */
 const SHORT_MS = 1
+/** Finished requests kept for the next tick, at most (a tick comes every 10 ms; a blocked loop finishes few). */
+const MAX_FINISHED = 10_000
 /** A route label longer than this is cut: a path is a label, not a payload. */
 const MAX_LABEL = 120
 
@@ -147,7 +149,10 @@ export function createRouteBlocks ({ now = () => performance.now(), maxRoutes = 
       if (!entry) return
       inProgress.delete(response)
       const end = now()
-      if (end - entry.start >= SHORT_MS) finished.push([entry.route, entry.start, end])
+      if (end - entry.start < SHORT_MS) return
+      // Bounded even with no ticker (metrics closed while the server still serves): the oldest go first.
+      if (finished.length >= MAX_FINISHED) finished = finished.slice(MAX_FINISHED / 2)
+      finished.push([entry.route, entry.start, end])
     },
     /**
      * The metrics' ticker ran; `block` when it was late past the threshold: the span, on the same
