@@ -246,7 +246,17 @@
  * @property {number} thresholdMs          a tick later than this (ms) makes a span (lib/lab/loop-blocks.js BLOCKING_DELAY_MS)
  * @property {[number, number][]} spans    [from, to], ms since the window started
  * @property {number} mergedGapMs          time inside the spans that merges past the bound added (0 below it)
+ * @property {RouteBlocks[]} [routes]     the routes whose requests were in progress during the spans, by ms
+ *   (lib/lab/route-blocks.js); absent where requests are not followed and from older files
  */
+
+/**
+ * A route's part of the blocking spans: the time in them during which at least one of its requests was in
+ * progress (from 'http.server.request.start' to 'http.server.response.finish').
+ * @typedef {object} RouteBlocks
+ * @property {string} route    "METHOD /path" (no query string); "other routes" past the bound of distinct ones
+ * @property {number} ms       of the spans, covered by its requests
+ * @property {number} blocks   how many spans its requests covered
 
 /**
  * Context switches of the server process in the window, from process.resourceUsage() (getrusage
@@ -336,6 +346,8 @@
  * @property {string} location    file:line (relative to the app's folder; a package's files from its name on), or a node: module
  * @property {string} [via]       self time: the first Node/V8 function the app's frame called, whose time is charged to it
  * @property {number} ms
+ * @property {number} [nativeMs]  of ms, the samples in native code, garbage collection or "(program)": outside
+ *                                JavaScript (absent when none, and from older files)
  */
 
 /**

@@ -21,7 +21,9 @@ function assertMetricsShape (m) {
   assert.ok(m.threads > 1)
   assert.ok(m.activeHandles >= 1)
   // when the loop was held (lib/lab/loop-blocks.js; test/lab-loop-blocks.test.js): spans inside the window, in order
-  assert.deepEqual(Object.keys(m.loopBlocks).sort(), ['mergedGapMs', 'spans', 'thresholdMs'])
+  // and the routes in progress meanwhile (lib/lab/route-blocks.js; test/lab-route-blocks.test.js): a lab server follows its own
+  assert.deepEqual(Object.keys(m.loopBlocks).sort(), ['mergedGapMs', 'routes', 'spans', 'thresholdMs'])
+  assert.ok(Array.isArray(m.loopBlocks.routes))
   m.loopBlocks.spans.forEach(([from, to], i) => assert.ok(from >= 0 && to >= from && to <= m.windowMs + 0.1 && (i === 0 || from >= m.loopBlocks.spans[i - 1][1]), JSON.stringify(m.loopBlocks)))
 }
 

@@ -97,7 +97,7 @@ test('the schemas name every field the current code writes (syncbench run, the r
   }
   // loopBlocks (lib/lab/loop-blocks.js), newer than the fixture: named and valid
   const blocked = real()
-  blocked.runs[0].server.loopBlocks = { thresholdMs: 20, spans: [[0, 61.2], [80.4, 141]], mergedGapMs: 0 }
+  blocked.runs[0].server.loopBlocks = { thresholdMs: 20, spans: [[0, 61.2], [80.4, 141]], mergedGapMs: 0, routes: [{ route: 'POST /login', ms: 118, blocks: 2 }] }
   assert.ok(compile().results(blocked), JSON.stringify(compile().results.errors))
   assert.deepEqual(undocumented(blocked, files['results@1'], files, files['results@1']), [])
   // optional where older files lack them, so older files still validate

@@ -1,11 +1,12 @@
 // lib/analysis/profile.js on a hand-made V8 profile: self time charged to the app's nearest frame (with the
 // Node function it called), a garbage collection charged as the sample before it, Node's own work by
 // module, idle time apart, inclusive time once per sample, samples inside blocking windows apart, and
-// the runs of a configuration added up.
+// the runs of a configuration added up; time in native code or GC counted apart as outside JavaScript.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { pathToFileURL, fileURLToPath } from 'node:url'
 import { summarizeProfile, combineProfiles, BLOCKING_DELAY_MS } from '../lib/analysis/profile.js'
+import { combinedProfile } from '../lib/analysis/summarize.js'
 
 const root = '/srv/app'
 const app = pathToFileURL('/srv/app/server.js').href
@@ -42,10 +43,10 @@ test('self time is charged to the app\'s nearest frame, naming the Node function
   assert.equal(s.totalMs, 11)
   assert.equal(s.idleMs, 2)
   assert.deepEqual(s.self, [
-    // 5 samples in run (native) under pbkdf2Sync, and the GC right after one of them
-    { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 6 },
+    // 5 samples in run (native) under pbkdf2Sync, and the GC right after one of them: all outside JavaScript
+    { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 6, nativeMs: 6 },
     { name: 'Node.js internals', location: 'node:events', ms: 1 },
-    { name: '(program)', location: 'Node/V8, outside JavaScript', ms: 1 },
+    { name: '(program)', location: 'Node/V8, outside JavaScript', ms: 1, nativeMs: 1 },
     { name: 'syncbench', location: 'its metrics and profiler', ms: 1 }
   ])
   // inclusive: the app's frames (a package's from its name on) and what they call directly, once per sample
@@ -65,7 +66,7 @@ test('samples inside a blocking window (the loop late by more than the threshold
   const series = { intervalMs: 100, t: [6, 100], loopDelayMaxMs: [BLOCKING_DELAY_MS + 10, 5], cpuPercent: [100, 10], rssBytes: [1, 1] }
   const s = summarizeProfile(profile, { file: 'x', intervalUs: 1000, root, series, startOffsetMs: 0 })
   // samples at 1..6 ms are in [6 - 30 - 10, 6]: the five hash samples and the GC
-  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 6, self: [{ name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 6 }] })
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 6, self: [{ name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 6, nativeMs: 6 }] })
   // the same samples, shifted 50 ms later on the window's clock, are outside it
   assert.equal(summarizeProfile(profile, { file: 'x', intervalUs: 1000, root, series, startOffsetMs: 50 }).blocking?.ms, 0)
 })
@@ -91,13 +92,13 @@ test('blocking samples are those inside the spans the metrics recorded, not a gu
   const blocks = { thresholdMs: BLOCKING_DELAY_MS, spans: [[9.5, 70.3]], mergedGapMs: 0 }
   const hash = { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync' }
   const s = summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series, blocks })
-  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 60, self: [{ ...hash, ms: 60 }] })
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 60, self: [{ ...hash, ms: 60, nativeMs: 60 }] })
   // Lined up by the profile's start on the window's clock: a profile started 40 ms later has the hash at
   // 51 to 110 ms of the window, 20 ms of it inside the span.
   assert.equal(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series, blocks, startOffsetMs: 40 }).blocking?.ms, 20)
   // Without spans (a file from before them) the series' estimate is what there is.
   assert.deepEqual(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series }).blocking,
-    { thresholdMs: BLOCKING_DELAY_MS, ms: 61, self: [{ name: 'Node.js internals', location: 'node:events', ms: 30 }, { ...hash, ms: 31 }].sort((a, b) => b.ms - a.ms) })
+    { thresholdMs: BLOCKING_DELAY_MS, ms: 61, self: [{ name: 'Node.js internals', location: 'node:events', ms: 30 }, { ...hash, ms: 31, nativeMs: 31 }].sort((a, b) => b.ms - a.ms) })
   // Spans in any order, overlapping, are counted once.
   const messy = { thresholdMs: BLOCKING_DELAY_MS, spans: [[60, 70.3], [9.5, 40], [30, 65]], mergedGapMs: 0 }
   assert.equal(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, blocks: messy }).blocking?.ms, 60)
@@ -108,7 +109,43 @@ test('the runs of a configuration add up', () => {
   const both = combineProfiles([one, { ...one, file: 'b' }])
   assert.equal(both?.runs, 2)
   assert.equal(both?.totalMs, 22)
-  assert.deepEqual(both?.self[0], { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 12 })
+  assert.deepEqual(both?.self[0], { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 12, nativeMs: 12 })
   assert.deepEqual(both?.files, ['a', 'b'])
   assert.equal(combineProfiles([]), null)
+})
+
+test('time in native code is counted apart from the caller\'s JavaScript (execSync waiting for its child)', () => {
+  // (root) -> handler (app) -> execSync (node:child_process) -> spawnSync (node:internal) -> spawn (native)
+  //                          -> parse (app)
+  const n = [
+    { id: 1, callFrame: frame('(root)'), children: [2] },
+    { id: 2, callFrame: frame('runShellCommand', app, 4), children: [3, 6] },
+    { id: 3, callFrame: frame('execSync', 'node:child_process', 900), children: [4] },
+    { id: 4, callFrame: frame('spawnSync', 'node:internal/child_process', 1100), children: [5] },
+    { id: 5, callFrame: frame('spawn'), children: [] },
+    { id: 6, callFrame: frame('parse', app, 30), children: [] }
+  ]
+  // 8 samples waiting in spawn, 1 in execSync's own JavaScript, 2 in the app's parse
+  const timeline = [5, 5, 5, 5, 5, 5, 5, 5, 3, 6, 6]
+  const s = summarizeProfile({ nodes: n, startTime: 0, endTime: 11000, samples: timeline, timeDeltas: timeline.map(() => 1000) }, { file: 'x', intervalUs: 1000, root })
+  assert.deepEqual(s.self, [
+    { name: 'runShellCommand', location: 'server.js:5', via: 'execSync', ms: 9, nativeMs: 8 },
+    { name: 'parse', location: 'server.js:31', ms: 2 }
+  ])
+})
+
+test('a configuration\'s routes: its runs\' added up, a mix route named by the user shown by its name', () => {
+  const one = summarizeProfile(profile, { file: 'a', intervalUs: 1000, root })
+  const run = (routes) => ({
+    error: null,
+    invalid: null,
+    profile: one,
+    load: { aborted: false, routes: [{ name: 'login', method: 'POST', path: '/login?next=/', weight: 1 }, { name: 'GET /health', method: 'GET', path: '/health', weight: 9 }] },
+    server: { loopBlocks: { thresholdMs: BLOCKING_DELAY_MS, spans: [[0, 50], [60, 100]], mergedGapMs: 0, routes } }
+  })
+  const combined = combinedProfile([run([{ route: 'POST /login', ms: 80, blocks: 2 }, { route: 'GET /health', ms: 1, blocks: 1 }]), run([{ route: 'POST /login', ms: 40, blocks: 1 }])])
+  assert.deepEqual(combined?.routes, [{ route: 'login (POST /login)', ms: 120, blocks: 3 }, { route: 'GET /health', ms: 1, blocks: 1 }])
+  assert.equal(combined?.spansMs, 180)
+  // runs that did not follow their routes (older files, a server without the preload): no routes at all
+  assert.equal(combinedProfile([{ ...run([]), server: { loopBlocks: { thresholdMs: 20, spans: [], mergedGapMs: 0 } } }])?.routes, undefined)
 })

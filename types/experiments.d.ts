@@ -1,6 +1,6 @@
 // Experiments and the runner (syncbench run), and the servers under test they start (syncbench serve).
 import type { LoadResult, LoadOptions } from './load.js'
-import type { Environment, ResultsFile, RunRecord, ServerHandle, ServerMetrics } from './results.js'
+import type { Environment, ResultsFile, RunRecord, RouteBlocks, ServerHandle, ServerMetrics } from './results.js'
 import type { SyncbenchError } from './errors.js'
 
 /** The server an experiment's runs start: a `syncbench serve` app, a --workload module or a user's command. */
@@ -198,6 +198,15 @@ export interface RunningApp {
   env: Environment
   metrics: {
     requests: number
+    /** the requests in progress by route, charged the blocking spans they cover (LoopBlocks.routes) */
+    routes: {
+      followed: boolean
+      started (request: { method?: string, url?: string }, response: object & { destroyed?: boolean }): void
+      finished (response: object): void
+      tick (block?: { from: number, to: number }): void
+      snapshot (pending?: { from: number, to: number }): RouteBlocks[]
+      reset (): void
+    }
     read: (options?: { reset?: boolean }) => ServerMetrics
     reset: () => void
     windowStart: () => number

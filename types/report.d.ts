@@ -1,7 +1,7 @@
 // The statistics of repeated runs (summarize, welchTTest, compareResults) and the report's model:
 // what summarizeResults computes of every experiment and every renderer reads (summary.md, report.html).
 import type { LoadResult } from './load.js'
-import type { Calibration, Capacity, ProfileEntry, RunRecord } from './results.js'
+import type { Calibration, Capacity, ProfileEntry, RouteBlocks, RunRecord } from './results.js'
 import type { SyncbenchError } from './errors.js'
 
 /** n, mean, sd and the 95% t-interval of the mean (NaN below 2 values). */
@@ -48,6 +48,10 @@ export interface ConfigurationProfile {
   inclusive: ProfileEntry[]
   blocking: { thresholdMs: number, ms: number, self: ProfileEntry[] } | null
   files: string[]
+  /** the routes whose requests were in progress while the loop was held, largest first */
+  routes?: RouteBlocks[]
+  /** with routes: the time of the runs' blocking spans (LoopBlocks.spans) added up */
+  spansMs?: number
 }
 
 /** Why a row's figure should not be taken at face value. */

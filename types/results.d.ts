@@ -29,6 +29,15 @@ export interface LoopBlocks {
   thresholdMs: number
   spans: [number, number][]
   mergedGapMs: number
+  /** the routes whose requests were in progress during the spans, largest first */
+  routes?: RouteBlocks[]
+}
+
+/** A route ("METHOD /path") and the time of the blocking spans its requests were in progress for. */
+export interface RouteBlocks {
+  route: string
+  ms: number
+  blocks: number
 }
 
 /** Context switches of the server process in the window; per request: null when it served none. */
@@ -83,6 +92,8 @@ export interface ProfileEntry {
   /** self time: the Node/V8 function the app's frame called */
   via?: string
   ms: number
+  /** of ms, native code, garbage collection or "(program)": outside JavaScript */
+  nativeMs?: number
 }
 
 /** Where a user's app's main thread went in a measured window. */

@@ -4,6 +4,10 @@
 // a native function such as pbkdf2's `run`) is charged to the nearest frame of the app or of a package it
 // calls, with the first internal function it called ("hashPasswordSlowly (app.js:12) -> pbkdf2Sync").
 // A garbage-collection sample is charged as the sample before it (the code that allocated, most often).
+// Time no JavaScript explains is counted apart in each entry's `nativeMs`: samples whose leaf is native
+// code (a C++ function such as execSync's `spawn` or pbkdf2's `run`: the thread blocked in a system call
+// or a library), garbage collection, and "(program)" (V8 or Node with no JavaScript on the stack); the
+// report labels it "native code / GC, outside JavaScript" rather than as the caller's own JavaScript.
 // Samples with no app frame at all (Node's HTTP parsing before a handler runs) are charged to the Node
 // module they ran in. Inclusive time counts a function once per sample its stack holds it.
 // Blocking: samples taken while the event loop was held past BLOCKING_DELAY_MS (the spans the metrics
@@ -84,11 +88,12 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
     const charged = gc && previous ? previous : charge(stack)
     previous = charged
     previousStack = stack
-    add(self, charged.key, charged.entry, ms)
+    const outside = leaf.kind === 'gc' || leaf.kind === 'program' || (leaf.kind === 'internal' && leaf.location === 'native')
+    add(self, charged.key, charged.entry, ms, outside)
     const at = startOffsetMs + clockUs / 1000
     if (windows && inside(windows, at)) {
       blockingMs += ms
-      add(blocking, charged.key, charged.entry, ms)
+      add(blocking, charged.key, charged.entry, ms, outside)
     }
     const seen = new Set()
     // The app's frames and the Node functions they call directly: not the framework of Node's own
@@ -157,7 +162,13 @@ export function combineProfiles (summaries) {
   const sum = (pick) => {
     /** @type {Map<string, ProfileEntry>} */
     const map = new Map()
-    for (const s of summaries) for (const e of pick(s)) add(map, `${e.name}\0${e.location}\0${e.via ?? ''}`, e, e.ms)
+    for (const s of summaries) {
+      for (const { nativeMs, ...e } of pick(s)) {
+        const key = `${e.name}\0${e.location}\0${e.via ?? ''}`
+        add(map, key, e, e.ms - (nativeMs ?? 0))
+        if (nativeMs) add(map, key, e, nativeMs, true)
+      }
+    }
     return top(map)
   }
   const withBlocking = summaries.filter((s) => s.blocking)
@@ -172,6 +183,30 @@ export function combineProfiles (summaries) {
       : { thresholdMs: withBlocking[0].blocking?.thresholdMs ?? BLOCKING_DELAY_MS, ms: roundTo(withBlocking.reduce((a, s) => a + (s.blocking?.ms ?? 0), 0)), self: sum((s) => s.blocking?.self ?? []) },
     files: summaries.map((s) => s.file)
   }
+}
+
+/**
+ * The routes of several runs' blocking spans added up (LoopBlocks.routes), largest first; null when no
+ * run followed its requests by route.
+ * @param {(import('../types.js').RouteBlocks[]|undefined)[]} lists
+ * @returns {import('../types.js').RouteBlocks[]|null}
+ */
+export function combineRoutes (lists) {
+  if (lists.every((l) => l === undefined)) return null
+  /** @type {Map<string, { ms: number, blocks: number }>} */
+  const map = new Map()
+  for (const list of lists) {
+    for (const { route, ms, blocks } of list ?? []) {
+      const found = map.get(route)
+      if (found) {
+        found.ms += ms
+        found.blocks += blocks
+      } else {
+        map.set(route, { ms, blocks })
+      }
+    }
+  }
+  return [...map].map(([route, r]) => ({ route, ms: roundTo(r.ms, 1), blocks: r.blocks })).sort((a, b) => b.ms - a.ms || (a.route < b.route ? -1 : 1))
 }
 
 /**
@@ -196,7 +231,7 @@ function safePath (url) {
  * @param {string} root
  * @returns {Frame}
  */
-function frameOf ({ functionName, url, lineNumber }, root) {
+export function frameOf ({ functionName, url, lineNumber }, root) {
   const special = { '(root)': 'root', '(program)': 'program', '(garbage collector)': 'gc', '(idle)': 'idle' }
   if (url === '' && Object.hasOwn(special, functionName)) {
     const kind = /** @type {Frame['kind']} */ (special[/** @type {keyof typeof special} */ (functionName)])
@@ -276,16 +311,18 @@ function charge (stack) {
  * @param {string} key
  * @param {Omit<ProfileEntry, 'ms'>} entry
  * @param {number} ms
+ * @param {boolean} [outside]  the time is native code or GC (counted in nativeMs too)
  */
-function add (map, key, entry, ms) {
-  const found = map.get(key)
+function add (map, key, entry, ms, outside = false) {
+  let found = map.get(key)
   if (found) found.ms += ms
-  else map.set(key, { ...entry, ms })
+  else map.set(key, found = { ...entry, ms })
+  if (outside) found.nativeMs = (found.nativeMs ?? 0) + ms
 }
 
 /** @param {Map<string, ProfileEntry>} map */
 function top (map) {
-  return [...map.values()].sort((a, b) => b.ms - a.ms).slice(0, KEEP).map((e) => ({ ...e, ms: roundTo(e.ms) }))
+  return [...map.values()].sort((a, b) => b.ms - a.ms).slice(0, KEEP).map(({ nativeMs, ...e }) => ({ ...e, ms: roundTo(e.ms), ...(nativeMs ? { nativeMs: roundTo(nativeMs) } : {}) }))
 }
 
 /**

@@ -7,9 +7,10 @@ import { strategyStyles } from '../lab/strategies.js'
 import { invalidReason } from './validity.js'
 import { summarizeLatency } from './latency.js'
 import { summarizeProbe } from './probe-summary.js'
-import { combineProfiles } from './profile.js'
+import { combineProfiles, combineRoutes } from './profile.js'
 import { experimentBounds } from './bounds.js'
 import { summarizeRoutes, mixRouteNames, routeRuns } from './routes-summary.js'
+import { routeLabel } from '../lab/route-blocks.js'
 
 export { invalidReason } from './validity.js'
 
@@ -65,7 +66,7 @@ export function invalidRuns (runs) {
  * @property {import('./routes-summary.js').RouteSummary[]|null} routes  a mix: each route over the runs (null: no mix)
  */
 
-/** @typedef {NonNullable<ReturnType<typeof combineProfiles>>} ConfigurationProfile */
+/** @typedef {NonNullable<ReturnType<typeof combineProfiles>> & { routes?: import('../types.js').RouteBlocks[], spansMs?: number }} ConfigurationProfile */
 
 /**
  * How runs combine into one cross-run figure: 'mean' (with a 95% CI where one is drawn), 'max' (the
@@ -253,7 +254,24 @@ function row (label, runs, calibration) {
  * @returns {ConfigurationProfile|null}
  */
 export function combinedProfile (runs) {
-  return combineProfiles(runs.filter((r) => r.profile && isMeasured(r)).map((r) => /** @type {import('../types.js').ProfileSummary} */ (r.profile)))
+  const profiled = runs.filter((r) => r.profile && isMeasured(r))
+  const combined = combineProfiles(profiled.map((r) => /** @type {import('../types.js').ProfileSummary} */ (r.profile)))
+  // Which routes' requests were in progress while the loop was held: the metrics', beside the profile.
+  const named = combineRoutes(profiled.map((r) => r.server?.loopBlocks?.routes))
+  if (!combined || !named) return combined
+  // A mix's route named by the user ("login") is shown by its name beside what the server saw.
+  /** @type {Map<string, string>} */
+  const names = new Map()
+  for (const run of profiled) {
+    for (const r of run.load?.routes ?? []) {
+      const seen = routeLabel({ method: r.method, url: r.path })
+      if (r.name !== `${r.method} ${r.path}` && r.name !== seen) names.set(seen, r.name)
+    }
+  }
+  const routes = named.map((r) => names.has(r.route) ? { ...r, route: `${names.get(r.route)} (${r.route})` } : r)
+  // The time of the spans themselves: what the routes' shares of blocking time are shares of.
+  const spansMs = profiled.reduce((a, r) => a + (r.server?.loopBlocks?.spans ?? []).reduce((b, [from, to]) => b + to - from, 0), 0)
+  return { ...combined, routes, spansMs }
 }
 
 /**

@@ -67,7 +67,7 @@ async function report (argv, io, signal) {
   const { writeReport } = await import('../report/write-report.js')
   let report
   try {
-    report = await writeReport(results, outDir, { png: options.png, signal })
+    report = await writeReport(results, outDir, { png: options.png, signal, resultsDir: path.dirname(file) })
     if (report.error) throw report.error
   } catch (err) {
     if (!signal.aborted) throw err

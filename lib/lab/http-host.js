@@ -4,6 +4,7 @@
 import http from 'node:http'
 import { once } from 'node:events'
 import { ServerStartError, errorCodes, firstLine, systemCode } from '../errors.js'
+import { followRoutes } from './route-blocks.js'
 
 export const METRICS_PATH = '/__syncbench/metrics'
 export const ENV_PATH = '/__syncbench/env'
@@ -41,6 +42,9 @@ export async function hostServer ({ name, handler, metrics, env, port, host }) {
     metrics.requests++
     handler(req, res)
   })
+  // Which of the app's routes were in progress while the loop was held; syncbench's own are not the app's.
+  const unfollow = followRoutes(server, metrics.routes, (req) => Boolean(req.url?.startsWith(PREFIX)))
+  server.once('close', unfollow)
   server.listen(port, host)
   try {
     // once() rejects on 'error' and unsubscribes from both events when either comes, so a later

@@ -4,7 +4,8 @@
 // listens on through diagnostics_channel ('tracing:net.server.listen:asyncEnd', published by Node's
 // net.Server#listen; no prototype is patched, so any framework works: node:http, Express, Fastify,
 // Koa), then, for that server:
-// - counts its requests ('http.server.request.start') and measures this process (lib/lab/metrics.js);
+// - counts its requests ('http.server.request.start') and measures this process (lib/lab/metrics.js),
+//   following each request by route to its 'http.server.response.finish' (lib/lab/route-blocks.js);
 // - started by syncbench (SYNCBENCH_CONTROL names a Unix socket or named pipe): connects to it and
 //   speaks the protocol of lib/lab/ipc.js: ready with the server's address, metrics windows, a CPU
 //   profile of the main thread during the measured window (node:inspector, one sample every
@@ -23,6 +24,7 @@ import { Session } from 'node:inspector/promises'
 import { createServerMetrics, collectEnvironment } from './metrics.js'
 import { serveIpc, socketChannel } from './ipc.js'
 import { watchParent } from './parent-watch.js'
+import { followRoutes } from './route-blocks.js'
 
 /** 1 ms between samples: Node's own --cpu-prof-interval default; a 65 ms hash is ~65 samples. */
 export const PROFILE_INTERVAL_US = 1000
@@ -57,6 +59,7 @@ function measure (server, address) {
   dc.subscribe(REQUEST, (message) => {
     if (/** @type {{ server?: unknown }} */ (message).server === server) metrics.requests++
   })
+  followRoutes(server, metrics.routes)
   const host = loopbackFor(address.address)
   const secure = server instanceof https.Server
   const url = `${secure ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${address.port}`

@@ -6,6 +6,7 @@ import { createHistogram, performance } from 'node:perf_hooks'
 import { roundTo } from '../format.js'
 import { createSeries, SERIES_INTERVAL_MS } from './metrics-series.js'
 import { createLoopBlocks, BLOCKING_DELAY_MS } from './loop-blocks.js'
+import { createRouteBlocks } from './route-blocks.js'
 
 // 10 ms is monitorEventLoopDelay's default resolution: fine enough to see a 65 ms hash, cheap enough to leave on.
 const LOOP_RESOLUTION_MS = 10
@@ -17,7 +18,8 @@ const RSS_SAMPLE_MS = SERIES_INTERVAL_MS
  * Start watching this process. `requests` is a plain counter the servers increment once per request
  * (the only per-request work metrics add); `read()` returns the window since the last reset, whose
  * times (loopBlocks' spans, the series' t) count from `windowStart()`, a performance.now() reading.
- * @returns {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, windowStart: () => number, close: () => void }}
+ * `routes` follows a server's requests by route (lib/lab/route-blocks.js followRoutes).
+ * @returns {{ requests: number, routes: ReturnType<typeof createRouteBlocks>, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, windowStart: () => number, close: () => void }}
  */
 export function createServerMetrics () {
   // The sampler of perf_hooks.monitorEventLoopDelay, in JS: the native one forgets its last tick on
@@ -29,12 +31,17 @@ export function createServerMetrics () {
   let intervalDelay = 0
   // When the loop was held past the blocking threshold: [previous tick, this tick] (lib/lab/loop-blocks.js).
   const blocks = createLoopBlocks()
+  // Which routes' requests were in progress during those spans (lib/lab/route-blocks.js), once a
+  // server's requests are followed (followRoutes).
+  const routes = createRouteBlocks()
   const ticker = setInterval(() => {
     const now = performance.now()
     histogram.record(Math.max(1, Math.round((now - lastTick) * 1e6)))
     const delay = now - lastTick - LOOP_RESOLUTION_MS
     intervalDelay = Math.max(intervalDelay, delay)
-    if (delay > BLOCKING_DELAY_MS) blocks.add(lastTick - start, now - start)
+    const blocked = delay > BLOCKING_DELAY_MS
+    if (blocked) blocks.add(lastTick - start, now - start)
+    routes.tick(blocked ? { from: lastTick, to: now } : undefined)
     lastTick = now
   }, LOOP_RESOLUTION_MS).unref()
   let start = performance.now()
@@ -63,9 +70,10 @@ export function createServerMetrics () {
   }
   const sampler = setInterval(() => sample(performance.now()), RSS_SAMPLE_MS).unref()
 
-  /** @type {{ requests: number, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, windowStart: () => number, close: () => void }} */
+  /** @type {{ requests: number, routes: ReturnType<typeof createRouteBlocks>, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, windowStart: () => number, close: () => void }} */
   const state = {
     requests: 0,
+    routes,
     read (options = {}) {
       const metrics = snapshot()
       if (options.reset) state.reset()
@@ -82,6 +90,7 @@ export function createServerMetrics () {
       sampledPeak = process.memoryUsage.rss()
       series.reset()
       blocks.reset()
+      routes.reset()
       lastSample = start
       sampleCpu = cpu
       intervalDelay = 0
@@ -127,8 +136,18 @@ export function createServerMetrics () {
       contextSwitches: { voluntary, involuntary, voluntaryPerRequest: perRequest(voluntary), involuntaryPerRequest: perRequest(involuntary) },
       series: series.snapshot(),
       // A block the read itself waited for (no tick since) is the last span.
-      loopBlocks: blocks.snapshot(now - lastTick - LOOP_RESOLUTION_MS > BLOCKING_DELAY_MS ? { from: lastTick - start, to: now - start } : undefined)
+      loopBlocks: loopBlocks(now - lastTick - LOOP_RESOLUTION_MS > BLOCKING_DELAY_MS, now)
     }
+  }
+
+  /**
+   * @param {boolean} pending  a block the read waited for
+   * @param {number} now
+   * @returns {import('../types.js').LoopBlocks}
+   */
+  function loopBlocks (pending, now) {
+    const spans = blocks.snapshot(pending ? { from: lastTick - start, to: now - start } : undefined)
+    return routes.followed ? { ...spans, routes: routes.snapshot(pending ? { from: lastTick, to: now } : undefined) } : spans
   }
 
   // The kernel's lifetime peak is exact when it rose during the window (the new peak happened in it);

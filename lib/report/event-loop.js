@@ -67,16 +67,52 @@ export function loopTable ({ label, profile }, limit = REPORT_TOP) {
   const busy = profile.totalMs - profile.idleMs
   const blocking = profile.blocking
   const inclusive = new Map(profile.inclusive.map((e) => [`${e.name}\0${e.location}`, e.ms]))
-  const rows = profile.self.slice(0, limit).map((e) => {
+  const shown = profile.self.slice(0, limit)
+  // Profiles from before nativeMs have no such column (and read as they did).
+  const native = shown.some((e) => e.nativeMs !== undefined)
+  const rows = shown.map((e) => {
     const blocked = blocking?.self.find((b) => b.name === e.name && b.location === e.location && b.via === e.via)
     const incl = inclusive.get(`${e.name}\0${e.location}`)
-    return [functionText(e), percent(e.ms, profile.totalMs), blocking ? percent(blocked?.ms ?? 0, blocking.ms) : '-', incl === undefined ? '' : percent(incl, profile.totalMs)]
+    const row = [functionText(e), percent(e.ms, profile.totalMs), blocking ? percent(blocked?.ms ?? 0, blocking.ms) : '-', incl === undefined ? '' : percent(incl, profile.totalMs)]
+    return native ? [...row, nativeText(e)] : row
   })
-  rows.push(['(idle: waiting for events)', percent(profile.idleMs, profile.totalMs), '', ''])
+  rows.push(['(idle: waiting for events)', percent(profile.idleMs, profile.totalMs), '', '', ...(native ? [''] : [])])
   const blockedShare = blocking ? `; the loop was late by more than ${blocking.thresholdMs} ms for ${percent(blocking.ms, profile.totalMs)} of it` : ''
   return {
     title: `${label}: main thread ${percent(busy, profile.totalMs)} busy over ${(profile.totalMs / 1000).toFixed(2)} s measured (${profile.runs} run${profile.runs === 1 ? '' : 's'})${blockedShare}`,
-    columns: ['function (self time; Node/V8 time charged to the caller)', 'of the window', 'of blocking time', 'inclusive'],
+    columns: ['function (self time; Node/V8 time charged to the caller)', 'of the window', 'of blocking time', 'inclusive', ...(native ? [NATIVE_COLUMN] : [])],
+    align: ['left', 'right', 'right', 'right', ...(native ? /** @type {const} */ (['left']) : [])],
+    rows
+  }
+}
+
+/** The column that says how much of a function's time no JavaScript explains. */
+export const NATIVE_COLUMN = 'of it outside JavaScript'
+
+/**
+ * "native code / GC, outside JavaScript: 98%" for a row whose time was mostly there; the share otherwise.
+ * @param {import('../types.js').ProfileEntry} e
+ */
+export function nativeText (e) {
+  if (!e.nativeMs || e.ms <= 0) return ''
+  const share = e.nativeMs / e.ms
+  return share >= 0.5 ? `${percent(e.nativeMs, e.ms)} native code / GC (outside JavaScript)` : percent(e.nativeMs, e.ms)
+}
+
+/**
+ * The routes whose requests were in progress while the loop was held (ServerMetrics.loopBlocks.routes,
+ * the runs' added up), the one charged most first; null when the runs did not follow routes.
+ * @param {LoopSection} section
+ * @returns {import('./tables.js').Table|null}
+ */
+export function routeTable ({ label, profile }) {
+  if (!profile.routes) return null
+  const blocked = profile.spansMs ?? 0
+  const rows = profile.routes.map((r) => [r.route, percent(r.ms, profile.totalMs), blocked > 0 ? percent(r.ms, blocked) : '-', String(r.blocks)])
+  if (rows.length === 0) rows.push(['(no request was in progress while the loop was held)', '', '', ''])
+  return {
+    title: `${label}: routes whose requests were in progress while the loop was held`,
+    columns: ['route', 'of the window', 'of the time the loop was held', 'blocks'],
     align: ['left', 'right', 'right', 'right'],
     rows
   }
@@ -95,9 +131,14 @@ export function loopLines (sections) {
     profile.self.slice(0, TERMINAL_TOP).forEach((e, i) => {
       lines.push(`  ${(i === 0 ? label : '').padEnd(width)}  ${percent(e.ms, profile.totalMs).padStart(6)}  ${functionText(e)}`)
     })
+    const route = profile.routes?.[0]
+    if (route) lines.push(`  ${''.padEnd(width)}  ${percent(route.ms, profile.totalMs).padStart(6)}  loop held while ${route.route} was in progress`)
   }
   return lines
 }
 
 /** The note under the section: what the figures mean and where the raw profiles are. */
 export const LOOP_NOTE = 'Self time: a sample inside Node or V8 (a native call, node:internal code) is charged to the nearest function of the app or of a package it calls, "-> " naming what it called; garbage collection is charged as the sample before it. "Of blocking time": the samples taken while the event loop was late. The raw profiles (profiles/*.cpuprofile) open in Chrome DevTools and speedscope.'
+
+/** The note under the route table, where there is one. */
+export const ROUTE_NOTE = 'Routes: the part of the time the loop was held (the spans from the tick before a late tick to it, so a block of B ms is B to B + 10 ms) during which a request of the route was in progress (from its start to its response\'s finish, from Node\'s diagnostics_channel). A handler that holds the loop is in progress for all of its block; a request that only waits through another\'s block (its handler awaiting I/O) is counted too, so the shares can add up to more than 100%. "Outside JavaScript": samples in native code (a synchronous system call such as execSync, a C++ library such as pbkdf2), in garbage collection or in "(program)".'

@@ -4,7 +4,7 @@
 // the old one (lib/fs-atomic.js). charts/ always exists while a report is rewritten; the PNGs of an
 // older report that this one no longer draws are deleted once the new ones are in place.
 import path from 'node:path'
-import { mkdir, readdir, rm } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises'
 import { makeDirectory } from '../fs-dir.js'
 import { SyncbenchError, ResultsError, systemCode } from '../errors.js'
 import { writeFileAtomic, removeStaleTemps } from '../fs-atomic.js'
@@ -12,6 +12,7 @@ import { chartDrawings } from './charts.js'
 import { renderChartSvg } from './svg.js'
 import { svgToPngAsync, pngHasFonts } from './png.js'
 import { renderHtml } from './html.js'
+import { flameTrees } from './flame.js'
 import { renderSummaryMarkdown } from './markdown.js'
 import { summarizeResults, summariesOf } from './model.js'
 
@@ -41,19 +42,19 @@ const NARROW = 420
  * here, or taken from the caller that already printed them.
  * @param {import('../types.js').ResultsFile} results
  * @param {string} outDir
- * @param {{ summaries?: import('./model.js').ReportSummary[], html?: boolean, png?: boolean, signal?: AbortSignal }} [options]
- *        html: false writes summary.md only; png and signal as renderReport's
+ * @param {{ summaries?: import('./model.js').ReportSummary[], html?: boolean, png?: boolean, signal?: AbortSignal, resultsDir?: string }} [options]
+ *        html: false writes summary.md only; png, signal and resultsDir as renderReport's
  * @returns {Promise<WrittenReport>}  a failure to write summary.md (or a bug) is thrown; a failure to
  *        write report.html or a chart is returned as `error`, so a caller can still name summary.md
  */
 export async function writeReport (results, outDir, options = {}) {
-  const { summaries = summarizeResults(results), html = true, png, signal } = options
+  const { summaries = summarizeResults(results), html = true, png, signal, resultsDir } = options
   await makeDirectory(outDir, `--out ${outDir}`).catch(rethrowAsWriteError(outDir))
   const summary = path.join(outDir, 'summary.md')
   await writeFileAtomic(summary, renderSummaryMarkdown(results, summaries)).catch(rethrowAsWriteError(summary))
   if (!html) return { summary, html: null, charts: [], warnings: [], error: null }
   try {
-    return { summary, ...await renderReport(results, outDir, { png, signal, summaries }), error: null }
+    return { summary, ...await renderReport(results, outDir, { png, signal, summaries, resultsDir }), error: null }
   } catch (err) {
     if (!(err instanceof SyncbenchError)) throw err
     return { summary, html: null, charts: [], warnings: [], error: err }
@@ -64,10 +65,11 @@ export async function writeReport (results, outDir, options = {}) {
  * Render every chart the results call for, then write report.html and charts/*.png into outDir.
  * @param {import('../types.js').ResultsFile} results
  * @param {string} outDir
- * @param {{ png?: boolean, signal?: AbortSignal, summaries?: import('./model.js').ReportSummary[]|null }} [options]
+ * @param {{ png?: boolean, signal?: AbortSignal, summaries?: import('./model.js').ReportSummary[]|null, resultsDir?: string }} [options]
  *        png: false skips the PNGs (report.html only, charts/ left as it is); signal: stop before the
  *        next file (the files written so far are whole); summaries: the model (summarizeResults), which
- *        the tables, the charts and the verdicts read (computed here when not given; null: no tables)
+ *        the tables, the charts and the verdicts read (computed here when not given; null: no tables);
+ *        resultsDir: the folder of results.json, where the runs' profiles/*.cpuprofile are (default outDir)
  * @returns {Promise<RenderedReport>}
  */
 export async function renderReport (results, outDir, options = {}) {
@@ -112,7 +114,10 @@ export async function renderReport (results, outDir, options = {}) {
   }
   signal?.throwIfAborted()
   const htmlFile = path.join(outDir, 'report.html')
-  const html = renderHtml(results, options.png === false ? charts.map(({ png, ...c }) => c) : charts, summaries)
+  // The flame graphs are drawn from the profiles themselves, read only when some run has one.
+  const flames = results.runs.some((r) => r.profile) ? await flameTrees(results.runs, options.resultsDir ?? outDir, (file) => readFile(file, 'utf8')) : new Map()
+  signal?.throwIfAborted()
+  const html = renderHtml(results, options.png === false ? charts.map(({ png, ...c }) => c) : charts, summaries, flames)
   await writeFileAtomic(htmlFile, html).catch(rethrowAsWriteError(htmlFile))
   return { html: htmlFile, charts: written, warnings }
 }
