@@ -95,6 +95,17 @@ export class RunProgress {
   }
 
   /**
+   * A second of the running run ended: its measured load's (the built-in generator's) or its probe's.
+   * @param {'load'|'probe'} source
+   * @param {import('../types.js').LoadSecond} second
+   */
+  second (source, second) {
+    const run = this.#current
+    if (run === null) return
+    this.#emit({ type: 'second', index: this.#index, experiment: run.experiment, label: run.label, source, second })
+  }
+
+  /**
    * The running run ended, its record written to results.json.
    * @param {import('../types.js').RunRecord} record
    */
