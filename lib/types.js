@@ -445,7 +445,7 @@
  * every tenth of its requests when it has more than 150: the totals `syncbench ab` prints), `run-end`;
  * `end` last, whether the runs finished, were interrupted or failed. Emitted by lib/run/progress.js
  * (RunProgress) and nowhere else; `index` counts the runs from 1 to `total`.
- * @typedef {{ type: 'plan', total: number, experiments: { name: string, title: string, configurations: number, runs: number }[] }
+ * @typedef {{ type: 'plan', total: number, runs: { experiment: string, label: string }[], experiments: { name: string, title: string, configurations: number, runs: number }[] }
  *   | { type: 'calibrate', experiment: string, op: string }
  *   | { type: 'capacity', experiment: string, label: string, seconds: number }
  *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
@@ -453,6 +453,7 @@
  *   | { type: 'second', index: number, experiment: string, label: string, source: 'load'|'probe', second: LoadSecond }
  *   | { type: 'run-end', index: number, total: number, record: RunRecord }
  *   | { type: 'end', runs: number, total: number, interrupted: boolean }} RunEvent
+ *   `runs` of the plan: every run in the order it will run.
  *   `second`: one second of the running run's load (the built-in generator's) or of its probe, as it ends.
  *   `etaMs`: the runs left, each at what its configuration took last time (else the mean so far), null
  *   before any run ended; `done` of `requests`: the run's completed requests; `runs`: the runs that ended.

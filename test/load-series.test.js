@@ -62,7 +62,9 @@ test('report: runs that kept the load over time get throughput and p99 panels ab
   assert.deepEqual(spec.plot.fy.domain, ['throughput', 'p99 latency', 'event-loop delay', 'CPU', 'RSS'])
   const line = spec.plot.marks.find((m) => m.constructor.name === 'Line')
   const sync = line.data.filter((d) => d.series === 'sync' && d.metric === 'throughput')
-  // req/s over each interval: the stall is a zero, the last half second's 40 requests are 80 req/s
-  assert.deepEqual(sync.map((d) => d.value), [100, 0, 80])
-  assert.deepEqual(line.data.filter((d) => d.series === 'sync' && d.metric === 'p99 latency').map((d) => d.t), [1, 2.5], 'a second without requests has no p99')
+  // req/s over each interval (the first also at 0, where its step starts): the stall is a zero, the
+  // last half second's 40 requests are 80 req/s
+  assert.deepEqual(sync.map((d) => d.value), [100, 100, 0, 80])
+  assert.deepEqual(sync.map((d) => d.t), [0, 1, 2, 2.5])
+  assert.deepEqual(line.data.filter((d) => d.series === 'sync' && d.metric === 'p99 latency').map((d) => d.t), [0, 1, 2.5], 'a second without requests has no p99')
 })

@@ -64,7 +64,7 @@ test('the stream: the plan, each run\'s start with the ETA of what is left, its 
   unsubscribe()
   run('a', 2, 12_000)
   progress.finished({ interrupted: false })
-  assert.deepEqual(seen[0], { type: 'plan', total: 4, experiments: [{ name: 'x', title: 'X', configurations: 2, runs: 4 }] })
+  assert.deepEqual(seen[0], { type: 'plan', total: 4, runs: ['a', 'b', 'a', 'b'].map((label) => ({ experiment: 'x', label })), experiments: [{ name: 'x', title: 'X', configurations: 2, runs: 4 }] })
   const starts = seen.filter((e) => e.type === 'run-start')
   // nothing ended before the first: no ETA; then the mean so far for b; then each at its own last time
   assert.deepEqual(starts.map((e) => [e.index, e.total, e.label, e.repeat, e.etaMs]), [[1, 4, 'a', 1, null], [2, 4, 'b', 1, 30_000], [3, 4, 'a', 2, 40_000]])

@@ -91,7 +91,7 @@ export interface LoadTool {
  * and `capacity`, per run `run-start`, its load's `heartbeat`s and `second`s (the probe's too), `run-end`; `end` last.
  */
 export type RunEvent =
-  | { type: 'plan', total: number, experiments: { name: string, title: string, configurations: number, runs: number }[] }
+  | { type: 'plan', total: number, runs: { experiment: string, label: string }[], experiments: { name: string, title: string, configurations: number, runs: number }[] }
   | { type: 'calibrate', experiment: string, op: string }
   | { type: 'capacity', experiment: string, label: string, seconds: number }
   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number | null }

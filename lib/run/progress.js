@@ -60,6 +60,7 @@ export class RunProgress {
     this.#emit({
       type: 'plan',
       total: this.total,
+      runs: this.#runs.map((run) => ({ ...run })),
       experiments: plans.map(({ experiment, configurations, order }) => ({ name: experiment.name, title: experiment.title ?? experiment.name, configurations: configurations.length, runs: order.length }))
     })
   }
