@@ -253,6 +253,12 @@ export interface AbOutput {
   csv: string | null
   hdrLog: string | null
   heartbeat: number
+  /** --dashboard: a live page of the run */
+  dashboard: boolean
+  /** --dashboard-port (0: a free one) */
+  dashboardPort: number
+  /** --dashboard-host (null: 127.0.0.1) */
+  dashboardHost: string | null
 }
 
 /** Which optional parts formatAbReport shows (defaults: from the result's options). */

@@ -185,7 +185,7 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0 }
           experiment: record.experiment,
           label: record.label,
           repeat: record.repeat,
-          load: record.load?.series ?? null,
+          load: record.load?.series ?? seriesOf(state.current?.load ?? []),
           server: record.server?.series ?? null,
           // the probe keeps no series in results.json: its seconds as they were pushed
           probe: record.probe?.load?.series ?? seriesOf(state.current?.probe ?? [])
