@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import net from 'node:net'
 import path from 'node:path'
-import { binPath, httpGet, startHttpServer } from './helper.js'
+import { binPath, httpGet, runCli, startHttpServer } from './helper.js'
 import { tempDir } from './fixtures/report-helpers.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -190,4 +190,22 @@ test('run --dashboard, Ctrl-C with the page open (390 px wide): exit 130, the ru
   assert.equal(link, new URL(`file://${path.join(out, 'report.html')}`).href)
   assert.deepEqual(requests.filter((u) => !u.startsWith(`${cli.url.origin}/`)), [])
   assert.deepEqual(errors.filter((e) => !/ERR_CONNECTION_REFUSED|EventSource/.test(e)), [])
+})
+
+test('--dashboard-port in use, a port without --dashboard: one line naming the flag, exit 2; --dashboard-host: a warning first', async (t) => {
+  const busy = await startHttpServer((req, res) => res.end('ok'))
+  t.after(() => busy.close())
+  const inUse = await runCli(['ab', '--dashboard', '--dashboard-port', String(busy.port), '-n', '1', busy.url])
+  assert.equal(inUse.code, 2)
+  assert.equal(inUse.stderr, `syncbench ab: --dashboard-port is in use (give another, or 0 for a free one), got "${busy.port}"\n`)
+  assert.equal(inUse.stdout, '')
+  const alone = await runCli(['run', '--dashboard-port', '8080', '--list'])
+  assert.equal(alone.code, 2)
+  assert.match(alone.stderr, /^syncbench run: --dashboard-port applies to --dashboard only, got "8080"\n$/)
+  // another loopback address: the warning is for any address but 127.0.0.1, and tests stay on loopback
+  const wide = await runCli(['ab', '--dashboard', '--dashboard-host', '127.0.0.2', '-n', '1', busy.url])
+  assert.equal(wide.code, 0, wide.stderr)
+  const lines = wide.stderr.split('\n')
+  assert.match(lines[0], /^syncbench ab: warning: the dashboard listens on 127\.0\.0\.2 instead of 127\.0\.0\.1: anyone who can reach/)
+  assert.match(lines[1], /^dashboard: http:\/\/127\.0\.0\.2:\d+\/\?token=[\w-]{24}$/)
 })

@@ -13,15 +13,14 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { invalidOption, systemCode } from '../errors.js'
-import { integerOption } from '../args.js'
+import { DASHBOARD_HOST } from './dashboard-options.js'
 import { runOutcome } from './progress-line.js'
 import { dashboardPage, dashboardScript } from './dashboard-page.js'
 
 /** @typedef {import('../types.js').RunEvent} RunEvent */
 /** @typedef {import('../types.js').LoadSecond} LoadSecond */
 
-/** The address the dashboard listens on unless --dashboard-host says otherwise. */
-export const DASHBOARD_HOST = '127.0.0.1'
+export { DASHBOARD_HOST }
 /** A state push at most this often while a load runs (a run's start and end are pushed at once). */
 const PUSH_MS = 1000
 /** Seconds of the running run the page keeps: an hour's, then the oldest go. */
@@ -312,29 +311,8 @@ function loadAssets (token) {
 }
 
 /**
- * The dashboard's flags as parseArgs read them (--dashboard, --dashboard-port, --dashboard-host), checked:
- * a port or host without --dashboard is refused rather than ignored.
- * @param {{ dashboard?: boolean|string|(boolean|string)[], 'dashboard-port'?: boolean|string|(boolean|string)[], 'dashboard-host'?: boolean|string|(boolean|string)[] }} values
- * @returns {{ dashboard: boolean, dashboardPort: number, dashboardHost: string }}
- */
-export function dashboardOptions (values) {
-  const dashboard = values.dashboard === true
-  const rawPort = values['dashboard-port']
-  const rawHost = values['dashboard-host']
-  for (const [flag, raw] of /** @type {const} */ ([['--dashboard-port', rawPort], ['--dashboard-host', rawHost]])) {
-    if (raw !== undefined && !dashboard) throw invalidOption(flag, String(raw), 'applies to --dashboard only')
-  }
-  const dashboardPort = integerOption('--dashboard-port', typeof rawPort === 'string' ? rawPort : undefined, 0, 65535) ?? 0
-  if (typeof rawHost === 'string' && (rawHost === '' || /[\s/]/.test(rawHost))) throw invalidOption('--dashboard-host', rawHost, 'must be an IP address or host name of this machine')
-  return { dashboard, dashboardPort, dashboardHost: typeof rawHost === 'string' ? rawHost : DASHBOARD_HOST }
-}
-
-/** Addresses only this machine reaches. */
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
-
-/**
  * Start the dashboard for a command and say where it is on stderr: its URL on one line
- * (`dashboard: http://127.0.0.1:PORT/?token=...`), and a warning first when it listens beyond loopback.
+ * (`dashboard: http://127.0.0.1:PORT/?token=...`), and a warning first when it listens elsewhere.
  * @param {string} title  what the page is headed with
  * @param {{ dashboardPort: number, dashboardHost: string }} options
  * @param {{ stderr: NodeJS.WritableStream }} io
@@ -342,8 +320,8 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
  */
 export async function openDashboard (title, options, io, prefix) {
   const host = options.dashboardHost
-  if (!LOOPBACK.has(host)) {
-    io.stderr.write(`${prefix}: warning: the dashboard listens on ${host}, not only this machine's loopback: anyone who reaches it and has its URL (the token) can watch this run\n`)
+  if (host !== DASHBOARD_HOST) {
+    io.stderr.write(`${prefix}: warning: the dashboard listens on ${host} instead of ${DASHBOARD_HOST}: anyone who can reach that address and has its URL (the token) can watch this run\n`)
   }
   const dashboard = await startDashboard({ title, host, port: options.dashboardPort })
   io.stderr.write(`dashboard: ${dashboard.url}\n`)

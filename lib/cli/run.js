@@ -25,7 +25,7 @@ import { killChildren } from '../run/children.js'
 import { loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
-import { dashboardOptions, openDashboard } from './dashboard.js'
+import { dashboardOptions } from './dashboard-options.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -135,7 +135,7 @@ export async function main (argv, io) {
   // applies; the notice is for the measured load
   await checkNativeTransport('run', io, { notice: engine.name === 'builtin' })
   // before the results folder exists: a port in use leaves nothing behind
-  const dashboard = options.dashboard ? await openDashboard(`syncbench run ${experiments.map((e) => e.name).join(', ')}`, options, io, 'syncbench run') : null
+  const dashboard = options.dashboard ? await (await import('./dashboard.js')).openDashboard(`syncbench run ${experiments.map((e) => e.name).join(', ')}`, options, io, 'syncbench run') : null
   try {
     return await runAndReport({ options, experiments, engine, argv, io, cwd, dashboard })
   } finally {
