@@ -1,6 +1,6 @@
-// What watching costs the generator: CPU per request of `syncbench ab -k -c 50` with --dashboard and a
-// browser page open on it (chromium, as a user would have), beside the same run without, alternated
-// against the same server (nginx when installed, else bench/hello-server.js), whole process (GNU time's
+// What watching costs the generator: CPU per request of `syncbench ab -k -c 50` with --dashboard, with
+// and without a browser page open on it (chromium, as a user would have), beside the same run without,
+// alternated against the same server (nginx when installed, else bench/hello-server.js), whole process (GNU time's
 // user + system), several rounds; the medians and their ratio.
 //
 // Usage: node bench/dashboard-overhead.js [--requests 300000] [--rounds 5] [--chromium /usr/bin/chromium]
@@ -33,13 +33,15 @@ async function startServer () {
 }
 
 /**
- * One run of syncbench ab under GNU time; with `page`, --dashboard and a chromium page on its URL.
+ * One run of syncbench ab under GNU time; with `dashboard`, --dashboard, and with `browser` a chromium
+ * page on its URL.
  * @param {string} url
  * @param {import('playwright-core').Browser|null} browser
+ * @param {boolean} [dashboard]
  * @returns {Promise<{ cpuS: number, requests: number, pushes: number }>}
  */
-async function run (url, browser) {
-  const argv = ['-f', '%U %S', process.execPath, `${root}bin/syncbench.js`, 'ab', '-k', '-c', values.concurrency, '-n', values.requests, ...(browser ? ['--dashboard'] : []), url]
+async function run (url, browser, dashboard = browser !== null) {
+  const argv = ['-f', '%U %S', process.execPath, `${root}bin/syncbench.js`, 'ab', '-k', '-c', values.concurrency, '-n', values.requests, ...(dashboard ? ['--dashboard'] : []), url]
   const child = spawn('/usr/bin/time', argv, { stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
@@ -78,20 +80,24 @@ const { chromium } = await import('playwright-core')
 const browser = await chromium.launch({ executablePath: values.chromium, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
 try {
   const without = []
+  const served = []
   const withPage = []
+  const perRequest = (/** @type {{ cpuS: number, requests: number }} */ r) => r.cpuS * 1e6 / r.requests
   for (let i = 0; i < Number(values.rounds); i++) {
-    // alternated, so a change in the machine's load falls on both
-    const a = await run(server.url, null)
-    const b = await run(server.url, browser)
-    without.push(a.cpuS * 1e6 / a.requests)
-    withPage.push(b.cpuS * 1e6 / b.requests)
-    console.log(`round ${i + 1}: without ${without.at(-1).toFixed(3)} us/request, with the dashboard open ${withPage.at(-1).toFixed(3)} us/request`)
+    // alternated, so a change in the machine's load falls on all three
+    without.push(perRequest(await run(server.url, null)))
+    served.push(perRequest(await run(server.url, null, true)))
+    withPage.push(perRequest(await run(server.url, browser)))
+    console.log(`round ${i + 1}: without ${without.at(-1).toFixed(3)}, --dashboard ${served.at(-1).toFixed(3)}, with a page open ${withPage.at(-1).toFixed(3)} us/request`)
   }
   const m0 = median(without)
-  const m1 = median(withPage)
+  const m1 = median(served)
+  const m2 = median(withPage)
+  const vs = (/** @type {number} */ m) => `${m.toFixed(3)} us  (${((m / m0 - 1) * 100).toFixed(1)}%)`
   console.log(`syncbench ab -k -c ${values.concurrency} -n ${values.requests} against ${server.name}, ${values.rounds} rounds (median CPU per request, whole process):`)
   console.log(`  without --dashboard           ${m0.toFixed(3)} us`)
-  console.log(`  --dashboard, a page open      ${m1.toFixed(3)} us  (${((m1 / m0 - 1) * 100).toFixed(1)}%)`)
+  console.log(`  --dashboard, no page          ${vs(m1)}`)
+  console.log(`  --dashboard, a page open      ${vs(m2)}  (chromium on the same cores)`)
 } finally {
   await browser.close()
   await server.stop()
