@@ -59,7 +59,37 @@
  * @property {(done: number) => void} [onProgress] called every `heartbeat` completed requests
  * @property {(request: RequestTiming) => void} [onRequest] called per completed request (only -g needs it;
  *                                        leave unset on the hot path)
+ * @property {boolean} [series=false]     keep the run over time, one point a second, in LoadResult.series (a single-thread run's)
+ * @property {(second: LoadSecond) => void} [onSecond] called once a second with the second that ended (a live view)
  * @property {AbortSignal} [signal]       ends the run early, keeping what was measured (Ctrl-C)
+ */
+
+/**
+ * One second of a run as LoadOptions.onSecond receives it (lib/load/load-series.js).
+ * @typedef {object} LoadSecond
+ * @property {number} t          seconds since the load started, at the end of the interval
+ * @property {number} requests   requests completed in it
+ * @property {number} errors     of them, failed (ab's Failed requests) or answered with a non-2xx status
+ * @property {number|null} p50Ms latency percentiles of its requests (the corrected latency under `rate`), ms;
+ * @property {number|null} p90Ms   null when none completed
+ * @property {number|null} p99Ms
+ * @property {number|null} maxMs
+ */
+
+/**
+ * The load over time (lib/load/load-series.js): parallel arrays, one entry per interval of `intervalMs`
+ * (the last one shorter: it ends with the run). `t`: seconds since the load started, at each interval's
+ * end; `requests` completed in it, `errors` of them failed or non-2xx; the latency percentiles of those
+ * requests, ms (as LoadResult.latency counts: corrected under `rate`), null when none completed.
+ * @typedef {object} LoadSeries
+ * @property {number} intervalMs
+ * @property {number[]} t
+ * @property {number[]} requests
+ * @property {number[]} errors
+ * @property {(number|null)[]} p50Ms
+ * @property {(number|null)[]} p90Ms
+ * @property {(number|null)[]} p99Ms
+ * @property {(number|null)[]} maxMs
  */
 
 /**
@@ -114,7 +144,7 @@
  * @property {{ name: 'syncbench', version: string }} tool
  * @property {string} [runId]                    this run's id: `syncbench merge` refuses a run given twice (absent from an external
  *                                              tool's result and from files written before it was kept)
- * @property {Omit<LoadOptions, 'body'|'signal'|'onProgress'|'onRequest'> & { bodyBytes?: number }} options  the LoadOptions used, body
+ * @property {Omit<LoadOptions, 'body'|'signal'|'onProgress'|'onRequest'|'onSecond'> & { bodyBytes?: number }} options  the LoadOptions used, body
  *                                              replaced by its byte length (bodyBytes; absent from an external engine's result)
  * @property {string} startedAt                  ISO time the run started (after any --start-at wait)
  * @property {string} [endedAt]                  ISO time of its last response: startedAt + timeTakenSeconds, what
@@ -160,6 +190,8 @@
  *           `connectionTimes` as histograms (same encoding as latencyHistogram), so `syncbench merge` reads their medians from
  *           the merged histograms too
  * @property {Merged} [merged]                   set by `syncbench merge` (mergeLoadResults): what was merged
+ * @property {LoadSeries} [series]               with `series` only: the run over time, one point a second (absent from older files,
+ *           from external tools and from --workers runs)
  * @property {string} [latencyHistogramUncorrected] with `rate` only: latencyHistogram's uncorrected twin (same encoding)
  * @property {string|null} latencyHistogram        the total time per request of every completed request (with `rate`: from
  *           its intended send time, as `latency`), recorded in
@@ -439,13 +471,16 @@
  * every tenth of its requests when it has more than 150: the totals `syncbench ab` prints), `run-end`;
  * `end` last, whether the runs finished, were interrupted or failed. Emitted by lib/run/progress.js
  * (RunProgress) and nowhere else; `index` counts the runs from 1 to `total`.
- * @typedef {{ type: 'plan', total: number, experiments: { name: string, title: string, configurations: number, runs: number }[] }
+ * @typedef {{ type: 'plan', total: number, runs: { experiment: string, label: string }[], experiments: { name: string, title: string, configurations: number, runs: number }[] }
  *   | { type: 'calibrate', experiment: string, op: string }
  *   | { type: 'capacity', experiment: string, label: string, seconds: number }
  *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
  *   | { type: 'heartbeat', index: number, total: number, experiment: string, label: string, done: number, requests: number }
+ *   | { type: 'second', index: number, experiment: string, label: string, source: 'load'|'probe', second: LoadSecond }
  *   | { type: 'run-end', index: number, total: number, record: RunRecord }
  *   | { type: 'end', runs: number, total: number, interrupted: boolean }} RunEvent
+ *   `runs` of the plan: every run in the order it will run.
+ *   `second`: one second of the running run's load (the built-in generator's) or of its probe, as it ends.
  *   `etaMs`: the runs left, each at what its configuration took last time (else the mean so far), null
  *   before any run ended; `done` of `requests`: the run's completed requests; `runs`: the runs that ended.
  */

@@ -64,7 +64,7 @@ test('the stream: the plan, each run\'s start with the ETA of what is left, its 
   unsubscribe()
   run('a', 2, 12_000)
   progress.finished({ interrupted: false })
-  assert.deepEqual(seen[0], { type: 'plan', total: 4, experiments: [{ name: 'x', title: 'X', configurations: 2, runs: 4 }] })
+  assert.deepEqual(seen[0], { type: 'plan', total: 4, runs: ['a', 'b', 'a', 'b'].map((label) => ({ experiment: 'x', label })), experiments: [{ name: 'x', title: 'X', configurations: 2, runs: 4 }] })
   const starts = seen.filter((e) => e.type === 'run-start')
   // nothing ended before the first: no ETA; then the mean so far for b; then each at its own last time
   assert.deepEqual(starts.map((e) => [e.index, e.total, e.label, e.repeat, e.etaMs]), [[1, 4, 'a', 1, null], [2, 4, 'b', 1, 30_000], [3, 4, 'a', 2, 40_000]])
@@ -89,9 +89,12 @@ test('the runner reports through the stream: the plan, the run, the built-in eng
   progress.subscribe((e) => events.push(e))
   const { error } = await runExperiments({ experiments: [experiment], outDir: dir, calibrate: false, progress })
   assert.equal(error, null)
-  assert.deepEqual(events.map((e) => e.type).filter((type, i, all) => type !== all[i - 1]), ['plan', 'run-start', 'heartbeat', 'run-end', 'end'])
+  // the load's seconds come as the clock says: a slow machine has some, a fast one none
+  assert.deepEqual(events.map((e) => e.type).filter((type) => type !== 'second').filter((type, i, all) => type !== all[i - 1]), ['plan', 'run-start', 'heartbeat', 'run-end', 'end'])
+  for (const e of events.filter((e) => e.type === 'second')) assert.deepEqual([e.index, e.label, e.source], [1, 'async', 'load'])
   assert.deepEqual(events.filter((e) => e.type === 'heartbeat').map((e) => [e.index, e.label, e.done, e.requests]),
     [100, 200, 300, 400].map((done) => [1, 'async', done, 400]))
   const end = events.find((e) => e.type === 'run-end')
   assert.equal(end.record.load.completeRequests, 400)
+  assert.equal(end.record.load.series.requests.reduce((a, b) => a + b, 0), 400)
 })

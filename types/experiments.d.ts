@@ -1,5 +1,5 @@
 // Experiments and the runner (syncbench run), and the servers under test they start (syncbench serve).
-import type { LoadResult, LoadOptions } from './load.js'
+import type { LoadResult, LoadOptions, LoadSecond } from './load.js'
 import type { Environment, ResultsFile, RunRecord, RouteBlocks, ServerHandle, ServerMetrics } from './results.js'
 import type { SyncbenchError } from './errors.js'
 
@@ -109,14 +109,15 @@ export interface LoadTool {
 
 /**
  * The progress of a run of experiments, one event at a time: `plan`, then per experiment `calibrate`
- * and `capacity`, per run `run-start`, its load's `heartbeat`s, `run-end`; `end` last.
+ * and `capacity`, per run `run-start`, its load's `heartbeat`s and `second`s (the probe's too), `run-end`; `end` last.
  */
 export type RunEvent =
-  | { type: 'plan', total: number, experiments: { name: string, title: string, configurations: number, runs: number }[] }
+  | { type: 'plan', total: number, runs: { experiment: string, label: string }[], experiments: { name: string, title: string, configurations: number, runs: number }[] }
   | { type: 'calibrate', experiment: string, op: string }
   | { type: 'capacity', experiment: string, label: string, seconds: number }
   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number | null }
   | { type: 'heartbeat', index: number, total: number, experiment: string, label: string, done: number, requests: number }
+  | { type: 'second', index: number, experiment: string, label: string, source: 'load' | 'probe', second: LoadSecond }
   | { type: 'run-end', index: number, total: number, record: RunRecord }
   | { type: 'end', runs: number, total: number, interrupted: boolean }
 

@@ -108,8 +108,36 @@ export interface LoadOptions {
   onProgress?: (done: number) => void
   /** called per completed request (leave unset on the hot path) */
   onRequest?: (request: RequestTiming) => void
+  /** keep the run over time, one point a second, in LoadResult.series (a single-thread run's) */
+  series?: boolean
+  /** called once a second with the second that ended */
+  onSecond?: (second: LoadSecond) => void
   /** ends the run early, keeping what was measured */
   signal?: AbortSignal
+}
+
+/** One second of a run, as LoadOptions.onSecond receives it. */
+export interface LoadSecond {
+  /** seconds since the load started, at the end of the interval */
+  t: number
+  requests: number
+  errors: number
+  p50Ms: number | null
+  p90Ms: number | null
+  p99Ms: number | null
+  maxMs: number | null
+}
+
+/** The load over time: parallel arrays, one entry per interval (the last one ends with the run). */
+export interface LoadSeries {
+  intervalMs: number
+  t: number[]
+  requests: number[]
+  errors: number[]
+  p50Ms: Array<number | null>
+  p90Ms: Array<number | null>
+  p99Ms: Array<number | null>
+  maxMs: Array<number | null>
 }
 
 /** One row of ab's "Connection Times (ms)" table. */
@@ -165,7 +193,7 @@ export interface LoadResult {
   /** this run's id (syncbench merge refuses a run given twice); absent from an external tool's result */
   runId?: string
   /** the options used, the body replaced by its length */
-  options: Omit<LoadOptions, 'body' | 'signal' | 'onProgress' | 'onRequest'> & { bodyBytes?: number }
+  options: Omit<LoadOptions, 'body' | 'signal' | 'onProgress' | 'onRequest' | 'onSecond'> & { bodyBytes?: number }
   startedAt: string
   endedAt?: string
   server: { software: string, hostname: string, port: number }
@@ -202,6 +230,8 @@ export interface LoadResult {
   openLoop?: OpenLoop
   connectionTimesHistograms?: { connect: string, processing: string, waiting: string }
   merged?: Merged
+  /** with `series` only: the run over time, one point a second */
+  series?: LoadSeries
   latencyHistogramUncorrected?: string
   /** HdrHistogram's compressed base64 of the total time per request, in microseconds; null from an external tool */
   latencyHistogram: string | null
@@ -223,6 +253,12 @@ export interface AbOutput {
   csv: string | null
   hdrLog: string | null
   heartbeat: number
+  /** --dashboard: a live page of the run */
+  dashboard: boolean
+  /** --dashboard-port (0: a free one) */
+  dashboardPort: number
+  /** --dashboard-host (null: 127.0.0.1) */
+  dashboardHost: string | null
 }
 
 /** Which optional parts formatAbReport shows (defaults: from the result's options). */

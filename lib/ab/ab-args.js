@@ -4,6 +4,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode } from '../errors.js'
 import { TIMELIMIT_REQUESTS, defaultOptions, defaultHeartbeat, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, checkTlsOptions, argvSpelling, requestsDue, segmentShares } from '../load/options.js'
 import { checkUnixSocket } from '../load/connection.js'
+import { integerOption } from '../args.js'
 
 // Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
 export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from '../load/options.js'
@@ -25,10 +26,13 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from '../load/options.js'
  * @property {string|null} csv       -e file
  * @property {string|null} hdrLog    --hdr-log file
  * @property {number} heartbeat      ab's progress interval (0: ab prints no progress and "...done")
+ * @property {boolean} dashboard     --dashboard: a live page of the run (lib/cli/dashboard.js)
+ * @property {number} dashboardPort  --dashboard-port (0: a free one)
+ * @property {string|null} dashboardHost --dashboard-host (null: 127.0.0.1)
  */
 
-/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'|'workers'} ValueFlag ab's flags that take a value, with our own */
-/** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'} BooleanFlag the others, with our long ones */
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'|'workers'|'dashboardPort'|'dashboardHost'} ValueFlag ab's flags that take a value, with our own */
+/** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'|'dashboard'} BooleanFlag the others, with our long ones */
 /**
  * One flag of the command line, by its short name: a value flag always has its value.
  * @typedef {{ flag: string, name: BooleanFlag }|{ flag: string, name: ValueFlag, value: string }} FlagToken
@@ -67,7 +71,8 @@ const LONG = {
   quiet: 'q',
   'no-percentiles': 'd',
   'no-confidence': 'S',
-  html: 'w'
+  html: 'w',
+  dashboard: 'dashboard'
 }
 /** @type {Record<string, ValueFlag>} long flags that take a value (`--name value` or `--name=value`) */
 const LONG_WITH_VALUE = {
@@ -94,7 +99,9 @@ const LONG_WITH_VALUE = {
   segment: 'segment',
   'start-at': 'startAt',
   'hdr-log': 'hdrLog',
-  workers: 'workers'
+  workers: 'workers',
+  'dashboard-port': 'dashboardPort',
+  'dashboard-host': 'dashboardHost'
 }
 
 /**
@@ -225,7 +232,10 @@ export function parseAbArgs (argv) {
     gnuplot: null,
     csv: null,
     hdrLog: null,
-    heartbeat: 0
+    heartbeat: 0,
+    dashboard: false,
+    dashboardPort: 0,
+    dashboardHost: null
   }
   // ab's defaults, from the one table of option rules
   let requests = defaultOptions.requests
@@ -294,6 +304,12 @@ export function parseAbArgs (argv) {
       case 'segment': segment = parseLoadArg('segment', flag, token.value); break
       case 'startAt': startAt = parseLoadArg('startAt', flag, token.value); break
       case 'hdrLog': output.hdrLog = fileName(flag, token.value); break
+      case 'dashboard': output.dashboard = true; break
+      case 'dashboardPort': output.dashboardPort = /** @type {number} */ (integerOption(flag, token.value, 0, 65535)); break
+      case 'dashboardHost':
+        if (token.value === '' || /[\s/]/.test(token.value)) throw invalidOption(flag, token.value, 'must be an IP address or host name of this machine')
+        output.dashboardHost = token.value
+        break
       case 'workers': workers = parseLoadArg('workers', flag, token.value); rawWorkers = token.value; break
       case 'k': output.keepAlive = true; break
       case 'q': output.quiet = true; break
@@ -325,6 +341,10 @@ export function parseAbArgs (argv) {
   }
 
   if (output.help || output.version) return { options: { url: '' }, output }
+  // a port or host without --dashboard would be silently ignored
+  for (const [flag, given] of /** @type {const} */ ([['--dashboard-port', flags.find((t) => t.name === 'dashboardPort')], ['--dashboard-host', flags.find((t) => t.name === 'dashboardHost')]])) {
+    if (given !== undefined && 'value' in given && !output.dashboard) throw invalidOption(flag, given.value, 'applies to --dashboard only')
+  }
 
   if (positionals.length === 0) throw new MissingArgumentError('missing the URL to test, as in syncbench ab -n 100 http://127.0.0.1:8080/')
   if (positionals.length > 1) throw new InvalidOptionError(`expected one URL, got ${positionals.length} arguments: "${positionals.join('" "')}"`)

@@ -78,6 +78,12 @@ syncbench's own:
                           as JSON on stdout, nothing else
   --hdr-log FILE          write the latency (corrected under -R) as an
                           HdrHistogram interval log, one interval per second
+  --dashboard             watch the run in a browser: a read-only page on
+                          127.0.0.1 (a free port), its URL with a random token
+                          printed on stderr; closed when the run ends
+  --dashboard-port N      with --dashboard: this port (default 0: a free one)
+  --dashboard-host ADDR   with --dashboard: listen on ADDR instead of 127.0.0.1
+                          (a warning says others who reach it can watch)
                           (values in microseconds), as HistogramLogWriter does
 
 Many machines (docs/distributed.md; syncbench merge adds up their results):
@@ -149,8 +155,6 @@ export async function main (argv, io) {
     if (output.csv) checkWritable('-e', output.csv, tempNameFor)
     if (output.hdrLog) checkWritable('--hdr-log', output.hdrLog, tempNameFor)
   }
-  const { loadtest, normalizeOptions } = await import('../load/loadtest.js')
-  const { parseTarget, requestHead } = await import('../load/request.js')
 
   // ab prints progress whenever it has a heartbeat; we do only on a terminal (project rule)
   if (output.heartbeat && io.stderr.isTTY) {
@@ -166,6 +170,31 @@ export async function main (argv, io) {
   else if (hdrLog) options.onRequest = (r) => hdrLog.onRequest(r)
   const controller = new AbortController()
   options.signal = controller.signal
+  // after every check of the arguments and files: a refused run opens no page
+  const live = output.dashboard ? await liveView(options, output, io) : null
+  try {
+    return await runAb({ options, output, io, controller, files, log, hdrLog, live })
+  } finally {
+    await live?.dashboard.close()
+  }
+}
+
+/**
+ * The run and its report: the exit code.
+ * @param {object} o
+ * @param {import('../types.js').LoadOptions} o.options
+ * @param {import('../ab/ab-args.js').AbOutput} o.output
+ * @param {import('./output.js').Io} o.io
+ * @param {AbortController} o.controller
+ * @param {typeof import('../ab/ab-files.js')|null} o.files
+ * @param {ReturnType<typeof import('../ab/ab-files.js').createRequestLog>|null} o.log
+ * @param {import('../ab/hdr-log.js').IntervalLog|null} o.hdrLog
+ * @param {Awaited<ReturnType<typeof liveView>>|null} o.live
+ * @returns {Promise<number>}
+ */
+async function runAb ({ options, output, io, controller, files, log, hdrLog, live }) {
+  const { loadtest, normalizeOptions } = await import('../load/loadtest.js')
+  const { parseTarget, requestHead } = await import('../load/request.js')
   let abortedAt = Infinity
   const onSigint = () => { abortedAt = Date.now(); controller.abort() }
 
@@ -185,8 +214,11 @@ export async function main (argv, io) {
   // a shard may wait minutes: say so (stderr, as progress), once Ctrl-C is handled
   if (options.startAt !== undefined && !output.quiet) io.stderr.write(`syncbench ab: waiting until ${options.startAt} (--start-at)\n`)
   try {
+    live?.started()
     result = await loadtest(options)
+    live?.ended(result)
   } catch (err) {
+    live?.ended(partialResult(err) ?? null, err)
     process.off('SIGINT', onSigint)
     // ab's way out of a run it gives up (apr_err): the error on stderr and, when some requests
     // completed, "Total of N requests completed" on stdout instead of the report
@@ -233,4 +265,45 @@ export async function main (argv, io) {
   }
   // ab exits 1 after printing the report of an interrupted run
   return interrupted || result.aborted ? 1 : 0
+}
+
+/**
+ * The dashboard of one ab run: the progress stream of a plan of one run, fed by the engine's
+ * heartbeats and seconds (kept off the hot path: a timer reads them, lib/load/load-series.js).
+ * @param {import('../types.js').LoadOptions} options  given its onSecond and onProgress here
+ * @param {import('../ab/ab-args.js').AbOutput} output
+ * @param {import('./output.js').Io} io
+ */
+async function liveView (options, output, io) {
+  const [{ openDashboard, DASHBOARD_HOST }, { RunProgress }, { defaultHeartbeat }, { runOutcome }] = await Promise.all([
+    import('./dashboard.js'), import('../run/progress.js'), import('../load/options.js'), import('./progress-line.js')])
+  const dashboard = await openDashboard(`syncbench ab ${options.url}`, { dashboardPort: output.dashboardPort, dashboardHost: output.dashboardHost ?? DASHBOARD_HOST }, io, 'syncbench ab')
+  const progress = new RunProgress()
+  progress.subscribe(dashboard.event)
+  const label = options.url
+  const configuration = { label }
+  progress.planned([{ experiment: { name: 'ab', title: 'syncbench ab' }, configurations: [configuration], order: [{ configuration }] }])
+  const requests = options.requests ?? 1
+  const terminal = options.onProgress
+  options.heartbeat ??= defaultHeartbeat(requests)
+  options.onProgress = (done) => { terminal?.(done); progress.heartbeat(done) }
+  options.onSecond = (second) => progress.second('load', second)
+  const startedAt = new Date().toISOString()
+  return {
+    dashboard,
+    started: () => progress.runStarted({ experiment: 'ab', label, repeat: 1, requests }),
+    /**
+     * The run ended, with its result (or what a failure kept of it).
+     * @param {import('../types.js').LoadResult|null} load
+     * @param {unknown} [err]
+     */
+    ended (load, err) {
+      const error = err instanceof SyncbenchError ? { code: err.code, message: err.message } : null
+      /** @type {import('../types.js').RunRecord} */
+      const record = { id: 'ab', experiment: 'ab', label, config: {}, repeat: 1, engine: 'builtin', load, server: null, serverEnv: null, startedAt, error, probe: null, invalid: null }
+      progress.runEnded(record)
+      progress.finished({ interrupted: Boolean(options.signal?.aborted) })
+      dashboard.finish({ verdicts: [`${label}: ${runOutcome(record)}${load ? `, p99 ${load.latency.p99} ms` : ''}`], report: null, lines: ['syncbench ab writes no report.html: its report is on stdout.'] })
+    }
+  }
 }

@@ -27,6 +27,7 @@ import { killChildren } from '../run/children.js'
 import { argvSpelling, checkRoutes, loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
+import { dashboardOptions } from './dashboard-options.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -104,6 +105,11 @@ Options:
                          past it the server is killed, the run is marked invalid and the next one runs
   -v, --verbose          also print the ab report of every run on stdout as it ends
   -q, --quiet            print only the tables, their text charts and the verdicts: no progress
+  --dashboard            watch the run live in a browser: serve a read-only page on 127.0.0.1 (a free
+                         port) and print its URL, with a random token in it, on stderr
+  --dashboard-port <n>   with --dashboard: listen on this port (default 0: a free one)
+  --dashboard-host <a>   with --dashboard: listen on this address instead of 127.0.0.1 (a warning says
+                         that others who reach it and have the URL can watch)
   -h, --help             show this help
 
 Progress goes to stderr: on a terminal one line (run, runs left, ETA) rewritten in place, elsewhere
@@ -153,6 +159,28 @@ export async function main (argv, io) {
   // the probe (lib/run/prober.js) loads with the built-in engine whatever --engine says: SYNCBENCH_IO
   // applies; the notice is for the measured load
   await checkNativeTransport('run', io, { notice: engine.name === 'builtin' })
+  // before the results folder exists: a port in use leaves nothing behind
+  const dashboard = options.dashboard ? await (await import('./dashboard.js')).openDashboard(`syncbench run ${experiments.map((e) => e.name).join(', ')}`, options, io, 'syncbench run') : null
+  try {
+    return await runAndReport({ options, experiments, engine, argv, io, cwd, dashboard })
+  } finally {
+    await dashboard?.close()
+  }
+}
+
+/**
+ * The runs, then the report, with the signals handled; the exit code.
+ * @param {object} o
+ * @param {RunArgs} o.options
+ * @param {import('../run/experiment-loader.js').Experiment[]} o.experiments
+ * @param {ReturnType<typeof getTool>} o.engine
+ * @param {string[]} o.argv
+ * @param {import('./output.js').Io} o.io
+ * @param {string} o.cwd
+ * @param {import('./dashboard.js').Dashboard|null} o.dashboard
+ * @returns {Promise<number>}
+ */
+async function runAndReport ({ options, experiments, engine, argv, io, cwd, dashboard }) {
   const outDir = await createOutDir({ out: options.out, cwd })
 
   const controller = new AbortController()
@@ -176,8 +204,8 @@ export async function main (argv, io) {
   }
   for (const s of STOP_SIGNALS) process.on(s, onSignal)
   try {
-    const outcome = await measure({ options, experiments, engine, outDir, argv, io, signal: controller.signal })
-    const code = await report({ outcome, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report })
+    const outcome = await measure({ options, experiments, engine, outDir, argv, io, signal: controller.signal, dashboard })
+    const code = await report({ outcome, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report, dashboard })
     // 128 + the signal's number, as a shell reports a process that signal ended: 130, 143, 129.
     return code === INTERRUPTED_EXIT.SIGINT && received ? INTERRUPTED_EXIT[received] : code
   } finally {
@@ -217,13 +245,15 @@ export function shownPath (out, outDir, cwd) {
  * @param {string[]} o.argv
  * @param {import('./output.js').Io} o.io
  * @param {AbortSignal} o.signal
+ * @param {import('./dashboard.js').Dashboard|null} o.dashboard  a live view, subscribed to the progress stream as the line is
  */
-async function measure ({ options, experiments, engine, outDir, argv, io, signal }) {
+async function measure ({ options, experiments, engine, outDir, argv, io, signal, dashboard }) {
   const paint = painter(io.stdout, io.env)
   // one stream of progress, two subscribers: the terminal's line (none with --quiet) and runs/<run>.txt
   const progress = new RunProgress()
   const line = createProgress(io.stderr, { quiet: options.quiet })
   progress.subscribe(line.event)
+  if (dashboard) progress.subscribe(dashboard.event)
   const runReports = createRunReports(outDir)
   /** @type {Promise<unknown>[]} */
   const writes = []
@@ -273,9 +303,10 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
  * @param {(file: string) => string} o.shown how a path is printed (shownPath)
  * @param {import('./output.js').Io} o.io
  * @param {boolean} o.html
+ * @param {import('./dashboard.js').Dashboard|null} [o.dashboard]  told the verdicts and where the report is
  * @returns {Promise<number>}
  */
-async function report ({ outcome, outDir, shown, io, html: withHtml }) {
+async function report ({ outcome, outDir, shown, io, html: withHtml, dashboard = null }) {
   const paint = painter(io.stdout, io.env)
   const { results, file, interrupted, error, invalid } = outcome
   const summaries = summarizeResults(results)
@@ -291,6 +322,12 @@ async function report ({ outcome, outDir, shown, io, html: withHtml }) {
   const failures = [error, written.error].filter((err) => err !== null)
   for (const err of failures) io.stderr.write(`syncbench run: ${err.message}\n`)
   if (invalid.length > 0) io.stderr.write(`syncbench run: ${describeInvalid(invalid)}\n`)
+  dashboard?.finish({
+    verdicts: summaries.map((s) => s.verdict),
+    report: written.html ? path.resolve(outDir, written.html) : null,
+    lines: [`results.json: ${path.resolve(outDir, file)}`, ...failures.map((err) => err.message), ...invalid.length > 0 ? [describeInvalid(invalid)] : []],
+    interrupted
+  })
   if (failures.length > 0 || (invalid.length > 0 && !interrupted)) return 1
   return interrupted ? 130 : 0
 }
@@ -468,6 +505,9 @@ export function parseRunArgs (argv) {
     profile: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
     verbose: { type: 'boolean', short: 'v' },
+    dashboard: { type: 'boolean' },
+    'dashboard-port': { type: 'string' },
+    'dashboard-host': { type: 'string' },
     help: { type: 'boolean', short: 'h' }
   })
   const { values, positionals, tokens } = parsed
@@ -510,7 +550,8 @@ export function parseRunArgs (argv) {
     profile: Boolean(values.profile),
     quiet: Boolean(values.quiet),
     // -q is the shortest output there is: it wins over --verbose
-    verbose: Boolean(values.verbose) && !values.quiet
+    verbose: Boolean(values.verbose) && !values.quiet,
+    ...dashboardOptions(values)
   }
   if (options.baseline !== undefined && options.workload === undefined) throw invalidOption('--baseline', options.baseline, 'applies to --workload only (an experiment file sets its own baseline)')
   if (!toolNames.includes(options.engine)) throw invalidOption('--engine', options.engine, `must be one of ${toolNames.join(', ')}`)

@@ -31,6 +31,7 @@ import {
 import { HEADER_LIMIT, findHeaderEnd, statusCode } from './response-parser.js'
 import { COMPLETE, INVALID, INTERIM } from './framing.js'
 import { assignRoutes } from './routes.js'
+import { LOAD_SERIES_INTERVAL_MS } from './load-series.js'
 
 /** setTimeout's longest delay; a longer -s is waited for in several turns. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -62,6 +63,8 @@ export const LATE_THRESHOLD_MS = 5
  * @property {number} heartbeat    completed requests between onProgress calls (0: none)
  * @property {((done: number) => void)|null} onProgress
  * @property {((record: import('../types.js').RequestTiming) => void)|null} onRequest
+ * @property {import('./load-series.js').LoadSeries|null} [series] read once a second (load-series.js), and at the end
+ * @property {((point: import('./load-series.js').LoadSecond) => void)|null} [onSecond] each second's point as it is read
  * @property {AbortSignal|null} signal
  * @property {import('./ab-counts.js').AbCounts} counts where the run counts
  * @property {import('./framing.js').Framing} framing  ab's (AbFraming) or HTTP/1.1's (Http11Framing)
@@ -109,6 +112,10 @@ export class Engine {
     /** @type {(done: number) => void} only called when heartbeat > 0 */
     this.onProgress = o.onProgress ?? noop
     this.onRequest = o.onRequest
+    this.series = o.series ?? null
+    this.onSecond = o.onSecond ?? null
+    /** @type {NodeJS.Timeout|null} the series' one-second timer */
+    this.secondTimer = null
     this.signal = o.signal
     this.counts = o.counts
     this.framing = o.framing
@@ -190,6 +197,10 @@ export class Engine {
         signal.addEventListener('abort', this.onAbort, { once: true })
       }
       this.timer = setTimeout(this.onWatchdog, Math.min(this.timeoutMs, this.stopAt - this.startTime, this.responseTimeoutMs || Infinity, MAX_TIMER_MS))
+      if (this.series !== null) {
+        this.series.start(this.startTime)
+        this.secondTimer = setInterval(() => this.second(), LOAD_SERIES_INTERVAL_MS)
+      }
       if (this.intervalMs > 0) {
         // open loop: every connection waits for its schedule
         this.requestsInitialized = true
@@ -776,6 +787,17 @@ export class Engine {
     this.finish()
   }
 
+  /** The series' timer: read the second that ended and hand it to onSecond. */
+  second () {
+    const point = /** @type {import('./load-series.js').LoadSeries} */ (this.series).sample(performance.now())
+    if (point === null || this.onSecond === null) return
+    try {
+      this.onSecond(point)
+    } catch (err) {
+      this.callbackFailed(err)
+    }
+  }
+
   checkEnd () {
     if (!this.finished && (this.counts.done >= this.requests || this.lastTime >= this.stopAt)) this.finish()
   }
@@ -786,6 +808,10 @@ export class Engine {
     this.timer = null
     if (this.tickTimer !== null) clearTimeout(this.tickTimer)
     this.tickTimer = null
+    if (this.secondTimer !== null) clearInterval(this.secondTimer)
+    this.secondTimer = null
+    // the last, shorter interval, up to the run's end as the report measures it
+    if (this.series !== null) this.series.sample(this.lastTime)
     if (this.signal) this.signal.removeEventListener('abort', this.onAbort)
     for (const c of this.conns) c.release()
     // ab measures in whole microseconds; digits beyond that are float noise in the JSON.

@@ -10,6 +10,7 @@ import { createTransport } from './transport.js'
 import { countsFor } from './ab-counts.js'
 /** @typedef {import('./ab-counts.js').AbCounts} AbCounts */
 import { AbFraming } from './ab-framing.js'
+import { LoadSeries } from './load-series.js'
 import { normalizeLoadOptions as normalizeOptions, checkTlsOptions, apiSpelling, loadOptionRule, defaultHeartbeat } from './options.js'
 
 // Each option's default, bounds and message: options.js, shared with parseAbArgs, syncbench run and
@@ -22,7 +23,7 @@ export { defaultOptions } from './options.js'
  * @param {ReturnType<typeof normalizeOptions>} o
  */
 function publicOptions (o) {
-  const { body, onProgress, onRequest, signal, routes, ...rest } = o
+  const { body, onProgress, onRequest, onSecond, signal, routes, ...rest } = o
   const recorded = { ...rest, headers: [...o.headers], cookies: [...o.cookies], bodyBytes: body ? body.length : 0 }
   if (routes === undefined) return recorded
   return {
@@ -124,7 +125,7 @@ export async function runEngine (o, target, addresses) {
   const counts = newCounts(o)
   const engine = await createEngine(o, target, addresses, counts)
   const end = await engine.run()
-  return finishRun(o, target, wallOffset, counts, end, engine.transport.name, engine.transport.tlsInfo())
+  return finishRun(o, target, wallOffset, counts, end, engine.transport.name, engine.transport.tlsInfo(), o.series === true ? engine.series : null)
 }
 
 /**
@@ -163,6 +164,9 @@ export async function createEngine (o, target, addresses, counts) {
     heartbeat: o.heartbeat ?? defaultHeartbeat(o.requests),
     onProgress: typeof o.onProgress === 'function' ? o.onProgress : null,
     onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,
+    // a single-thread run only: a worker thread's seconds would need merging across threads
+    series: (o.workers ?? 1) === 1 && (o.series === true || typeof o.onSecond === 'function') ? new LoadSeries(counts) : null,
+    onSecond: typeof o.onSecond === 'function' ? o.onSecond : null,
     signal: o.signal ?? null,
     counts,
     transport: await createTransport({ addresses, port: target.port, socketPath, tls }),
@@ -214,9 +218,10 @@ function routeRequest (o, target, route) {
  * @param {import('./engine.js').RunEnd} end
  * @param {import('./transport.js').TransportName} transport the I/O path that carried the run
  * @param {import('../types.js').TlsInfo|null} tls https: the run's TLS
+ * @param {LoadSeries|null} [series] the run over time, when asked (LoadOptions.series)
  * @returns {import('../types.js').LoadResult}
  */
-function finishRun (o, target, wallOffset, counts, end, transport, tls) {
+function finishRun (o, target, wallOffset, counts, end, transport, tls, series = null) {
   const startTime = wallOffset + (end.startTime ?? performance.now() - end.timeTakenSeconds * 1000)
   const startedAt = new Date(startTime).toISOString()
   const endedAt = new Date(startTime + end.timeTakenSeconds * 1000).toISOString()
@@ -224,6 +229,7 @@ function finishRun (o, target, wallOffset, counts, end, transport, tls) {
     options: publicOptions(o), target, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end, transport, runId: newRunId(startTime)
   })
   if (tls !== null) result.tls = tls
+  if (series !== null) result.series = series.toJSON()
   if (end.failure !== null) {
     end.failure.result = result
     throw end.failure

@@ -252,6 +252,8 @@ const rules = [
   { name: 'heartbeat', flag: null, ...integer(0) },
   { name: 'onProgress', flag: null, ...callback },
   { name: 'onRequest', flag: null, ...callback },
+  { name: 'series', flag: null, ...boolean },
+  { name: 'onSecond', flag: null, ...callback },
   {
     name: 'signal',
     flag: null,

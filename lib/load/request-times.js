@@ -35,7 +35,7 @@ export function valueAtIndex (index) {
 export const PERCENTS = [50, 66, 75, 80, 90, 95, 98, 99, 100]
 
 /** Highest value of the bucket at `index` (hdr's highestEquivalentValue of its lowest value). @param {number} index */
-function highestAtIndex (index) {
+export function highestAtIndex (index) {
   return index < SUB_BUCKETS ? index : valueAtIndex(index) + 2 ** ((index >>> HALF_MAGNITUDE) - 1) - 1
 }
 

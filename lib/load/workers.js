@@ -40,7 +40,7 @@ export function shareOf (total, parts, i) {
  */
 export function splitOptions (o) {
   const n = o.workers
-  const { onProgress, onRequest, signal, heartbeat, ...plain } = o
+  const { onProgress, onRequest, onSecond, series, signal, heartbeat, ...plain } = o
   return Array.from({ length: n }, (_, i) => {
     const requests = shareOf(o.requests, n, i)
     /** @type {import('./options.js').NormalizedLoadOptions} */

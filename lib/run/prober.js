@@ -36,9 +36,10 @@ const DRAIN_MS = 5000
  * @param {string} [o.path]  the route asked: a syncbench server's health route, or a cheap route of a user's app (--probe-path)
  * @param {number} [o.rate]
  * @param {AbortSignal} [o.signal]  Ctrl-C, the run's deadline
+ * @param {(second: import('../types.js').LoadSecond) => void} [o.onSecond]  each second's waits as it ends (a live view)
  * @returns {{ stop: () => Promise<ProbeRecord> }}
  */
-export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, signal }) {
+export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, signal, onSecond }) {
   const controller = new AbortController()
   const ended = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal
   /** @type {ProbeRecord} */
@@ -56,6 +57,7 @@ export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, sig
     keepAlive: false,
     heartbeat: 1,
     onProgress: (/** @type {number} */ n) => { done = n; onDone?.() },
+    ...onSecond && { onSecond },
     signal: ended
   })).then((load) => { record.load = load }, (err) => {
     if (!(err instanceof SyncbenchError)) throw err

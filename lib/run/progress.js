@@ -60,6 +60,7 @@ export class RunProgress {
     this.#emit({
       type: 'plan',
       total: this.total,
+      runs: this.#runs.map((run) => ({ ...run })),
       experiments: plans.map(({ experiment, configurations, order }) => ({ name: experiment.name, title: experiment.title ?? experiment.name, configurations: configurations.length, runs: order.length }))
     })
   }
@@ -92,6 +93,17 @@ export class RunProgress {
     const run = this.#current
     if (run === null) return
     this.#emit({ type: 'heartbeat', index: this.#index, total: this.total, experiment: run.experiment, label: run.label, done, requests: run.requests })
+  }
+
+  /**
+   * A second of the running run ended: its measured load's (the built-in generator's) or its probe's.
+   * @param {'load'|'probe'} source
+   * @param {import('../types.js').LoadSecond} second
+   */
+  second (source, second) {
+    const run = this.#current
+    if (run === null) return
+    this.#emit({ type: 'second', index: this.#index, experiment: run.experiment, label: run.label, source, second })
   }
 
   /**

@@ -170,7 +170,7 @@ export async function runExperiments (options) {
       const configuration = experiment.rateSweep ? atOfferedRate(planned, capacities[planned.variant], experiment.rateSweep) : planned
       progress.runStarted({ experiment: experiment.name, label: configuration.label, repeat, requests: configuration.load.requests })
       const probe = options.probe ?? (experiment.probe === true && !target)
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe, probePath: options.probePath, onProgress: (done) => progress.heartbeat(done) })
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe, probePath: options.probePath, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second) })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
       // a user's app: the status codes too (a rejected body, a missing header are the user's to fix)
       const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load, { statuses: configuration.server.command !== undefined }))
@@ -281,9 +281,11 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {boolean} [run.probe]  run the probe beside the measured load
  * @param {string} [run.probePath]  the route it asks (default the health route of syncbench's servers)
  * @param {(done: number) => void} [run.onProgress]  the measured load's heartbeats (the built-in generator's)
+ * @param {(source: 'load'|'probe', second: import('../types.js').LoadSecond) => void} [run.onSecond]  each second of
+ *        the measured load (the built-in generator's) and of the probe, as it ends
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, probePath, onProgress }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, probePath, onProgress, onSecond }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${configuration.label}#${repeat}`,
@@ -343,9 +345,11 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     await within(handle.metrics({ reset: true, signal }))
     if (profiling) await within(/** @type {NonNullable<MeasuredServer['profile']>} */ (handle.profile)({ action: 'start', signal }))
     // the probe covers the measured load, from its start to its end (lib/run/prober.js)
-    const prober = probe ? startProbe({ origin: new URL(url).origin, ...(probePath === undefined ? {} : { path: probePath }), signal: runSignal }) : null
+    const prober = probe ? startProbe({ origin: new URL(url).origin, ...(probePath === undefined ? {} : { path: probePath }), signal: runSignal, ...onSecond && { onSecond: (second) => onSecond('probe', second) } }) : null
+    // the built-in generator keeps the load over time (LoadResult.series) and hands each second to a live view
+    const overTime = engine.name === builtinTool.name ? { series: true, ...onSecond && { onSecond: (/** @type {import('../types.js').LoadSecond} */ second) => onSecond('load', second) } } : {}
     try {
-      record.load = await engine.run({ ...configuration.load, url, signal: runSignal, ...onProgress && { onProgress } })
+      record.load = await engine.run({ ...configuration.load, url, signal: runSignal, ...onProgress && { onProgress }, ...overTime })
     } catch (err) {
       // What was measured before the failure (loadtest's partial LoadResult) is kept either way.
       record.load = partialResult(err)
