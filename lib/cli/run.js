@@ -27,6 +27,7 @@ import { loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
 import { resolveNodeOption } from '../run/node-binaries.js'
+import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from '../report/versions.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -303,6 +304,23 @@ export function answerText (results, summaries, paint) {
     out.push(paint('bold', wrap(seed.line, 100)) + '\n')
   }
   if (articles.length) out.push(paint('dim', wrap(REPRODUCE_RULE, 100)) + '\n')
+  const versions = versionsOf(results)
+  if (versions) out.push(versionsText(versions, paint))
+  return out.join('')
+}
+
+/**
+ * Under --node: the binaries, each experiment's tables across versions, the seeds' verdicts.
+ * @param {import('../report/versions.js').VersionsModel} versions
+ * @param {ReturnType<typeof painter>} paint
+ * @returns {string}
+ */
+function versionsText (versions, paint) {
+  const out = ['\n' + paint('bold', 'Node.js versions') + '\n' + paint('dim', BASELINE_NOTE) + '\n' + binaryLines(versions).join('\n') + '\n']
+  for (const e of versions.summary.experiments) {
+    out.push('\n' + versionTables(versions, e.name).map(renderText).join('\n'))
+  }
+  for (const v of versions.verdicts) out.push('\n' + paint('bold', wrap(v.line, 100)) + '\n')
   return out.join('')
 }
 
