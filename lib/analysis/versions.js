@@ -120,7 +120,11 @@ export function summarizeVersions (results) {
 export function compareVersions (results) {
   const nodes = resultsNodes(results)
   if (nodes.length < 2) return []
-  const [base, ...others] = nodes.map((node) => resultsOfNode(results, node))
+  // each version's runs without their binary: compareResults then pairs them by configuration alone
+  const [base, ...others] = nodes.map((node) => {
+    const own = resultsOfNode(results, node)
+    return { ...own, runs: own.runs.map(({ node, ...run }) => run) }
+  })
   return others.flatMap((other, i) => compareResults(base, other).map((row) => ({
     ...row,
     label: `${row.label} (${nodes[i + 1].name} vs ${nodes[0].name})`,
