@@ -7,7 +7,7 @@
 import { summarizeVersions } from '../analysis/versions.js'
 import { ratioChange } from '../analysis/stats.js'
 import { rps } from '../analysis/summarize.js'
-import { compareWithArticles } from './articles.js'
+import { compareWithArticles, ALPHA } from './articles.js'
 import { formatP, formatRateInterval } from './phrases.js'
 
 /**
@@ -89,14 +89,16 @@ function seedVerdicts (summary, articles) {
       })
       const [a, b] = [rowsOf(0), rowsOf(changedAt)]
       const change = a.s && a.b && b.s && b.b ? ratioChange(rps(a.s.runs), rps(a.b.runs), rps(b.s.runs), rps(b.b.runs)) : null
-      return [`${claim.subject} / ${claim.baseline} ${times(claim.ratio)} -> ${times(other.ratio)}${change ? `, ${formatP(change)}` : ''}`]
+      return [{ text: `${claim.subject} / ${claim.baseline} ${times(claim.ratio)} -> ${times(other.ratio)}${change ? `, ${formatP(change)}` : ''}`, p: change?.p ?? NaN }]
     })
+    // the outcome can flip on a ratio that moved within the noise (significant on one version only): say so
+    const noise = moved.length > 0 && moved.every((m) => !(m.p < ALPHA)) ? `; the change itself is not significant (p >= ${ALPHA}): more runs would tell` : ''
     const where = byVersion.map((v) => `${holds(v.comparison) === 'reproduces' ? 'holds' : holds(v.comparison) === 'partly' ? 'partly holds' : 'does not hold'} on ${v.node}`)
     return {
       experiment,
       seed: article.seed,
       changed: true,
-      line: `${head}: changed between ${byVersion[0].node} and ${to.node} (${moved.join('; ') || 'the claims\' outcomes differ'}): the article's conclusion ${where.join(', ')}`
+      line: `${head}: changed between ${byVersion[0].node} and ${to.node} (${moved.map((m) => m.text).join('; ') || 'the claims\' outcomes differ'}): the article's conclusion ${where.join(', ')}${noise}`
     }
   })
 }
