@@ -124,12 +124,11 @@ async function fileSides (pathA, pathB) {
  * @param {string} given
  */
 async function versionSides (given) {
-  const file = await resultsFileOf(given)
-  const results = await readResultsFile(file)
+  const alone = (/** @type {string} */ why) => new MissingArgumentError(`two results files expected, got 1 (one file compares its Node.js versions when syncbench run --node ran two or more binaries; ${why})`)
+  const file = await resultsFileOf(given).catch((err) => { throw err instanceof ResultsError ? alone(err.message) : err })
+  const results = await readResultsFile(file).catch((err) => { throw err instanceof ResultsError ? alone(err.message) : err })
   const nodes = resultsNodes(results)
-  if (nodes.length < 2) {
-    throw new MissingArgumentError(`two results files expected, got 1: ${file} holds one Node.js version (one file compares its versions when syncbench run --node ran two or more binaries)`)
-  }
+  if (nodes.length < 2) throw alone(`${file} holds one`)
   const [base, ...others] = nodes
   const describe = (/** @type {typeof base} */ n) => `Node ${n.versions.node} (--node ${n.name})`
   const versions = { a: `${file}: ${describe(base)}, the baseline`, b: others.map(describe).join(', ') }

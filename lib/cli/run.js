@@ -27,7 +27,7 @@ import { loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
 import { resolveNodeOption } from '../run/node-binaries.js'
-import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from '../report/versions.js'
+import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from '../report/version-report.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -311,7 +311,7 @@ export function answerText (results, summaries, paint) {
 
 /**
  * Under --node: the binaries, each experiment's tables across versions, the seeds' verdicts.
- * @param {import('../report/versions.js').VersionsModel} versions
+ * @param {import('../report/version-report.js').VersionsModel} versions
  * @param {ReturnType<typeof painter>} paint
  * @returns {string}
  */

@@ -44,7 +44,7 @@ export function experimentsOf (results) {
   /** @type {Map<string, { experiment: ExperimentInfo, runs: import('../types.js').RunRecord[] }>} */
   const byName = new Map()
   for (const e of results.experiments ?? []) byName.set(e.name, { experiment: e, runs: [] })
-  // under --node, the baseline version's runs (lib/report/versions.js charts the versions)
+  // under --node, the baseline version's runs (lib/report/version-report.js charts the versions)
   for (const run of primaryResults(results).runs ?? []) {
     let group = byName.get(run.experiment)
     if (!group) {

@@ -2,7 +2,7 @@
 // by Node.js version, the ratio of the means as a dot with its 95% CI as a rule, on a log axis around
 // 1 (the two sides equal): a conclusion that changes between versions crosses the line.
 import * as Plot from '@observablehq/plot'
-import { versionsOf } from './versions.js'
+import { versionsOf } from './version-report.js'
 import { colorsFor, environmentNote, REFERENCE_COLOR, WIDTH } from './chart-style.js'
 import { slug } from './chart-data.js'
 

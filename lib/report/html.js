@@ -13,7 +13,7 @@ import { escapeXml as esc } from './svg.js'
 import { invalidReason } from '../analysis/summarize.js'
 import { samplesFor } from '../analysis/latency.js'
 import { articleTable, REPRODUCE_RULE } from './articles.js'
-import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from './versions.js'
+import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from './version-report.js'
 
 const CSS = `
 :root{--ink:#1b1e23;--muted:#5b6270;--line:#d9dde3;--soft:#f4f6f8;--accent:#1f77b4}
@@ -209,7 +209,7 @@ function experimentSection (experiment, runs, summary, charts) {
  * Under --node: the binaries, each experiment's tables across versions and its chart, the seeds'
  * verdicts, and the runs of the versions after the baseline (the experiments' sections hold the baseline's).
  * @param {ResultsFile} results
- * @param {import('./versions.js').VersionsModel} versions
+ * @param {import('./version-report.js').VersionsModel} versions
  * @param {RenderedChart[]} charts
  */
 function versionsSection (results, versions, charts) {

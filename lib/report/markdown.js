@@ -4,7 +4,7 @@ import { loopSections, loopTable, LOOP_NOTE } from './event-loop.js'
 import { experimentTables } from './tables.js'
 import { describeRuns, describeTransports, measuredAt } from './phrases.js'
 import { articleTable, REPRODUCE_RULE } from './articles.js'
-import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from './versions.js'
+import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from './version-report.js'
 
 /**
  * Text from a results file as markdown text, never markup: CommonMark reads "<" before a letter, "/",
@@ -75,7 +75,7 @@ export function renderSummaryMarkdown (results, summaries) {
 /**
  * The versions section of summary.md (run --node): the binaries, each experiment's tables across
  * versions, the seeds' verdicts.
- * @param {import('./versions.js').VersionsModel} versions
+ * @param {import('./version-report.js').VersionsModel} versions
  * @returns {string[]}
  */
 function versionsMarkdown (versions) {

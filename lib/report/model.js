@@ -19,7 +19,7 @@ import { compareWithArticles } from './articles.js'
  * @returns {ReportSummary[]}
  */
 export function summarizeResults (results) {
-  // under --node the experiments' own figures are the baseline version's (lib/report/versions.js sets the versions side by side)
+  // under --node the experiments' own figures are the baseline version's (lib/report/version-report.js sets the versions side by side)
   const own = primaryResults(results)
   return summarizeExperiments(own).map((summary) => {
     const line = kindOf(summary.table).verdict(summary)
