@@ -29,10 +29,11 @@ With 3 or more runs a side, the 95% CI of the ratio b / a of the req/s (Welch's 
 log of the runs' req/s, back-transformed). Then the p99 and p50 latency of each side, read from its runs' merged histograms ("(max)" where a
 side has too few requests for p99; runs of an external engine have no histogram: the mean of their
 percentiles, labelled so).
+
 One results file of syncbench run --node with two or more binaries compares its versions: a is the
-baseline binary (the first --node), b each other one, configuration by configuration ("readFile
-(24 vs 20)"); the gate then fails when a Node.js upgrade makes a configuration slower. Two such files
-are compared binary by binary ("readFile @24").
+baseline binary (the first --node), b each other one, configuration by configuration, as in
+"readFile (24 vs 20)"; the gate then fails when a Node.js upgrade makes a configuration slower. Two
+such files are compared binary by binary ("readFile @24").
 
 Options:
   --fail-if-slower <pct>  the CI gate: exit 3 when, for any configuration, the 95% CI of b / a lies
