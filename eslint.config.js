@@ -1,5 +1,5 @@
 import neostandard from 'neostandard'
 
 export default [
-  ...neostandard({ ignores: ['results/**', '.cache/**', 'node_modules/**', 'types/**'], ts: true })
+  ...neostandard({ ignores: ['results/**', '.cache/**', 'node_modules/**', 'types/**', '.ci/nodes/**'], ts: true })
 ]

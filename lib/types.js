@@ -322,6 +322,7 @@
  * @property {string} node       process.versions.node
  * @property {string} v8
  * @property {string} uv
+ * @property {string} [openssl]  process.versions.openssl (absent in files from before it)
  * @property {string|null} uvThreadpoolSize   the UV_THREADPOOL_SIZE the process started with (null: libuv default 4)
  * @property {string|null} uvUseIoUring
  * @property {string} cpuModel
@@ -369,6 +370,18 @@
  * @property {{ reason: string }|null} [invalid]  set when the load had failed requests or non-2xx responses
  *                                       ("20 of 20 non-2xx"): left out of every figure (lib/analysis/validity.js);
  *                                       null when valid or under --allow-errors; absent in files written before it
+ * @property {RunNode} [node]            under `syncbench run --node`: the binary its server child ran under, by the
+ *                                       name the tables give it, with its versions; absent without --node
+ */
+
+/**
+ * The Node.js binary of a run under `syncbench run --node` (lib/run/node-binaries.js asked it for its versions).
+ * @typedef {object} RunNode
+ * @property {string} name      as --node named it ("20", "24", "next")
+ * @property {string} node      process.versions of that binary: node, v8, uv, openssl
+ * @property {string} v8
+ * @property {string} uv
+ * @property {string} openssl
  */
 
 /**
@@ -462,6 +475,9 @@
  *           closed-loop capacity run measured (the offered rates are fractions of it), `sloP99Ms` the p99 a rate
  *           must stay under to count as sustained (--slo-p99).
  * @property {RunRecord[]} runs
+ * @property {{ name: string, path: string, versions: { node: string, v8: string, uv: string, openssl: string, modules: string } }[]} [nodes]
+ *           `syncbench run --node`: the binaries every configuration ran under, in the order given (the
+ *           first is the baseline of the comparisons between versions); absent without --node
  */
 
 /**

@@ -96,8 +96,13 @@ test('https: the same counts, byte totals and TLS lines as the real ab, with and
     const a = values(ab.stdout)
     const b = values(sb.stdout)
     // the lines ab prints for an https run, in its order, right under Server Port
-    assert.match(sb.stdout, /^Server Port: +\d+\nSSL\/TLS Protocol: +TLSv1\.[23],[\w-]+,2048,(128|256)\nServer Temp Key: +.+ bits\nTLS Server Name: +localhost\n\nDocument Path:/m)
-    for (const label of SAME) assert.equal(b[label], a[label], `${flags.join(' ')}: ${label}: ab says "${a[label]}", syncbench says "${b[label]}"`)
+    // a key-encapsulation group (X25519MLKEM768: Node 24's OpenSSL 3.5 offers it) has a name and no size
+    assert.match(sb.stdout, /^Server Port: +\d+\nSSL\/TLS Protocol: +TLSv1\.[23],[\w-]+,2048,(128|256)\n(Server Temp Key: +(.+ bits|[\w-]+)\n)?TLS Server Name: +localhost\n\nDocument Path:/m)
+    // ab's key exchange is its OpenSSL's: where Node's offers a group ab's does not (a post-quantum hybrid),
+    // the two negotiate different groups with the same server, and the line can only name each one's (or,
+    // where Node cannot describe its group, Node 22, be left out, as ab leaves it out when OpenSSL has no key)
+    const same = b['Server Temp Key']?.endsWith(' bits') ? SAME : SAME.filter((l) => l !== 'Server Temp Key')
+    for (const label of same) assert.equal(b[label], a[label], `${flags.join(' ')}: ${label}: ab says "${a[label]}", syncbench says "${b[label]}"`)
     t.diagnostic(`${flags.join(' ')}: ${SAME.filter((l) => l in a).map((l) => `${l}: ${a[l]}`).join('; ')}`)
   }
 })

@@ -62,6 +62,8 @@ export interface Environment {
   node: string
   v8: string
   uv: string
+  /** process.versions.openssl; absent in files from before it */
+  openssl?: string
   /** null: libuv's default, 4 */
   uvThreadpoolSize: string | null
   uvUseIoUring: string | null
@@ -147,6 +149,17 @@ export interface RunRecord {
   probe?: ProbeRecord | null
   /** failed requests or non-2xx answers: left out of every figure */
   invalid?: { reason: string } | null
+  /** syncbench run --node: the binary its server child ran under; absent without --node */
+  node?: RunNode
+}
+
+/** The Node.js binary of a run under syncbench run --node, by its --node name, with its versions. */
+export interface RunNode {
+  name: string
+  node: string
+  v8: string
+  uv: string
+  openssl: string
 }
 
 /** An operation timed alone: the physical ceiling of an experiment. */
@@ -210,4 +223,6 @@ export interface ResultsFile {
   environment: Environment
   experiments: ExperimentEntry[]
   runs: RunRecord[]
+  /** syncbench run --node: the binaries every configuration ran under, the baseline first */
+  nodes?: { name: string, path: string, versions: { node: string, v8: string, uv: string, openssl: string, modules: string } }[]
 }

@@ -265,3 +265,48 @@ export function ratioInterval (a, b) {
   const half = tQuantile(0.975, df) * Math.sqrt(va + vb)
   return { ratio, low: Math.exp(diff - half), high: Math.exp(diff + half), df }
 }
+
+/**
+ * @typedef {object} RatioChange
+ * @property {number} from    the ratio a1 / b1 (geometric means)
+ * @property {number} to      the ratio a2 / b2
+ * @property {number} change  to / from
+ * @property {number} low     95% CI of `change`; NaN when a group has fewer than MIN_RUNS_FOR_INTERVAL runs
+ * @property {number} high
+ * @property {number} p       two-sided p-value of "the ratio did not change"; NaN when a group has fewer than 2 runs
+ * @property {string} stars
+ */
+
+/**
+ * Whether the ratio of two rates changed between two settings (a comparison measured on two Node.js
+ * versions: readFile / readFileSync on 20, then on 24): the difference of the two log-scale differences,
+ * (mean ln a2 - mean ln b2) - (mean ln a1 - mean ln b1), with Welch's t on its four independent groups
+ * (Satterthwaite's degrees of freedom over four variances), back-transformed as ratioInterval is.
+ * @param {number[]} a1
+ * @param {number[]} b1
+ * @param {number[]} a2
+ * @param {number[]} b2
+ * @returns {RatioChange}
+ */
+export function ratioChange (a1, b1, a2, b2) {
+  const groups = [a1, b1, a2, b2]
+  const none = { from: NaN, to: NaN, change: NaN, low: NaN, high: NaN, p: NaN, stars: '' }
+  if (!groups.every((g) => g.length > 0 && g.every((x) => x > 0))) return none
+  const logs = groups.map((g) => g.map(Math.log))
+  const [m1, n1, m2, n2] = logs.map(mean)
+  const diff = (m2 - n2) - (m1 - n1)
+  const out = { ...none, from: Math.exp(m1 - n1), to: Math.exp(m2 - n2), change: Math.exp(diff) }
+  if (!logs.every((g) => g.length >= 2)) return out
+  const v = logs.map((g) => variance(g) / g.length)
+  const total = v.reduce((s, x) => s + x, 0)
+  if (total === 0) {
+    const p = diff === 0 ? 1 : 0
+    return { ...out, p, stars: stars(p), ...logs.every((g) => g.length >= MIN_RUNS_FOR_INTERVAL) && { low: out.change, high: out.change } }
+  }
+  const df = total ** 2 / v.reduce((s, x, i) => s + x ** 2 / (logs[i].length - 1), 0)
+  const se = Math.sqrt(total)
+  const p = Math.min(1, 2 * tCdf(-Math.abs(diff / se), df))
+  const withInterval = logs.every((g) => g.length >= MIN_RUNS_FOR_INTERVAL)
+  const half = withInterval ? tQuantile(0.975, df) * se : NaN
+  return { ...out, p, stars: stars(p), low: Math.exp(diff - half), high: Math.exp(diff + half) }
+}

@@ -381,17 +381,20 @@ function sameOperation (workload, op) {
  *   latency: { a: import('./latency.js').LatencySummary|null, b: import('./latency.js').LatencySummary|null } }[]}
  *   rate: each side's req/s interval on the log scale (as the tables'); ratio: b / a of the geometric
  *   means of req/s and its 95% CI (ratioInterval; the CI gate's input);
- *   latency: each side's runs' merged latency (lib/analysis/latency.js)
+ *   latency: each side's runs' merged latency (lib/analysis/latency.js); label: the configuration's, followed by
+ *   "@" and the binary's name for runs under run --node
  */
 export function compareResults (a, b) {
-  const key = (/** @type {import('../types.js').RunRecord} */ r) => `${r.experiment}\0${r.label}`
+  // runs under several Node.js binaries (run --node) are compared binary by binary
+  const key = (/** @type {import('../types.js').RunRecord} */ r) => `${r.experiment}\0${r.label}\0${r.node?.name ?? ''}`
   const keys = [...new Set(a.runs.filter(isMeasured).map(key))]
   const out = []
   for (const k of keys) {
     const ra = a.runs.filter(isMeasured).filter((r) => key(r) === k)
     const rb = b.runs.filter(isMeasured).filter((r) => key(r) === k)
     if (rb.length === 0) continue
-    const [experiment, label] = k.split('\0')
+    const [experiment, configuration, node] = k.split('\0')
+    const label = node ? `${configuration} @${node}` : configuration
     out.push(compareRuns(experiment, label, ra, rb))
     // a mix: each route compared too, as a configuration of its own ("mix GET /health")
     for (const name of mixRouteNames(ra)) {

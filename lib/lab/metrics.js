@@ -212,6 +212,7 @@ export function collectEnvironment (env = process.env) {
     node: process.versions.node,
     v8: process.versions.v8,
     uv: process.versions.uv,
+    openssl: process.versions.openssl,
     uvThreadpoolSize: env.UV_THREADPOOL_SIZE ?? null,
     uvUseIoUring: env.UV_USE_IO_URING ?? null,
     cpuModel: cpus.length > 0 ? cpus[0].model.trim() : 'unknown',

@@ -19,6 +19,7 @@ const STDERR_LINES = 20
  * @property {string} name                      how messages name the server ("lab", "--workload server")
  * @property {NodeJS.ProcessEnv} [env]          merged over process.env (UV_THREADPOOL_SIZE, ...)
  * @property {string} [cwd]
+ * @property {string} [execPath]                the Node.js binary the child runs under (syncbench run --node); default this one's
  * @property {number} [startTimeoutMs=20000]    the child must be ready within this
  * @property {number} [stopGraceMs=5000]        SIGTERM, then SIGKILL after this
  * @property {number} [metricsTimeoutMs=60000]  a metrics request fails after this (a server blocked longer is broken)
@@ -191,9 +192,10 @@ async function startChild (spec, options) {
  * @param {import('./ipc.js').ChildSpec} spec
  * @param {ForkOptions} options
  */
-function forkChild (spec, { env, cwd, startTimeoutMs = 20_000, stopGraceMs = 5000, onChild }) {
+function forkChild (spec, { env, cwd, execPath, startTimeoutMs = 20_000, stopGraceMs = 5000, onChild }) {
   const child = fork(childPath, [JSON.stringify(spec), String(process.pid)], {
     cwd,
+    ...execPath !== undefined && { execPath },
     env: { ...process.env, ...env },
     // The parent's flags (--test, --inspect, loaders) must not leak into the server under test.
     execArgv: [],

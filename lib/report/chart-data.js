@@ -1,6 +1,7 @@
 // From a ResultsFile to the numbers the charts draw: which axis an experiment sweeps, which runs form a
 // series, and the mean and 95% CI of repeated runs (lib/analysis/stats.js: compare.R's t-interval, and for
 // req/s the log-scale rateInterval the tables print, never negative and none below 3 runs).
+import { primaryResults } from '../analysis/versions.js'
 import { summarize, rateInterval } from '../analysis/stats.js'
 import { isMeasured, combineValues } from '../analysis/summarize.js'
 import { formatBytes } from '../format.js'
@@ -43,7 +44,8 @@ export function experimentsOf (results) {
   /** @type {Map<string, { experiment: ExperimentInfo, runs: import('../types.js').RunRecord[] }>} */
   const byName = new Map()
   for (const e of results.experiments ?? []) byName.set(e.name, { experiment: e, runs: [] })
-  for (const run of results.runs ?? []) {
+  // under --node, the baseline version's runs (lib/report/version-report.js charts the versions)
+  for (const run of primaryResults(results).runs ?? []) {
     let group = byName.get(run.experiment)
     if (!group) {
       group = { experiment: { name: run.experiment, title: run.experiment, description: '', axes: [] }, runs: [] }

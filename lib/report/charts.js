@@ -8,6 +8,7 @@ import { environmentNote } from './chart-style.js'
 import { sweepChart } from './chart-shapes.js'
 import { comparisonCharts } from './chart-comparison.js'
 import { probeChart } from './chart-probe.js'
+import { versionCharts } from './chart-versions.js'
 import { kindOf } from './kinds.js'
 import { isMeasured } from '../analysis/summarize.js'
 import { summarizeLatency } from '../analysis/latency.js'
@@ -88,6 +89,8 @@ export function chartDrawings (results, summaries) {
       drawings.push(...kindOf(experiment.table).charts(ctx, KIT, results))
     }
   }
+  // under --node: each experiment's comparisons by Node.js version, after the experiments' own
+  drawings.push(...versionCharts(results))
   return drawings.filter((draw) => draw !== null)
 }
 

@@ -28,6 +28,8 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
  * @property {boolean} significant  p < 0.05
  * @property {CompareRatio} ratio   b / a and its 95% CI
  * @property {CompareRowGate|null} gate  the --fail-if-slower verdict; null without the option
+ * @property {{ a: string, b: string }} [nodes]  the --node binaries compared (one results file of several
+ *                                  versions: a the baseline binary, b another); absent between two files
  */
 
 /**
@@ -88,7 +90,8 @@ export function compareJson (rows, a, b, gate) {
       stars: r.test.stars,
       significant: r.test.p < 0.05,
       ratio: { value: finite(r.ratio.ratio), ciLow: finite(r.ratio.low), ciHigh: finite(r.ratio.high) },
-      gate: gate ? { ...gate.result.decisions[i], text: gateText(gate.result.decisions[i], r, gate.result.threshold) } : null
+      gate: gate ? { ...gate.result.decisions[i], text: gateText(gate.result.decisions[i], r, gate.result.threshold) } : null,
+      ...nodesOf(r)
     })),
     gate: gate
       ? { threshold: gate.result.threshold, failed: gate.result.failed, exitCode: gate.result.failed ? gate.exitCode : 0, slower: gate.result.slower.length, undecided: gate.result.undecided.length }
@@ -103,6 +106,15 @@ export function compareJson (rows, a, b, gate) {
  */
 function summary (s, rate) {
   return { n: s.n, mean: s.mean, sd: finite(s.sd), ciLow: finite(rate.low), ciHigh: finite(rate.high) }
+}
+
+/**
+ * A row of one results file's versions (lib/analysis/versions.js compareVersions) names its binaries.
+ * @param {object} row
+ * @returns {{ nodes?: { a: string, b: string } }}
+ */
+function nodesOf (row) {
+  return 'nodes' in row ? { nodes: /** @type {{ a: string, b: string }} */ (row.nodes) } : {}
 }
 
 /** JSON has no NaN: a figure that cannot be computed is null. @param {number} x */

@@ -4,6 +4,7 @@ import { loopSections, loopTable, routeTable, LOOP_NOTE, ROUTE_NOTE } from './ev
 import { experimentTables } from './tables.js'
 import { describeRuns, describeTransports, measuredAt } from './phrases.js'
 import { articleTable, REPRODUCE_RULE } from './articles.js'
+import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from './version-report.js'
 
 /**
  * Text from a results file as markdown text, never markup: CommonMark reads "<" before a letter, "/",
@@ -68,5 +69,22 @@ export function renderSummaryMarkdown (results, summaries) {
     }
   }
   if (summaries.some((s) => s.articles.length)) out.push(`_${mdText(REPRODUCE_RULE)}_`, '')
+  const versions = versionsOf(results)
+  if (versions) out.push(...versionsMarkdown(versions))
   return out.join('\n')
+}
+
+/**
+ * The versions section of summary.md (run --node): the binaries, each experiment's tables across
+ * versions, the seeds' verdicts.
+ * @param {import('./version-report.js').VersionsModel} versions
+ * @returns {string[]}
+ */
+function versionsMarkdown (versions) {
+  const out = ['## Node.js versions', '', mdText(BASELINE_NOTE), '', ...binaryLines(versions).map((l) => `- ${mdText(l)}`), '']
+  for (const e of versions.summary.experiments) {
+    for (const t of versionTables(versions, e.name)) out.push(`**${mdText(t.title)}**`, '', renderMarkdownTable(t))
+  }
+  for (const v of versions.verdicts) out.push(`> ${mdText(v.line)}`, '')
+  return out
 }

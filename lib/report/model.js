@@ -2,6 +2,7 @@
 // with its verdict line (its kind's, lib/report/kinds.js) and the seed articles it reproduces. Computed once per command and handed to
 // every renderer (the terminal, summary.md, report.html, the charts), none of which summarizes again.
 import { summarizeExperiments } from '../analysis/summarize.js'
+import { primaryResults } from '../analysis/versions.js'
 import { kindOf } from './kinds.js'
 import { probeSentence } from './probe.js'
 import { compareWithArticles } from './articles.js'
@@ -20,12 +21,14 @@ import { hypothesisVerdict } from './hypotheses.js'
  * @returns {ReportSummary[]}
  */
 export function summarizeResults (results) {
-  return summarizeExperiments(results).map((summary) => {
+  // under --node the experiments' own figures are the baseline version's (lib/report/version-report.js sets the versions side by side)
+  const own = primaryResults(results)
+  return summarizeExperiments(own).map((summary) => {
     // what bounds each configuration, then whether the experiment's claim held here, follow its kind's line
     const line = [kindOf(summary.table).verdict(summary), boundsVerdict(summary.rows.filter((r) => r.runs.length > 0)), hypothesisVerdict(summary)].filter(Boolean).join('; ')
     // what the probe saw closes the line: how long everyone else waited under each configuration
     const probe = probeSentence(summary)
-    return { ...summary, verdict: probe ? `${line}; ${probe}` : line, articles: compareWithArticles(results, [summary]) }
+    return { ...summary, verdict: probe ? `${line}; ${probe}` : line, articles: compareWithArticles(own, [summary]) }
   })
 }
 

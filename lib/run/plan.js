@@ -154,16 +154,24 @@ export function openLoops (experiments, overrides) {
 }
 
 /**
- * Runs in interleaved order, experiment by experiment.
+ * Runs in interleaved order, experiment by experiment. With several Node.js binaries (--node), each
+ * configuration runs under each of them in turn (A B A B ...), as compare.js alternates its old and new
+ * binaries: the binaries of one configuration run next to each other, so a drift of the machine hits
+ * them alike.
+ * @template {{ name: string }} N
  * @param {Configuration[]} configurations
  * @param {number} runs
- * @returns {{ configuration: Configuration, repeat: number }[]}
+ * @param {N[]} [nodes]  the binaries, the baseline first (none: the one running syncbench)
+ * @returns {{ configuration: Configuration, repeat: number, node?: N }[]}
  */
-export function schedule (configurations, runs) {
-  /** @type {{ configuration: Configuration, repeat: number }[]} */
+export function schedule (configurations, runs, nodes = []) {
+  /** @type {{ configuration: Configuration, repeat: number, node?: N }[]} */
   const order = []
   for (let repeat = 1; repeat <= runs; repeat++) {
-    for (const configuration of configurations) order.push({ configuration, repeat })
+    for (const configuration of configurations) {
+      if (nodes.length === 0) order.push({ configuration, repeat })
+      else for (const node of nodes) order.push({ configuration, repeat, node })
+    }
   }
   return order
 }

@@ -8,7 +8,7 @@ import { mean } from '../analysis/stats.js'
 
 /**
  * The runs of one experiment in the order they will run (lib/run/plan.js's schedule).
- * @typedef {{ experiment: { name: string, title?: string }, configurations: { label: string }[], order: { configuration: { label: string } }[] }} PlannedExperiment
+ * @typedef {{ experiment: { name: string, title?: string }, configurations: { label: string }[], order: { configuration: { label: string }, node?: { name: string } }[] }} PlannedExperiment
  */
 
 export class RunProgress {
@@ -56,7 +56,7 @@ export class RunProgress {
    * @param {PlannedExperiment[]} plans
    */
   planned (plans) {
-    this.#runs = plans.flatMap(({ experiment, order }) => order.map(({ configuration }) => ({ experiment: experiment.name, label: configuration.label })))
+    this.#runs = plans.flatMap(({ experiment, order }) => order.map(({ configuration, node }) => ({ experiment: experiment.name, label: runLabel(configuration.label, node) })))
     this.#emit({
       type: 'plan',
       total: this.total,
@@ -140,4 +140,14 @@ export class RunProgress {
 /** @param {string} experiment @param {string} label */
 function key (experiment, label) {
   return `${label}\0${experiment}`
+}
+
+/**
+ * How progress and run ids name a configuration run under one of several Node.js binaries (--node):
+ * the label, a space, "@" and the binary's name.
+ * @param {string} label
+ * @param {{ name: string }} [node]
+ */
+export function runLabel (label, node) {
+  return node ? `${label} @${node.name}` : label
 }

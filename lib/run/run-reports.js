@@ -15,12 +15,13 @@ export const RUNS_DIR = 'runs'
  * A file name for a run: experiment, label and repeat, every character outside [A-Za-z0-9._-] made a
  * "-" ("seed-readfile/fake async#2" -> "seed-readfile-fake-async-2.txt"). Two runs whose names meet
  * once made safe ("a b" and "a-b") get -2, -3... from `taken`, which this call updates.
- * @param {{ experiment: string, label: string, repeat: number }} run
+ * @param {{ experiment: string, label: string, repeat: number, node?: { name: string } | null }} run  node: the
+ *   binary of a run under --node ("seed-readfile-readFile-node24-1.txt")
  * @param {Set<string>} taken names already given in this folder
  * @returns {string}
  */
-export function runFileName ({ experiment, label, repeat }, taken) {
-  const safe = `${experiment}-${label}-${repeat}`.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(0, 120) || 'run'
+export function runFileName ({ experiment, label, repeat, node }, taken) {
+  const safe = `${experiment}-${label}${node ? `-node${node.name}` : ''}-${repeat}`.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(0, 120) || 'run'
   let name = `${safe}.txt`
   for (let i = 2; taken.has(name.toLowerCase()); i++) name = `${safe}-${i}.txt`
   // lower case: two names differing by case only would be one file on macOS and Windows

@@ -22,7 +22,7 @@ import { loadInvalidity } from '../analysis/validity.js'
 import { checkTarget } from './target.js'
 import { runDeadlineMs } from './run-deadline.js'
 import { startProbe } from './prober.js'
-import { RunProgress } from './progress.js'
+import { RunProgress, runLabel } from './progress.js'
 
 /** After an interrupt, how long a server child gets between SIGTERM and SIGKILL. */
 const STOP_GRACE_AFTER_ABORT_MS = 1000
@@ -58,6 +58,9 @@ const EXIT_NOTICE_MS = 1000
  * @property {RunProgress} [progress]           where the runner reports its progress (lib/run/progress.js), for
  *                                              the subscribers the caller gave it; a new one by default
  * @property {(event: import('../types.js').RunEvent) => void} [onEvent]  subscribes to that progress
+ * @property {import('./node-binaries.js').NodeBinary[]} [nodes]  --node: every configuration runs under each of
+ *                                              these binaries in turn (their server children; the load generator
+ *                                              stays in this process), the first the baseline; none: this one's
  */
 
 /**
@@ -76,7 +79,7 @@ const EXIT_NOTICE_MS = 1000
  *          invalid: the runs recorded invalid (failed requests or non-2xx responses), in run order
  */
 export async function runExperiments (options) {
-  const { experiments, runs, engine = builtinTool, target, overrides = {}, outDir, signal, progress = new RunProgress() } = options
+  const { experiments, runs, engine = builtinTool, target, overrides = {}, outDir, signal, progress = new RunProgress(), nodes = [] } = options
   if (options.onEvent) progress.subscribe(options.onEvent)
   const allowErrors = options.allowErrors === true
   if (target) checkTarget(experiments, overrides)
@@ -84,7 +87,7 @@ export async function runExperiments (options) {
   const file = path.join(outDir, 'results.json')
   const plans = experiments.map((experiment) => {
     const configurations = expandExperiment(experiment, overrides)
-    return { experiment, configurations, order: schedule(configurations, runs ?? experiment.runs ?? 1) }
+    return { experiment, configurations, order: schedule(configurations, runs ?? experiment.runs ?? 1, nodes) }
   })
   /** @type {import('../types.js').ResultsFile} */
   const results = {
@@ -111,6 +114,7 @@ export async function runExperiments (options) {
     })),
     runs: []
   }
+  if (nodes.length > 0) results.nodes = nodes.map(({ name, path, versions }) => ({ name, path, versions }))
   const save = () => writeAtomic(file, JSON.stringify(results, null, 2) + '\n')
   await save()
   progress.planned(plans)
@@ -160,17 +164,18 @@ export async function runExperiments (options) {
     let capacities = {}
     if (experiment.rateSweep) {
       results.experiments[e].sloP99Ms = options.sloP99Ms ?? experiment.rateSweep.sloP99Ms
-      capacities = await measureCapacities({ experiment, sweep: experiment.rateSweep, configurations: plans[e].configurations, engine, target, signal, runTimeout: options.runTimeout, outDir, progress })
+      // under --node, on the baseline binary: each step is a fraction of the same capacity on every binary
+      capacities = await measureCapacities({ experiment, sweep: experiment.rateSweep, configurations: plans[e].configurations, engine, target, signal, runTimeout: options.runTimeout, outDir, progress, node: nodes[0] })
       results.experiments[e].capacity = capacities
       await save()
     }
-    for (const { configuration: planned, repeat } of order) {
+    for (const { configuration: planned, repeat, node } of order) {
       if (signal?.aborted) break
       // a rate-sweep step's rate is its fraction of the variant's capacity, measured above
       const configuration = experiment.rateSweep ? atOfferedRate(planned, capacities[planned.variant], experiment.rateSweep) : planned
-      progress.runStarted({ experiment: experiment.name, label: configuration.label, repeat, requests: configuration.load.requests })
+      progress.runStarted({ experiment: experiment.name, label: runLabel(configuration.label, node), repeat, requests: configuration.load.requests })
       const probe = options.probe ?? (experiment.probe === true && !target)
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe, probePath: options.probePath, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second) })
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe, probePath: options.probePath, node, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second) })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
       // a user's app: the status codes too (a rejected body, a missing header are the user's to fix)
       const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load, { statuses: configuration.server.command !== undefined }))
@@ -217,9 +222,10 @@ export async function runExperiments (options) {
  * @param {number} [o.runTimeout]
  * @param {string} o.outDir
  * @param {RunProgress} o.progress
+ * @param {import('./node-binaries.js').NodeBinary} [o.node]  the binary the servers run under (--node's baseline)
  * @returns {Promise<Record<string, import('../types.js').Capacity>>}
  */
-async function measureCapacities ({ experiment, sweep, configurations, engine, target, signal, runTimeout, outDir, progress }) {
+async function measureCapacities ({ experiment, sweep, configurations, engine, target, signal, runTimeout, outDir, progress, node }) {
   const { capacitySeconds: seconds, capacityConcurrency: concurrency } = sweep
   /** @type {Record<string, import('../types.js').Capacity>} */
   const capacities = {}
@@ -229,7 +235,7 @@ async function measureCapacities ({ experiment, sweep, configurations, engine, t
     progress.measuringCapacity(experiment.name, variant, seconds)
     const { rate, ...closed } = first.load
     const configuration = { ...first, label: `${variant} capacity`, load: { ...closed, concurrency, timelimit: seconds, requests: TIMELIMIT_REQUESTS } }
-    const record = await runOne({ experiment, configuration, repeat: 1, engine, target, signal, runTimeout, outDir })
+    const record = await runOne({ experiment, configuration, repeat: 1, engine, target, signal, runTimeout, outDir, node })
     const load = record.load
     const reason = record.error?.message ?? record.invalid?.reason ?? (load ? loadInvalidity(load) : 'nothing measured')
     capacities[variant] = { rps: reason === null && load ? load.requestsPerSecond : 0, seconds, concurrency, requests: load?.completeRequests ?? 0, error: reason }
@@ -280,15 +286,16 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {Set<string>} [run.profileNames]  profile file names given so far (none: a run that saves no profile)
  * @param {boolean} [run.probe]  run the probe beside the measured load
  * @param {string} [run.probePath]  the route it asks (default the health route of syncbench's servers)
+ * @param {import('./node-binaries.js').NodeBinary} [run.node]  --node: the binary the server child runs under
  * @param {(done: number) => void} [run.onProgress]  the measured load's heartbeats (the built-in generator's)
  * @param {(source: 'load'|'probe', second: import('../types.js').LoadSecond) => void} [run.onSecond]  each second of
  *        the measured load (the built-in generator's) and of the probe, as it ends
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, probePath, onProgress, onSecond }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, probePath, node, onProgress, onSecond }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
-    id: `${experiment.name}/${configuration.label}#${repeat}`,
+    id: `${experiment.name}/${runLabel(configuration.label, node)}#${repeat}`,
     experiment: experiment.name,
     label: configuration.label,
     config: configuration.config,
@@ -302,6 +309,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     probe: null,
     invalid: null
   }
+  if (node) record.node = { name: node.name, node: node.versions.node, v8: node.versions.v8, uv: node.versions.uv, openssl: node.versions.openssl }
   /** @type {MeasuredServer|null} */
   let handle = null
   /** @type {(() => void)|null} ends what is left of a user's app's process group */
@@ -324,12 +332,13 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       url = new URL(target).origin + configuration.path
     } else {
       // A validated experiment's server names a workload, a command or an app (lib/run/experiment-loader.js).
-      const server = configuration.server
+      const server = node ? underNode(configuration.server, node) : configuration.server
+      const execPath = node?.path
       const child = server.workload
-        ? await spawnWorkloadServer({ workload: server.workload, label: path.basename(server.workload), env: server.env, onChild: track })
+        ? await spawnWorkloadServer({ workload: server.workload, label: path.basename(server.workload), env: server.env, execPath, onChild: track })
         : server.command
-          ? await spawnUserApp(server, outDir)
-          : await spawnServer({ app: /** @type {string} */ (server.app), args: server.args, env: server.env, onChild: track })
+          ? await spawnUserApp(server, outDir, execPath)
+          : await spawnServer({ app: /** @type {string} */ (server.app), args: server.args, env: server.env, execPath, onChild: track })
       handle = child
       const appPid = child.ready.appPid
       if (typeof appPid === 'number') untrackGroup = trackGroup(appPid)
@@ -399,16 +408,29 @@ function warmupRequest (load, warmup) {
 }
 
 /**
+ * A configuration's server under one of --node's binaries: the binary's folder first on its PATH, so
+ * that what the server starts by name (an --app's "node server.js", "npm start") runs under it too.
+ * @param {import('./plan.js').Configuration['server']} server
+ * @param {import('./node-binaries.js').NodeBinary} node
+ * @returns {import('./plan.js').Configuration['server']}
+ */
+function underNode (server, node) {
+  const PATH = [path.dirname(node.path), server.env.PATH ?? process.env.PATH ?? ''].filter(Boolean).join(path.delimiter)
+  return { ...server, env: { ...server.env, PATH } }
+}
+
+/**
  * Start a user's own server command (--app) for one run.
  * @param {import('./plan.js').Configuration['server']} server
  * @param {string} outDir
+ * @param {string} [execPath]  the Node.js binary of its server child (--node)
  */
-async function spawnUserApp (server, outDir) {
+async function spawnUserApp (server, outDir, execPath) {
   const name = server.name ?? 'app'
   const logDir = path.join(outDir, APPS_DIR)
   await makeDirectory(logDir, `--out ${outDir}`)
   /** @type {Parameters<typeof spawnAppServer>[0]} */
-  const options = { command: /** @type {string} */ (server.command), name, log: path.join(logDir, `${name}.log`), env: server.env, onChild: track }
+  const options = { command: /** @type {string} */ (server.command), name, log: path.join(logDir, `${name}.log`), env: server.env, execPath, onChild: track }
   if (server.cwd !== undefined) options.cwd = server.cwd
   if (server.port !== undefined) options.port = server.port
   if (server.startTimeoutMs !== undefined) options.startTimeoutMs = server.startTimeoutMs
