@@ -25,7 +25,8 @@ net.createServer((s) => s.end()).listen(0, '127.0.0.1', () => {
   http.createServer((req, res) => res.end('http')).listen(0, '127.0.0.1')
 })
 `)
-  const handle = await spawnAppServer({ command: `node ${app}`, name: 'two', log: path.join(dir, 'two.log') })
+  // this Node.js, as the assertion below expects (the PATH's node may be another version)
+  const handle = await spawnAppServer({ command: `${process.execPath} ${app}`, name: 'two', log: path.join(dir, 'two.log') })
   try {
     const { url } = handle.servers[0]
     assert.equal((await httpGet(url + '/')).body, 'http')
