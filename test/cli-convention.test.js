@@ -11,7 +11,7 @@ import { Writable } from 'node:stream'
 import os from 'node:os'
 import path from 'node:path'
 import { runCli } from './helper.js'
-import { commands, version } from '../lib/cli/commands.js'
+import { commands, topLevelHelp, version } from '../lib/cli/commands.js'
 import { describeError } from '../lib/cli/output.js'
 
 const names = Object.keys(commands)
@@ -90,6 +90,12 @@ test('every command: -h and --help print the help on stdout, exit 0, within 80 c
     helps.set(lines[i][0], r.stdout)
   }
   assert.equal(results[0].stdout, results[1].stdout, '-h is --help')
+})
+
+test('syncbench --help lists every command within 80 columns', async () => {
+  const help = topLevelHelp()
+  assert.deepEqual(help.split('\n').filter((line) => line.length > 80), [])
+  for (const name of names) assert.match(help, new RegExp(`^ {2}${name} `, 'm'))
 })
 
 test('every command: -V and --version print the version, exit 0', async () => {

@@ -35,7 +35,7 @@ const PARALLEL = 4
 const EXIT_CODES = new Set(DOCUMENTED_EXIT_CODES.flatMap((e) => e.codes).filter((code) => code !== 70))
 /** How long one case may take before it is killed and fails, by command. */
 const BOUND_MS = { top: 10_000, ab: 20_000, serve: 20_000, run: 45_000, report: 30_000, compare: 15_000 }
-/** How long a child of a case may outlive it (README: children end within about 250 ms of the runner). */
+/** How long a child of a case may outlive it (docs/reference.md: children end within about 250 ms of the runner). */
 const LEFTOVER_GRACE_MS = 5000
 const MARK = `SYNCBENCH_FUZZ_MARK=${process.pid}-`
 /** The whole suite's bound, above --test-timeout: about 60 s for the 300 cases on 2 busy cores. */
