@@ -104,14 +104,15 @@ export async function abJson (args, options = {}) {
  * Run an external command (ab, wrk) and collect its output.
  * @param {string} cmd
  * @param {string[]} args
- * @param {{ timeoutMs?: number, env?: Record<string, string> }} [options] env: added to this process's
+ * @param {{ timeoutMs?: number, env?: Record<string, string>, exactEnv?: boolean, cwd?: string }} [options]
+ *   env: added to this process's, or, with exactEnv, the child's whole environment
  */
 export async function runCommand (cmd, args, options = {}) {
   // not NODE_TEST_CONTEXT: the test runner marks its children with it, and a `node --test` run in a
   // marked environment runs no file at all (and exits 0)
   const { NODE_TEST_CONTEXT, ...inherited } = process.env
-  const env = { ...inherited, ...options.env }
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
+  const env = options.exactEnv ? { ...options.env } : { ...inherited, ...options.env }
+  const child = spawn(cmd, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], env })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })

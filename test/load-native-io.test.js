@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { loadtest } from '../lib/load/loadtest.js'
 import { addonStatus } from '../lib/load/native-addon.js'
 import {
-  runCli, runCommand, startHttpServer, startChunkedServer, startHttp10CloseServer, startResetServer, closedPort,
+  abOn, runCli, runCommand, startHttpServer, startChunkedServer, startHttp10CloseServer, startResetServer, closedPort,
   startScriptedServer, startSlowServer
 } from './helper.js'
 
@@ -34,24 +34,11 @@ test('the native transport is built at install and used for plain TCP; the LoadR
 })
 
 /**
- * `syncbench ab --json` with the given transport: what it counted.
+ * `syncbench ab --json` with the given transport: what it counted (helper.js's abOn).
  * @param {'native'|'net'} io @param {string[]} args
  */
 async function counted (io, args) {
-  const r = await runCli(['ab', '--json', ...args], { env: { SYNCBENCH_IO: io }, timeoutMs: 30_000 })
-  if (r.code !== 0) return { code: r.code, stderr: r.stderr.replace(/\d+(\.\d+)? ?(ms|s)\b/g, 'T') }
-  const j = JSON.parse(r.stdout)
-  return {
-    complete: j.completeRequests,
-    failed: j.failedRequests,
-    failures: j.failures,
-    keepAlive: j.keepAliveRequests,
-    total: j.totalTransferredBytes,
-    html: j.htmlTransferredBytes,
-    posted: j.totalBodySentBytes,
-    errors: j.errors,
-    non2xx: j.non2xxResponses
-  }
+  return (await abOn(io, args)).counts
 }
 
 /** @type {{ name: string, start: () => Promise<{ url: string, close: () => Promise<void> }>, args: string[] }[]} */

@@ -7,13 +7,12 @@
 // SYNCBENCH_IO a usage error.
 import { test, describe, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
-import { once } from 'node:events'
+import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { runCli, startHttpServer } from './helper.js'
+import { runCli, runCommand, startHttpServer } from './helper.js'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const prefix = resolve(dirname(process.execPath), '..')
@@ -39,20 +38,12 @@ function cleanEnv (extra = {}) {
 }
 
 /**
- * Run a command to its end, bounded in time.
+ * Run a command to its end, bounded in time, in this process's environment cleaned (cleanEnv) or the one given.
  * @param {string} cmd @param {string[]} args
  * @param {{ cwd?: string, env?: Record<string, string>, timeoutMs?: number }} [options]
  */
-async function exec (cmd, args, options = {}) {
-  const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000)
-  const [code, signal] = await once(child, 'close')
-  clearTimeout(timer)
-  return { code, signal, stdout, stderr }
+function exec (cmd, args, options = {}) {
+  return runCommand(cmd, args, { ...options, env: options.env ?? cleanEnv(), exactEnv: true })
 }
 
 /** Folders of a checkout that are made, not written: left out of the copy that is packed. */

@@ -19,7 +19,6 @@ import { summarizeResults } from '../report/model.js'
 import { getTool, toolNames, checkOpenLoopTool } from '../run/tools.js'
 import { openLoops } from '../run/plan.js'
 import { experimentTables, renderText } from '../report/tables.js'
-import { writeReport } from '../report/write-report.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from './progress-line.js'
 import { RunProgress } from '../run/progress.js'
@@ -276,6 +275,9 @@ async function report ({ outcome, outDir, shown, io, html: withHtml }) {
   const summaries = summarizeResults(results)
   const answer = answerText(results, summaries, paint)
   if (answer) io.stdout.write(answer)
+  // loaded when a run has results to write: Plot, resvg and the DOM cost about half a second of
+  // start-up that help, usage errors and a run stopped early never need
+  const { writeReport } = await import('../report/write-report.js')
   const written = await writeReport(results, outDir, { summaries, html: withHtml })
   for (const w of written.warnings) io.stderr.write(`syncbench run: warning: ${w}\n`)
   const runsDir = results.runs.length ? `, ${shown(path.join(outDir, RUNS_DIR))}${path.sep}` : ''

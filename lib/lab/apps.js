@@ -2,7 +2,6 @@
 // returns what the CLI and the IPC channel need. The apps' names are the `syncbench serve` names.
 import { hostServer } from './http-host.js'
 import { createServerMetrics, collectEnvironment } from './metrics.js'
-import { createSeedBcryptApp, seedBcryptRoutes, SEED_BCRYPT_PORT } from './seed-bcrypt.js'
 import { seedReadfileServers, seedReadfileHandler, isReadfileServer } from './seed-readfile.js'
 import { ensureDataFile, DEFAULT_FILE_SIZE } from './data-file.js'
 import { InvalidOptionError } from '../errors.js'
@@ -69,6 +68,9 @@ export async function startApp (app, options = {}) {
   }
   try {
     if (app === 'seed-bcrypt') {
+      // loaded with its app, as the lab's is: Express and bcrypt are not wanted where serve's
+      // arguments are only parsed (syncbench run's parent process)
+      const { createSeedBcryptApp, seedBcryptRoutes, SEED_BCRYPT_PORT } = await import('./seed-bcrypt.js')
       await host1('seed-bcrypt', createSeedBcryptApp(), options.port ?? SEED_BCRYPT_PORT, seedBcryptRoutes)
     } else if (app === 'seed-readfile') {
       const file = await ensureDataFile(options.fileSize ?? DEFAULT_FILE_SIZE, options)

@@ -111,8 +111,9 @@ export function createServerMetrics () {
     return {
       windowMs: roundTo(windowMs),
       requests: state.requests,
-      // A block still unsampled (the tick after it has not run yet) counts toward max.
-      eventLoopDelay: loopDelay(histogram, performance.now() - lastTick),
+      // A block still unsampled (the tick after it has not run yet) counts toward max, up to the
+      // window's end (`now`: what this read does after it is not the loop's delay) and from its start
+      eventLoopDelay: loopDelay(histogram, now - Math.max(lastTick, start)),
       elu: roundTo(performance.eventLoopUtilization(elu).utilization, 4),
       cpu: { userMs: roundTo(userMs), systemMs: roundTo(systemMs), percent: windowMs > 0 ? roundTo((userMs + systemMs) / windowMs * 100, 2) : 0 },
       memory: { rssBytes: memory.rss, peakRssBytes: peakRss(memory.rss), heapUsedBytes: memory.heapUsed },

@@ -3,8 +3,7 @@
 // load options' rules, server args by syncbench serve's, names that must match) is checked after it by
 // validateExperiment (lib/run/experiment-loader.js).
 import { readFileSync } from 'node:fs'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import { describeSchemaError } from './results-schema.js'
+import { ajv2020, describeSchemaError } from './results-schema.js'
 
 /** @type {import('ajv').ValidateFunction|null} */
 let compiled = null
@@ -13,7 +12,7 @@ let compiled = null
 function validator () {
   if (compiled) return compiled
   const schema = JSON.parse(readFileSync(new URL('../../schemas/experiment.schema.json', import.meta.url), 'utf8'))
-  compiled = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true }).compile(schema)
+  compiled = new (ajv2020())({ allErrors: false, strict: true, allowUnionTypes: true }).compile(schema)
   return compiled
 }
 
