@@ -128,3 +128,18 @@ test('every syncbench command in the docs names a command and options that exist
   assert.deepEqual(problems, [])
   assert.ok(checked >= 20, `only ${checked} commands found`)
 })
+
+test('docs/formats.md names every field of the schemas, and no field they lack', async () => {
+  const text = /** @type {string} */ (texts.get('docs/formats.md'))
+  const sections = [
+    ['load-result.schema.json', text.slice(text.indexOf('## `--json`'), text.indexOf('## results.json'))],
+    ['results.schema.json', text.slice(text.indexOf('## results.json'), text.indexOf('## `syncbench compare'))]
+  ]
+  for (const [schemaFile, section] of sections) {
+    const schema = JSON.parse(await readFile(path.join(root, 'schemas', schemaFile), 'utf8'))
+    const named = new Set([...section.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1].split(/[.[]/)[0]))
+    const fields = Object.keys(schema.properties)
+    assert.deepEqual(fields.filter((f) => !named.has(f)), [], `docs/formats.md does not describe these fields of ${schemaFile}`)
+    assert.deepEqual([...named].filter((f) => !fields.includes(f)), [], `docs/formats.md describes fields ${schemaFile} does not have`)
+  }
+})
