@@ -192,7 +192,7 @@ const rules = [
   { name: 'segment', flag: '--segment', fromArg: segmentFromArg, check: segmentProblem },
   // many machines: wait until this wall-clock moment before starting (every shard the same one)
   { name: 'startAt', flag: '--start-at', check: startAtProblem },
-  // threads the run is split over (workers.js); 1: the run stays on the calling thread (measured best on 2 cores: README)
+  // threads the run is split over (workers.js); 1: the run stays on the calling thread (measured best on 2 cores: docs/ab.md)
   { name: 'workers', flag: '--workers', ...integer(1, MAX_WORKERS), default: 1 },
   { name: 'timeout', flag: '-s', ...seconds(false), default: 30 },
   // our own bound (ab has none): the longest one response may take, in total; 0: none. A day at most,
