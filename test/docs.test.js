@@ -143,3 +143,13 @@ test('docs/formats.md names every field of the schemas, and no field they lack',
     assert.deepEqual([...named].filter((f) => !fields.includes(f)), [], `docs/formats.md describes fields ${schemaFile} does not have`)
   }
 })
+
+test('docs/run.md describes every field of an experiment file, and no field the schema lacks', async () => {
+  const text = /** @type {string} */ (texts.get('docs/run.md'))
+  const section = text.slice(text.indexOf('## Your own experiment'), text.indexOf('## Bring your own workload'))
+  const named = new Set([...section.matchAll(/^\| ((?:`[\w.[\]]+`(?:, )?)+) \|/gm)].flatMap((m) => [...m[1].matchAll(/`([\w]+)/g)].map((n) => n[1])))
+  const schema = JSON.parse(await readFile(path.join(root, 'schemas', 'experiment.schema.json'), 'utf8'))
+  const fields = Object.keys(schema.properties)
+  assert.deepEqual(fields.filter((f) => !named.has(f)), [], 'docs/run.md does not describe these fields of an experiment')
+  assert.deepEqual([...named].filter((f) => !fields.includes(f)), [], 'docs/run.md describes fields an experiment does not have')
+})
