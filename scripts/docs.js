@@ -176,7 +176,7 @@ export async function renderBlock (attrs, file = 'README.md') {
   if (r.code !== expected) throw new Error(`${attrs.run}: exit ${r.code}, expected ${expected}: ${r.stderr}`)
   const output = keepLines(attrs.stream === 'stderr' ? r.stderr : r.stdout, attrs.lines)
   let head = ''
-  if (attrs.recorded) head = await recordedLine(attrs.recorded, attrs.machine, path.dirname(file)) + '\n\n'
+  if (attrs.recorded) head = wrap(await recordedLine(attrs.recorded, attrs.machine, path.dirname(file)), 100) + '\n\n'
   return `${head}\`\`\`text\n$ ${attrs.run}\n${output.replace(/\n?$/, '\n')}\`\`\`\n`
 }
 
@@ -197,6 +197,20 @@ async function recordedLine (file, machine, from) {
   }
   const { options } = data
   return `Recorded ${String(data.startedAt).slice(0, 10)}: ${options.requests} requests at -c ${options.concurrency}${options.keepAlive ? ' -k' : ''}${machine ? `, on ${machine}` : ''} (${link}).`
+}
+
+/**
+ * Words wrapped at `width` columns, as the docs' prose is.
+ * @param {string} text
+ * @param {number} width
+ */
+function wrap (text, width) {
+  const lines = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) { lines.push(line); line = word } else line = line ? `${line} ${word}` : word
+  }
+  return [...lines, line].join('\n')
 }
 
 /** @param {number} ms */
