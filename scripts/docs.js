@@ -193,7 +193,7 @@ async function recordedLine (file, machine, from) {
   if (data.schema === 'syncbench/results@1') {
     const env = data.environment ?? {}
     const took = data.finishedAt ? ` in ${minutes(Date.parse(data.finishedAt) - Date.parse(data.createdAt))}` : ' (interrupted)'
-    return `Recorded ${String(data.createdAt).slice(0, 10)}: \`syncbench run ${data.argv.join(' ')}\`${took}, on ${machine ?? `${env.cpuModel} (${env.cpuCount} cores)`}, Node ${env.node} (${link}).`
+    return `Recorded ${String(data.createdAt).slice(0, 10)}: \`syncbench run ${data.argv.map((/** @type {string} */ w) => /[\s"'$\\]/.test(w) ? JSON.stringify(w) : w).join(' ')}\`${took}, on ${machine ?? `${env.cpuModel} (${env.cpuCount} cores)`}, Node ${env.node} (${link}).`
   }
   const { options } = data
   return `Recorded ${String(data.startedAt).slice(0, 10)}: ${options.requests} requests at -c ${options.concurrency}${options.keepAlive ? ' -k' : ''}${machine ? `, on ${machine}` : ''} (${link}).`
