@@ -2,7 +2,7 @@
 // the profiler on and off, a fresh process per run, interleaved, and the ratio of their throughputs
 // with its 95% confidence interval (the runner's own statistics), and the app's CPU time per request
 // (its metrics window: user + system over requests), which a busy shared machine disturbs less than
-// throughput. The answer decides whether the profile is on by default (README, "Your own server").
+// throughput. The answer decides whether the profile is on by default (docs/run.md, "Where the event loop went").
 //
 // Usage: node bench/profile-overhead.js [--app "node test/fixtures/apps/express-app.js"] [--path /hash-async]
 //        [--runs 8] [--requests 2000] [--concurrency 10]

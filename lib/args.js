@@ -82,3 +82,34 @@ export function integerOption (flag, raw, min, max) {
   if (!/^\d+$/.test(raw) || n < min || n > max) throw invalidOption(flag, raw, `must be an integer from ${min} to ${max}`)
   return n
 }
+
+/**
+ * A duration option within bounds, in seconds: a plain number is seconds, or a number with a unit
+ * (500ms, 10s, 2m, 1h), as every option that takes a time reads it; undefined when not given.
+ * @param {string} flag as the user typed it, for the message
+ * @param {string|undefined} raw
+ * @param {number} min seconds
+ * @param {number} max seconds
+ * @returns {number|undefined}
+ */
+export function durationOption (flag, raw, min, max) {
+  if (raw === undefined) return undefined
+  const s = durationSeconds(raw)
+  if (!(s >= min && s <= max)) throw invalidOption(flag, raw, `must be a duration from ${min} s to ${max} s (seconds, or 500ms, 10s, 2m, 1h)`)
+  return s
+}
+
+/** Seconds per unit of a duration ("500ms", "10s", "2m", "1h"). @type {Record<string, number>} */
+const DURATION_UNITS = { ms: 0.001, s: 1, m: 60, h: 3600 }
+
+/**
+ * A duration as typed, in seconds: a plain number is seconds (ab's unit), or a number with a unit:
+ * "500ms", "10s", "2m", "1h". NaN when it is neither.
+ * @param {string} raw
+ */
+export function durationSeconds (raw) {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw)
+  if (m === null) return NaN
+  // whole microseconds at most: "0.1s" is 0.1, not 0.1 plus float noise
+  return Math.round(Number(m[1]) * DURATION_UNITS[m[2] ?? 's'] * 1e6) / 1e6
+}

@@ -13,13 +13,13 @@
  * appears only in the JSON error bodies the lab servers answer with.
  */
 export const errorCodes = Object.freeze({
-  /** a flag's or option's value is out of range or malformed (the message names option and value) */
+  /** a flag's, option's or argument's value is out of range or malformed (the message names option and value) */
   INVALID_OPTION: 'SB_ERR_INVALID_OPTION',
   /** a flag syncbench does not know */
   UNKNOWN_OPTION: 'SB_ERR_UNKNOWN_OPTION',
   /** a required positional argument (URL, file, app) is missing */
   MISSING_ARGUMENT: 'SB_ERR_MISSING_ARGUMENT',
-  /** the URL cannot be parsed or has another scheme than http */
+  /** the URL cannot be parsed, has a scheme other than http:// and https://, or carries credentials */
   INVALID_URL: 'SB_ERR_INVALID_URL',
   /** the run was aborted as ab aborts it: connection refused or reset, too many failures (`result`: the partial LoadResult) */
   CONNECT: 'SB_ERR_CONNECT',
@@ -207,7 +207,47 @@ export function errorFromCode (code, message, fallback, options = {}) {
  * @param {string} expected what a good value looks like
  */
 export function invalidOption (flag, value, expected) {
-  return new InvalidOptionError(`${flag} ${expected}, got "${value}"`)
+  return new InvalidOptionError(`${flag} ${expected}, got ${shown(value)}`)
+}
+
+/**
+ * A value as a message quotes it: text and numbers in double quotes, as typed; a missing value as
+ * "nothing", never "undefined"; anything else as JSON writes it (null, true, [1,2]).
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function shown (value) {
+  if (value === undefined) return 'nothing'
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return `"${value}"`
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/** What the common system error codes of a file or folder mean, as the messages word them. */
+const SYSTEM_WORDS = /** @type {Record<string, string>} */ ({
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'a folder, not a file',
+  ENOTDIR: 'a part of the path is not a folder',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  EEXIST: 'already exists',
+  EMFILE: 'too many open files'
+})
+
+/**
+ * A system error code in words, the code after them: "no such file (ENOENT)"; a code without words as it is.
+ * @param {string} code
+ * @param {'read'|'write'} [access] a write's ENOENT is a missing folder on the way, not the file
+ * @returns {string}
+ */
+export function systemReason (code, access = 'read') {
+  if (code === 'ENOENT' && access === 'write') return `no such folder (${code})`
+  return Object.hasOwn(SYSTEM_WORDS, code) ? `${SYSTEM_WORDS[code]} (${code})` : code
 }
 
 /**

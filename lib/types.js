@@ -1,6 +1,6 @@
 // The data contracts between the parts of syncbench, as JSDoc types. Nothing here runs.
 // lib/load produces LoadResult; lib/lab produces ServerMetrics and Environment; lib/run writes
-// ResultsFile; lib/report reads ResultsFile. The README documents the same shapes for users.
+// ResultsFile; lib/report reads ResultsFile. docs/formats.md documents the same shapes for users.
 // All times are milliseconds as floats (microsecond precision) unless the name says otherwise.
 
 /**

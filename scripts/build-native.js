@@ -3,7 +3,7 @@
 // always in a git checkout (its sources may be newer than a prebuild lying in prebuilds/), or when
 // asked (npm install --build-from-source, node-gyp-build's flag), it is built from source with
 // node-gyp (scripts/node-gyp.js). A build that fails is not an install that fails: syncbench then
-// uses the prebuild if one loads, else node:net for every socket (slower: see README, "Benchmarks"),
+// uses the prebuild if one loads, else node:net for every socket (slower: see docs/benchmarks.md),
 // and says so here in one line. SYNCBENCH_NO_NATIVE=1 skips the build.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'

@@ -132,8 +132,8 @@ test('every error code used is in the registry (lib/errors.js): errorCodes.X, th
     for (const [code] of text.matchAll(/SB_ERR_\w+/g)) if (!codes.has(code)) problems.push(`native/${name}: ${code}`)
   }
   assert.ok(thrown > 0, 'the addon\'s throws were found')
-  const readme = await readFile(path.join(root, 'README.md'), 'utf8')
-  for (const code of codes) if (!readme.includes(`\`${code}\``)) problems.push(`README.md does not name ${code}`)
+  const reference = await readFile(path.join(root, 'docs', 'reference.md'), 'utf8')
+  for (const code of codes) if (!reference.includes(`\`${code}\``)) problems.push(`docs/reference.md does not name ${code}`)
   assert.deepEqual(problems, [])
 })
 

@@ -3,7 +3,7 @@
 // that break parsers (empty, negative, huge, NaN, floats, unicode, CR/LF, long strings, /proc and
 // /dev paths, URLs with credentials, IPv6, bad ports, https), clustered and repeated flags, `--`, and
 // random tokens. Each runs as a child process (node bin/syncbench.js) and must end within its bound
-// with an exit code of the README's table (0, 1, 2, 3, 129, 130, 143; 70 is a bug), no stack trace,
+// with an exit code of lib/cli/output.js's table (0, 1, 2, 3, 129, 130, 143; 70 is a bug), no stack trace,
 // and every stderr line `syncbench <command>: ...` (a usage error: exactly one line, stdout empty).
 // A `serve` that starts gets SIGTERM once it listens and must exit 0; no process of any case
 // (servers, calibration, workload hosts) outlives it: each case's processes carry a marker in their
@@ -25,16 +25,17 @@ import fc from 'fast-check'
 import { binPath, closedPort, startHttpServer } from './helper.js'
 import { resultsFile } from './fixtures/results-builder.js'
 import { topLevelHelp } from '../lib/cli/commands.js'
+import { EXIT_CODES as DOCUMENTED_EXIT_CODES } from '../lib/cli/output.js'
 
 const SEED = process.env.SYNCBENCH_FUZZ_SEED === undefined ? 20261123 : Number(process.env.SYNCBENCH_FUZZ_SEED)
 const CASES = process.env.SYNCBENCH_FUZZ_CASES === undefined ? 300 : Number(process.env.SYNCBENCH_FUZZ_CASES)
 /** Cases at once: each is a node process, some start a server or a load. */
 const PARALLEL = 4
-/** The README's exit codes ("Limits and exit codes, in one place"); 70 (an internal error) is not among them. */
-const EXIT_CODES = new Set([0, 1, 2, 3, 129, 130, 143])
+/** The documented exit codes (lib/cli/output.js, docs/reference.md) but 70, an internal error. */
+const EXIT_CODES = new Set(DOCUMENTED_EXIT_CODES.flatMap((e) => e.codes).filter((code) => code !== 70))
 /** How long one case may take before it is killed and fails, by command. */
 const BOUND_MS = { top: 10_000, ab: 20_000, serve: 20_000, run: 45_000, report: 30_000, compare: 15_000 }
-/** How long a child of a case may outlive it (README: children end within about 250 ms of the runner). */
+/** How long a child of a case may outlive it (docs/reference.md: children end within about 250 ms of the runner). */
 const LEFTOVER_GRACE_MS = 5000
 const MARK = `SYNCBENCH_FUZZ_MARK=${process.pid}-`
 /** The whole suite's bound, above --test-timeout: about 60 s for the 300 cases on 2 busy cores. */

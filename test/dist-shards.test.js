@@ -68,7 +68,7 @@ test('--segment and --start-at: bad values are one line, exit 2, before anything
     [['--start-at', '2026-11-23 18:00'], /^syncbench ab: --start-at must be an ISO 8601 time with a time zone/],
     [['--start-at', '2026-11-23T18:00:00'], /^syncbench ab: --start-at must be an ISO 8601 time with a time zone/],
     [['--hdr-log', ''], /^syncbench ab: --hdr-log needs a file name/],
-    [['--hdr-log', dir], /^syncbench ab: --hdr-log cannot write ".*": EISDIR\n$/]
+    [['--hdr-log', dir], /^syncbench ab: --hdr-log cannot write ".*": a folder, not a file \(EISDIR\)\n$/]
   ]
   for (const [args, message] of cases) {
     const r = await runCli(['ab', '-n', '4', '-c', '2', ...args, s.url])

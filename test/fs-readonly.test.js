@@ -70,7 +70,7 @@ test('run --out on a read-only file system: one line naming EROFS, before any ru
   if (skip) return t.skip(skip)
   const out = path.join(ro, 'results')
   const r = await runCli(['run', 'seed-bcrypt', '--no-calibrate', '-n', '1', '-q', '--out', out])
-  await assertReadOnly(r, 2, new RegExp(`^syncbench run: --out ${out} cannot be created \\(EROFS\\)\\n$`))
+  await assertReadOnly(r, 2, new RegExp(`^syncbench run: --out ${out} cannot be created: read-only file system \\(EROFS\\)\\n$`))
 })
 
 test('report --out on a read-only file system: one line naming EROFS', async (t) => {

@@ -41,7 +41,7 @@ function mkfifo (file) {
 test('report, compare, merge and run --experiment / --workload refuse /dev/zero, a named pipe, a folder and a sparse file over 256 MiB before reading them: one line, exit 1, nothing written', async (t) => {
   const dir = await tempDir(t)
   if (!mkfifo(path.join(dir, 'pipe.json')) || !mkfifo(path.join(dir, 'pipe.js'))) return t.skip('mkfifo is not available')
-  assert.equal(INPUT_FILE_LIMIT, 256 * 1024 * 1024, 'the limit the README documents')
+  assert.equal(INPUT_FILE_LIMIT, 256 * 1024 * 1024, 'the limit docs/reference.md documents')
   await mkdir(path.join(dir, 'folder.json'))
   await sparseFile(path.join(dir, 'big.json'), INPUT_FILE_LIMIT + 1)
   await sparseFile(path.join(dir, 'big.js'), INPUT_FILE_LIMIT + 1)

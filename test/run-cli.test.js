@@ -47,7 +47,7 @@ test('--help prints the options on stdout', async () => {
   assert.match(stdout, /report\.html and charts\/\*\.png/)
   assert.match(stdout, /^ {2}--no-report {2}/m)
   assert.match(stdout, /-q, --quiet .*text charts/)
-  assert.match(stdout, /concurrency is above its request count gets that many requests/)
+  assert.match(stdout, /concurrency is above its\s+request count gets that many requests/)
 })
 
 test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summary.md', async () => {
@@ -254,7 +254,7 @@ test('errors: one line each, non-zero exit', async (t) => {
   const oneLine = (stderr) => assert.equal(stderr.trim().split('\n').length, 1, stderr)
   await t.test('unknown experiment', async () => {
     const { code, stdout, stderr } = await runCli(['run', 'nope', '--no-report', '--out', path.join(dir, 'e1')])
-    assert.equal(code, 1)
+    assert.equal(code, 2)
     assert.equal(stdout, '')
     assert.match(stderr, /^syncbench run: unknown experiment "nope" \(try: seed-bcrypt, /)
     oneLine(stderr)

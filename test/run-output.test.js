@@ -102,7 +102,7 @@ test('--list and the unknown-experiment hint name "all"', async () => {
   assert.equal(list.code, 0)
   assert.match(list.stdout, /^all +every experiment above/m)
   const unknown = await runCli(['run', 'nope'])
-  assert.equal(unknown.code, 1)
+  assert.equal(unknown.code, 2)
   assert.match(unknown.stderr, /\(try: seed-bcrypt, .*strategies, .*all; see syncbench run --list\)/)
 })
 

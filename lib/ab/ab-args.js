@@ -1,7 +1,7 @@
 // ab's command line, parsed the way ab 2.3 reads it (getopt clustering, order-dependent -t/-n) into
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync, statSync } from 'node:fs'
-import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode } from '../errors.js'
+import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode, systemReason } from '../errors.js'
 import { TIMELIMIT_REQUESTS, defaultOptions, defaultHeartbeat, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, checkTlsOptions, argvSpelling, requestsDue, segmentShares } from '../load/options.js'
 import { checkUnixSocket } from '../load/connection.js'
 import { integerOption } from '../args.js'
@@ -205,7 +205,7 @@ export function readBody (flag, file) {
     // the file system's refusal (ENOENT, EACCES, EISDIR...) is the user's; anything else is a bug
     const code = systemCode(err)
     if (code === undefined) throw err
-    throw new InvalidOptionError(`${flag} cannot read "${file}": ${code}`, { cause: err })
+    throw new InvalidOptionError(`${flag} cannot read "${file}": ${systemReason(code)}`, { cause: err })
   }
 }
 

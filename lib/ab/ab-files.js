@@ -1,6 +1,6 @@
 // ab's -g (gnuplot TSV) and -e (CSV of percentages served) files, from the per-request records,
 // written atomically (lib/fs-atomic.js: a temp name in the same directory, then rename).
-import { InvalidOptionError, systemCode } from '../errors.js'
+import { InvalidOptionError, systemCode, systemReason } from '../errors.js'
 import { writeFileAtomic as writeAtomic } from '../fs-atomic.js'
 import { abRoundMs, printfFixed } from './ab-report.js'
 
@@ -65,7 +65,7 @@ export async function writeAbFile (flag, file, text) {
     // the file system's refusal (ENOENT, EACCES, EISDIR...) is the user's; anything else is a bug
     const code = systemCode(err)
     if (code === undefined) throw err
-    throw new InvalidOptionError(`${flag} cannot write "${file}": ${code}`, { cause: err })
+    throw new InvalidOptionError(`${flag} cannot write "${file}": ${systemReason(code, 'write')}`, { cause: err })
   }
 }
 

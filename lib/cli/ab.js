@@ -1,6 +1,6 @@
 // `syncbench ab`: ab's flags in, ab's report out (stdout), progress and errors on stderr.
 import { accessSync, closeSync, constants, openSync, statSync, unlinkSync } from 'node:fs'
-import { SyncbenchError, InvalidOptionError, errorCodes, systemCode } from '../errors.js'
+import { SyncbenchError, InvalidOptionError, errorCodes, systemCode, systemReason } from '../errors.js'
 import { version } from '../version.js'
 import { parseAbArgs } from '../ab/ab-args.js'
 import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../ab/ab-report.js'
@@ -122,7 +122,8 @@ function checkWritable (flag, file, tempNameFor) {
     closeSync(openSync(probe, 'wx'))
     unlinkSync(probe)
   } catch (err) {
-    throw new InvalidOptionError(`${flag} cannot write "${file}": ${systemCode(err) ?? /** @type {Error} */ (err).message}`)
+    const code = systemCode(err)
+    throw new InvalidOptionError(`${flag} cannot write "${file}": ${code ? systemReason(code, 'write') : /** @type {Error} */ (err).message}`)
   }
 }
 

@@ -9,19 +9,20 @@ export { version }
  * @type {Record<string, { summary: string, load: () => Promise<{ main: (argv: string[], io: import('./output.js').Io) => Promise<number> }> }>}
  */
 export const commands = {
-  run: { summary: 'run the seed experiments (or any experiment) with a fresh server per run', load: () => import('./run.js') },
+  run: { summary: 'the seed experiments (or any experiment), a fresh server per run', load: () => import('./run.js') },
   ab: { summary: 'an Apache Bench drop-in load generator: same flags, same report', load: () => import('./ab.js') },
   serve: { summary: 'start the seed apps or the lab server of workloads x strategies', load: () => import('./serve.js') },
-  report: { summary: 'render charts, markdown and the HTML report from a results.json', load: () => import('./report.js') },
-  merge: { summary: 'add up the --json results of syncbench ab shards (--segment i/N): exact merged percentiles', load: () => import('./merge.js') },
-  predict: { summary: 'project a run\'s per-request costs to another machine: req/s and what bounds it', load: () => import('./predict.js') },
-  compare: { summary: 'compare two results (files or folders): ratio CIs, Welch t-tests, a CI gate (--fail-if-slower)', load: () => import('./compare.js') }
+  report: { summary: 'charts, summary.md and report.html from a results.json', load: () => import('./report.js') },
+  merge: { summary: 'add up syncbench ab --json results (shards): exact merged percentiles', load: () => import('./merge.js') },
+  predict: { summary: 'a run\'s req/s on another machine shape, and what bounds it', load: () => import('./predict.js') },
+  compare: { summary: 'two results side by side: ratio CIs, t-tests, a CI gate', load: () => import('./compare.js') }
 }
 
 export function topLevelHelp () {
   const width = Math.max(...Object.keys(commands).map((k) => k.length))
   const list = Object.entries(commands).map(([k, c]) => `  ${k.padEnd(width)}  ${c.summary}`).join('\n')
-  return `syncbench ${version}: what do sync, async, fake-async and worker-pool handlers cost a Node.js HTTP server?
+  return `syncbench ${version}: what do sync, async, fake-async and worker-pool handlers
+cost a Node.js HTTP server?
 
 Usage: syncbench <command> [options]
 
@@ -29,7 +30,7 @@ Commands:
 ${list}
 
 Options:
-  -h, --help     show this help (syncbench <command> --help for a command's options)
+  -h, --help     show this help (syncbench <command> --help: its options)
   -V, --version  print the version
 
 npm start is \`syncbench run\`: the seed experiments, on this machine.

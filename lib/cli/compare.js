@@ -2,6 +2,7 @@
 // second of b against a, with a Welch t-test and stars, as Node core's benchmark/compare.R prints;
 // --json for scripts (lib/report/compare-json.js). A results folder stands for its results.json.
 import { parseCommandArgs } from '../args.js'
+import { version } from '../version.js'
 import { InvalidOptionError, MissingArgumentError, ResultsError, invalidOption } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
 import { compareResults, invalidReason } from '../analysis/summarize.js'
@@ -20,15 +21,17 @@ export const EXIT_SLOWER = 3
 export const help = `Usage: syncbench compare <a> <b> [options]
        syncbench compare <results> [options]
 
-a and b are results.json files or the folders syncbench run wrote (results/<timestamp>/).
-Compare two results (for example the same experiments on two Node versions): for every
-configuration present in both, the mean requests per second of each, the change of b against a,
-and the two-sided Welch t-test p-value over the runs, with compare.R's stars:
-*** p < 0.001, ** p < 0.01, * p < 0.05. Each side needs --runs 2 or more for a p-value.
-With 3 or more runs a side, the 95% CI of the ratio b / a of the req/s (Welch's t-interval on the
-log of the runs' req/s, back-transformed). Then the p99 and p50 latency of each side, read from its runs' merged histograms ("(max)" where a
-side has too few requests for p99; runs of an external engine have no histogram: the mean of their
-percentiles, labelled so).
+a and b are results.json files or the folders syncbench run wrote (results/
+<timestamp>/). For every configuration measured in both (for example the same
+experiments on two Node versions): the mean requests per second of each, the
+change of b against a, and the two-sided Welch t-test p-value over the runs,
+with compare.R's stars: *** p < 0.001, ** p < 0.01, * p < 0.05. Each side needs
+--runs 2 or more for a p-value; with 3 or more runs a side, the 95% CI of the
+ratio b / a of the req/s (Welch's t-interval on the log of the runs' req/s,
+back-transformed). Then the p99 and p50 latency of each side, from its runs'
+merged histograms ("(max)" where a side has too few requests for p99; an
+external engine's runs have no histogram: the mean of their percentiles,
+labelled so).
 
 One results file of syncbench run --node with two or more binaries compares its versions: a is the
 baseline binary (the first --node), b each other one, configuration by configuration, as in
@@ -36,30 +39,28 @@ baseline binary (the first --node), b each other one, configuration by configura
 such files are compared binary by binary ("readFile @24").
 
 Options:
-  --fail-if-slower <pct>  the CI gate: exit 3 when, for any configuration, the 95% CI of b / a lies
-               entirely below 1 - pct (b is slower by more than pct, beyond the runs' noise).
-               pct is a percentage above 0 and below 100: 5%, 5 (the same) or 0.5%.
-               Each row then says "slower: ..." (fails), "slower by ..., not surely beyond pct",
-               "equivalent within pct" (the CI inside 1 ± pct), "no significant change" (the CI
-               holds 1), "faster: ...", or "too few runs to decide" (fewer than 3 runs a side:
-               never fails; syncbench run --runs 3 or more)
-  --markdown   print the table as markdown
-  --json       print one JSON object instead (schema syncbench/compare@1):
-                 { schema, a: { file, node, syncbench, createdAt }, b: { ... },
-                   rows: [{ experiment, label, a: { n, mean, sd, ciLow, ciHigh }, b: { ... },
-                            change, p, stars, significant, ratio: { value, ciLow, ciHigh },
-                            gate: { verdict, fails, text } | null }],
-                   gate: { threshold, failed, exitCode, slower, undecided } | null }
-               change is b / a - 1; p, sd and the CI are null where fewer than 2 runs give none;
-               ratio is b / a of the geometric means, its CI null below 3 runs a side; gate is null
-               without --fail-if-slower (verdicts: slower, slower-within, equivalent, no-change,
-               faster, too-few-runs, no-interval)
-  -h, --help   show this help
+  --fail-if-slower <pct>
+                 the CI gate: exit 3 when, for any configuration, the 95% CI of
+                 b / a lies entirely below 1 - pct (b is slower by more than
+                 pct, beyond the runs' noise). pct is above 0 and below 100:
+                 5%, 5 (the same) or 0.5%. Each row then says "slower: ..."
+                 (fails), "slower by ..., not surely beyond pct", "equivalent
+                 within pct" (the CI inside 1 +/- pct), "no significant change"
+                 (the CI holds 1), "faster: ...", or "too few runs to decide"
+                 (fewer than 3 runs a side: never fails)
+  --markdown     print the table as markdown
+  --json         print one JSON object instead (schema syncbench/compare@1,
+                 docs/formats.md): change is b / a - 1, ratio b / a of the
+                 geometric means, gate null without --fail-if-slower
+  -h, --help     show this help
+  -V, --version  print the version
 
 Exit codes:
   0   compared (and the gate, if any, passed)
-  1   a results file is missing, unreadable or malformed, or nothing was measured in both
-  2   a bad command line (an unknown option, a bad --fail-if-slower value, not two files)
+  1   a results file is missing, unreadable or malformed, or nothing was
+      measured in both
+  2   a bad command line (an unknown option, a bad --fail-if-slower value, not
+      two files)
   3   --fail-if-slower failed: some configuration is slower beyond the threshold
 `
 
@@ -69,24 +70,24 @@ Exit codes:
  * @returns {Promise<number>}
  */
 export async function main (argv, io) {
-  const parsed = parseCommandArgs('compare', argv, { markdown: { type: 'boolean' }, json: { type: 'boolean' }, 'fail-if-slower': { type: 'string' }, help: { type: 'boolean', short: 'h' } })
-  if (parsed.values.help) {
+  const parsed = parseCompareArgs(argv)
+  if (parsed.help) {
     io.stdout.write(help)
     return 0
   }
-  const threshold = percentOption('--fail-if-slower', parsed.values['fail-if-slower'])
-  if (parsed.positionals.length !== 2 && parsed.positionals.length !== 1) {
-    throw new MissingArgumentError(`two results files expected, got ${parsed.positionals.length} (see syncbench compare --help)`)
+  if (parsed.version) {
+    io.stdout.write(`syncbench ${version}\n`)
+    return 0
   }
-  if (parsed.values.json && parsed.values.markdown) throw new InvalidOptionError('--json and --markdown exclude each other: give one of them')
-  const sides = parsed.positionals.length === 1 ? await versionSides(parsed.positionals[0]) : await fileSides(parsed.positionals[0], parsed.positionals[1])
+  const { threshold } = parsed
+  const sides = parsed.files.length === 1 ? await versionSides(parsed.files[0]) : await fileSides(parsed.files[0], parsed.files[1])
   const { a, b, fileA, fileB, rows } = sides
   const invalid = sides.runs.filter((r) => invalidReason(r) !== null).length
   const leftOut = invalid ? ` (${invalid} invalid run${invalid === 1 ? '' : 's'} left out)` : ''
   if (rows.length === 0) throw new ResultsError(`${fileA} and ${fileB} have no successful configuration in common${leftOut}`)
   const gate = threshold === undefined ? undefined : evaluateGate(rows, threshold)
   const exitCode = gate?.failed ? EXIT_SLOWER : 0
-  if (parsed.values.json) {
+  if (parsed.json) {
     const json = compareJson(rows, { file: fileA, results: a }, { file: fileB, results: b }, gate && { result: gate, exitCode: EXIT_SLOWER })
     io.stdout.write(JSON.stringify(json, null, 2) + '\n')
     return exitCode
@@ -98,7 +99,7 @@ export async function main (argv, io) {
   const latency = compareLatencyTable(rows, names)
   for (const t of latency ? [table, latency] : [table]) {
     // In markdown a blank line ends the table: GitHub's (a job summary) would take the next line as a row.
-    io.stdout.write(parsed.values.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}\n` : renderText(t))
+    io.stdout.write(parsed.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}\n` : renderText(t))
   }
   const transports = transportNote(a, b)
   if (transports !== null) io.stdout.write(`${transports}\n`)
@@ -134,6 +135,28 @@ async function versionSides (given) {
   const describe = (/** @type {typeof base} */ n) => `Node ${n.versions.node} (--node ${n.name})`
   const versions = { a: `${file}: ${describe(base)}, the baseline`, b: others.map(describe).join(', ') }
   return { a: resultsOfNode(results, base), b: resultsOfNode(results, others[0]), fileA: file, fileB: file, rows: compareVersions(results), versions, runs: results.runs }
+}
+
+/**
+ * compare's command line, checked whole before any file is read.
+ * @param {string[]} argv
+ */
+export function parseCompareArgs (argv) {
+  const { values, positionals } = parseCommandArgs('compare', argv, {
+    markdown: { type: 'boolean' },
+    json: { type: 'boolean' },
+    'fail-if-slower': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'V' }
+  })
+  const parsed = { help: Boolean(values.help), version: Boolean(values.version), json: Boolean(values.json), markdown: Boolean(values.markdown), threshold: /** @type {number|undefined} */ (undefined), files: positionals }
+  if (parsed.help || parsed.version) return parsed
+  parsed.threshold = percentOption('--fail-if-slower', values['fail-if-slower'])
+  if (positionals.length !== 2 && positionals.length !== 1) {
+    throw new MissingArgumentError(`two results files expected, got ${positionals.length} (see syncbench compare --help)`)
+  }
+  if (parsed.json && parsed.markdown) throw new InvalidOptionError('--json and --markdown exclude each other: give one of them')
+  return parsed
 }
 
 /**

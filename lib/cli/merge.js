@@ -10,24 +10,50 @@ export function helpText () {
 
 Usage: syncbench merge [--json] a.json b.json ...
 
-Each file is what syncbench ab --json printed (one shard of a run with --segment i/N, or
-any run against the same URL with the same request options). Prints ab's report of the union:
+Each file is what syncbench ab --json printed (one shard of a run with
+--segment i/N, or any run against the same URL with the same request options).
+Prints ab's report of the union:
   - counts and bytes summed; Concurrency Level the sum of the connections;
-  - Time taken from the first start to the last end (the files' startedAt and endedAt, wall
-    clock: the machines' clocks must agree, as NTP keeps them), and the rates over that time;
-  - every percentile and median from the sum of the files' HdrHistograms, never averaged;
-  - under -R, target and achieved rates summed, late requests summed, the corrected latency
-    from the summed corrected histograms.
-Files that measured different requests (URL, method, -k, headers, -p body, -t, -R or not, the
-shards of different runs) are refused, naming the first difference (exit 2); a file that cannot
-be read, is not a regular file (a folder, a device, a pipe), is over ${formatBytes(INPUT_FILE_LIMIT)} or is not a
-LoadResult is refused (exit 1). Inputs may be merged results themselves; - reads standard input.
+  - Time taken from the first start to the last end (the files' startedAt and
+    endedAt, wall clock: the machines' clocks must agree, as NTP keeps them),
+    and the rates over that time;
+  - every percentile and median from the sum of the files' HdrHistograms,
+    never averaged;
+  - under -R, target and achieved rates summed, late requests summed, the
+    corrected latency from the summed corrected histograms.
+Refused, naming the first difference (exit 2): files that measured different
+requests (URL, method, -k, headers, -p body, -t, -R or not, the shards of
+different runs) or the same run twice (its runId). Refused (exit 1): a file
+that cannot be read, is not a regular file, is over ${formatBytes(INPUT_FILE_LIMIT)} or is not a
+LoadResult. Inputs may be merged results themselves; - reads standard input.
 
 Options:
-  --json        print the merged LoadResult (schema syncbench/load-result@1, with "merged": the
-                parts' windows and shards) instead of the report; it merges further
-  -h, --help    this help
+  --json         print the merged LoadResult (schema syncbench/load-result@1,
+                 with "merged": the parts' windows and shards) instead of the
+                 report; it merges further
+  -h, --help     show this help
+  -V, --version  print the version
 `
+}
+
+/**
+ * merge's command line: the files and --json; help and version stop the parse.
+ * @param {string[]} argv
+ * @returns {{ help: boolean, version: boolean, json: boolean, files: string[] }}
+ */
+export function parseMergeArgs (argv) {
+  const parsed = { help: false, version: false, json: false, files: /** @type {string[]} */ ([]) }
+  let flagsDone = false
+  for (const arg of argv) {
+    if (!flagsDone && arg === '--') { flagsDone = true; continue }
+    if (!flagsDone && (arg === '-h' || arg === '--help')) return { ...parsed, help: true }
+    if (!flagsDone && (arg === '-V' || arg === '--version')) return { ...parsed, version: true }
+    if (!flagsDone && arg === '--json') { parsed.json = true; continue }
+    if (!flagsDone && arg.startsWith('-') && arg !== '-') throw new UnknownOptionError(`unknown option "${arg}" (see syncbench merge --help)`)
+    parsed.files.push(arg)
+  }
+  if (parsed.files.length === 0) throw new MissingArgumentError('missing the files to merge, as in syncbench merge shard-0.json shard-1.json')
+  return parsed
 }
 
 /**
@@ -36,18 +62,9 @@ Options:
  * @returns {Promise<number>}
  */
 export async function main (argv, io) {
-  let json = false
-  /** @type {string[]} */
-  const files = []
-  let flagsDone = false
-  for (const arg of argv) {
-    if (!flagsDone && arg === '--') { flagsDone = true; continue }
-    if (!flagsDone && (arg === '-h' || arg === '--help')) { io.stdout.write(helpText()); return 0 }
-    if (!flagsDone && arg === '--json') { json = true; continue }
-    if (!flagsDone && arg.startsWith('-') && arg !== '-') throw new UnknownOptionError(`unknown option "${arg}" (see syncbench merge --help)`)
-    files.push(arg)
-  }
-  if (files.length === 0) throw new MissingArgumentError('missing the files to merge, as in syncbench merge shard-0.json shard-1.json')
+  const { help, version: showVersion, json, files } = parseMergeArgs(argv)
+  if (help) { io.stdout.write(helpText()); return 0 }
+  if (showVersion) { io.stdout.write(`syncbench ${version}\n`); return 0 }
   const results = await Promise.all(files.map(readLoadResult))
   const { mergeLoadResults } = await import('../load/merge-results.js')
   const merged = mergeLoadResults(results, files)

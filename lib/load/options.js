@@ -5,6 +5,7 @@
 // in the message follows the caller's spelling of it (see Spelling): "-c" on the command line,
 // "-c (concurrency)" from the API, "load.concurrency" in an experiment file.
 import { InvalidOptionError, invalidOption } from '../errors.js'
+import { durationSeconds } from '../args.js'
 import { routeProblem, routeName } from './routes.js'
 
 /** ab's -f values (lib/load/tls.js maps them to Node's protocol bounds; kept here so that a plain run never loads node:tls). */
@@ -128,20 +129,7 @@ function seconds (allowZero) {
   }
 }
 
-/** Seconds per unit of a duration ("500ms", "10s", "2m", "1h"). @type {Record<string, number>} */
-const DURATION_UNITS = { ms: 0.001, s: 1, m: 60, h: 3600 }
-
-/**
- * A duration as typed, in seconds: a plain number is seconds (ab's unit), or a number with a unit:
- * "500ms", "10s", "2m", "1h". NaN when it is neither.
- * @param {string} raw
- */
-export function durationSeconds (raw) {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw)
-  if (m === null) return NaN
-  // whole microseconds at most: "0.1s" is 0.1, not 0.1 plus float noise
-  return Math.round(Number(m[1]) * DURATION_UNITS[m[2] ?? 's'] * 1e6) / 1e6
-}
+export { durationSeconds }
 
 /** @type {Pick<OptionRule, 'check'>} */
 const boolean = { check: (v) => typeof v === 'boolean' ? null : 'must be true or false' }
@@ -204,7 +192,7 @@ const rules = [
   { name: 'segment', flag: '--segment', fromArg: segmentFromArg, check: segmentProblem },
   // many machines: wait until this wall-clock moment before starting (every shard the same one)
   { name: 'startAt', flag: '--start-at', check: startAtProblem },
-  // threads the run is split over (workers.js); 1: the run stays on the calling thread (measured best on 2 cores: README)
+  // threads the run is split over (workers.js); 1: the run stays on the calling thread (measured best on 2 cores: docs/ab.md)
   { name: 'workers', flag: '--workers', ...integer(1, MAX_WORKERS), default: 1 },
   { name: 'timeout', flag: '-s', ...seconds(false), default: 30 },
   // our own bound (ab has none): the longest one response may take, in total; 0: none. A day at most,

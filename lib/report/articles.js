@@ -1,5 +1,5 @@
 // The seed articles' own published figures beside this machine's, and whether each article's
-// conclusion reproduces here, with the reason where it does not (the README's "What the numbers mean",
+// conclusion reproduces here, with the reason where it does not (docs/seeds.md's "What the numbers mean",
 // worded from this results file: its cores, its calibration, its memory figures). A pure function of a
 // ResultsFile, for the terminal, summary.md and report.html alike.
 //
@@ -52,7 +52,7 @@ export const REPRODUCE_RULE = 'How "reproduces" is decided: a "faster" conclusio
  * @property {Record<string, number>} figures   label -> the article's "Requests per second"
  * @property {Claim[]} claims
  * @property {Record<string, (c: ClaimResult, m: Machine) => string>} [reasons]  by a claim's subject: why
- *           it holds or not on this machine, in the README's words (a claim without one: its status says it)
+ *           it holds or not on this machine, in docs/seeds.md's words (a claim without one: its status says it)
  */
 
 /**
@@ -218,7 +218,7 @@ function judge (claim, article, summary, m) {
 }
 
 /**
- * The reason, in the README's words, from this machine's figures: the article's own for its claim
+ * The reason, in docs/seeds.md's words, from this machine's figures: the article's own for its claim
  * (Article.reasons), else what the status says.
  * @param {ClaimResult} c
  * @param {Article} article

@@ -6,7 +6,7 @@
 import path from 'node:path'
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises'
 import { makeDirectory } from '../fs-dir.js'
-import { SyncbenchError, ResultsError, systemCode } from '../errors.js'
+import { SyncbenchError, ResultsError, systemCode, systemReason } from '../errors.js'
 import { writeFileAtomic, removeStaleTemps } from '../fs-atomic.js'
 import { chartDrawings } from './charts.js'
 import { renderChartSvg } from './svg.js'
@@ -158,6 +158,6 @@ function rethrowAsWriteError (file) {
   return (err) => {
     const code = systemCode(err)
     if (code === undefined || !/^E[A-Z0-9]+$/.test(code)) throw err
-    throw new ResultsError(`cannot write ${file} (${code})`, { cause: err })
+    throw new ResultsError(`cannot write ${file}: ${systemReason(code, 'write')}`, { cause: err })
   }
 }

@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { readFile } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
-import { ExperimentError, InvalidOptionError, MissingArgumentError, firstLine, invalidOption } from '../errors.js'
+import { ExperimentError, InvalidOptionError, MissingArgumentError, firstLine, invalidOption, shown } from '../errors.js'
 import { checkInputFile, readInputFile } from '../fs-input.js'
 import { experiments as builtins } from './experiments.js'
 import { workloadHandlerNames } from './runner.js'
@@ -127,7 +127,9 @@ export async function loadExperimentFile (file, cwd) {
     else data = (await import(pathToFileURL(abs).href)).default
   } catch (err) {
     if (err instanceof ExperimentError) throw err
-    throw new ExperimentError(`--experiment ${file} cannot be loaded: ${firstLine(err)}`, { cause: err })
+    // JSON.parse quotes the text it refused, line breaks and all: its whole message, kept on one line
+    const why = ext === '.json' && err instanceof SyntaxError ? `not JSON (${err.message.replace(/\n/g, '\\n')})` : firstLine(err)
+    throw new ExperimentError(`--experiment ${file} cannot be loaded: ${why}`, { cause: err })
   }
   const list = Array.isArray(data) ? data : [data]
   if (list.length === 0) throw new ExperimentError(`--experiment ${file}: holds an empty array, no experiment`)
@@ -327,7 +329,7 @@ export function validateExperiment (e, where) {
   }
   if (!e || typeof e !== 'object' || Array.isArray(e)) throw bad('an experiment must be an object')
   // the name becomes file names (charts/<name>-throughput.png) and HTML ids: short, and of safe characters
-  if (typeof e.name !== 'string' || !/^[\w.-]{1,64}$/.test(e.name)) throw bad(`name must be 1 to 64 letters, digits, "-", "_" or ".", got "${shortened(e.name)}"`)
+  if (typeof e.name !== 'string' || !/^[\w.-]{1,64}$/.test(e.name)) throw bad(`name must be 1 to 64 letters, digits, "-", "_" or ".", got ${e.name === undefined ? 'nothing' : `"${shortened(e.name)}"`}`)
   const problem = experimentSchemaProblem(e)
   if (problem !== null) throw bad(problem)
   /** @type {Variant[]} */
@@ -384,7 +386,7 @@ export function validateExperiment (e, where) {
   }
   if (e.rateSweep !== undefined) checkRateSweep(e, bad)
   else if (Object.hasOwn(e.axes ?? {}, OFFERED_AXIS)) throw bad(`axes.${OFFERED_AXIS} are fractions of a measured capacity: they need a rateSweep section`)
-  if (e.probe !== undefined && typeof e.probe !== 'boolean') throw bad(`probe must be true or false, got "${e.probe}"`)
+  if (e.probe !== undefined && typeof e.probe !== 'boolean') throw bad(`probe must be true or false, got ${shown(e.probe)}`)
   const { op, cost, bytes } = e.calibration ?? {}
   if (op === 'readfile' && cost !== undefined) throw bad(`calibration.cost applies to bcrypt and bcryptjs, not readfile (readfile takes bytes), got "${cost}"`)
   if (op !== 'readfile' && bytes !== undefined) throw bad(`calibration.bytes applies to readfile, not ${op} (${op} takes cost), got "${bytes}"`)

@@ -1,5 +1,5 @@
 // The built-in experiments, as plain data: which server to start, which routes to load, with which
-// options, along which sweep axes. A user's --experiment file has exactly this shape (README: "Experiments").
+// options, along which sweep axes. A user's --experiment file has exactly this shape (docs/run.md: "Your own experiment").
 //
 // Fields of an experiment:
 //   name, title, description   what --list shows; a built-in's description names the seed claim it

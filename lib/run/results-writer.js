@@ -3,7 +3,7 @@
 // a half-written one.
 import path from 'node:path'
 import { mkdir } from 'node:fs/promises'
-import { InvalidOptionError, ResultsError, systemCode } from '../errors.js'
+import { InvalidOptionError, ResultsError, systemCode, systemReason, shown } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
 import { makeDirectory } from '../fs-dir.js'
 import { readInputFile } from '../fs-input.js'
@@ -55,7 +55,7 @@ export async function writeAtomic (file, text) {
   try {
     await writeFileAtomic(file, text)
   } catch (err) {
-    throw new ResultsError(`cannot write ${file} (${reason(err)})`, { cause: err })
+    throw new ResultsError(`cannot write ${file}: ${reason(err)}`, { cause: err })
   }
 }
 
@@ -79,7 +79,8 @@ export async function readResultsFile (file) {
   }
   // another file altogether; one that claims to be a results file is the schema's to describe (a missing runs array...)
   if (!data || typeof data !== 'object' || data.schema !== RESULTS_SCHEMA) {
-    throw new ResultsError(`${file}: not a syncbench results file (schema "${data?.schema}", expected "${RESULTS_SCHEMA}")`)
+    const schema = data && typeof data === 'object' && 'schema' in data ? `schema ${shown(data.schema)}` : 'no schema field'
+    throw new ResultsError(`${file}: not a syncbench results file (${schema}, expected "${RESULTS_SCHEMA}")`)
   }
   validateResults(data, file)
   return data
@@ -90,7 +91,7 @@ export async function readResultsFile (file) {
  * @param {unknown} err
  */
 function outError (out, err) {
-  return new InvalidOptionError(`--out ${out} cannot be created (${reason(err)})`, { cause: err })
+  return new InvalidOptionError(`--out ${out} cannot be created: ${reason(err)}`, { cause: err })
 }
 
 /**
@@ -99,5 +100,6 @@ function outError (out, err) {
  * @returns {string}
  */
 function reason (err) {
-  return systemCode(err) || (err instanceof Error ? err.message : String(err))
+  const code = systemCode(err)
+  return code ? systemReason(code, 'write') : err instanceof Error ? err.message : String(err)
 }

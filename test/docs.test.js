@@ -1,0 +1,155 @@
+// The docs cannot go stale: every generated block of README.md, CONTRIBUTING.md and docs/*.md holds
+// what the current code prints (scripts/docs.js writes them: npm run docs), and every syncbench
+// command line they show parses with the command's own parser (no load is run). The commands run
+// in this process, as bin/syncbench.js runs them.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { docFiles, findBlocks, renderBlock, root, shellWords } from '../scripts/docs.js'
+import { commands } from '../lib/cli/commands.js'
+import { SyncbenchError, errorCodes } from '../lib/errors.js'
+
+const files = await docFiles()
+/** @type {Map<string, string>} */
+const texts = new Map()
+for (const file of files) {
+  try { texts.set(file, await readFile(path.join(root, file), 'utf8')) } catch {}
+}
+
+test('every generated block holds what the code prints now (npm run docs rewrites them)', async () => {
+  let count = 0
+  for (const [file, text] of texts) {
+    for (const block of findBlocks(text, file)) {
+      count++
+      const now = await renderBlock(block.attrs, file)
+      assert.equal(block.body, now, `${file}: the block ${JSON.stringify(block.attrs)} differs from what the code prints: npm run docs`)
+    }
+  }
+  assert.ok(count >= 5, `only ${count} generated blocks`)
+})
+
+test('the README is a front page: at most 300 lines of at most 100 characters, outside its blocks', () => {
+  const readme = /** @type {string} */ (texts.get('README.md'))
+  const lines = readme.split('\n')
+  assert.ok(lines.length <= 300, `README.md has ${lines.length} lines`)
+  let inBlock = false
+  for (const line of lines) {
+    if (line.startsWith('<!-- syncbench-docs:')) inBlock = true
+    if (line.startsWith('<!-- /syncbench-docs')) inBlock = false
+    // a table row or a link may run longer; prose wraps
+    if (!inBlock && !line.startsWith('|') && !/\]\(/.test(line)) assert.ok(line.length <= 100, `README.md: a line of ${line.length} characters: ${line}`)
+  }
+})
+
+test('no development diary in the docs: no issue numbers, no "this session"', () => {
+  for (const [file, text] of texts) {
+    assert.doesNotMatch(text, /\bissues? #?\d+|\bthis session\b|\bthe session before\b|\bthe final code\b/i, file)
+  }
+})
+
+/**
+ * The syncbench command lines of a markdown text: lines of its code blocks and its inline code
+ * spans that start with `syncbench`, each cut at the first shell operator.
+ * @param {string} text
+ * @returns {{ line: string, inline: boolean, refused: string|null }[]}
+ */
+function commandLines (text) {
+  const out = []
+  let fenced = false
+  let generated = false
+  const lines = text.split('\n')
+  for (const [i, raw] of lines.entries()) {
+    if (raw.startsWith('<!-- syncbench-docs:')) generated = true
+    if (raw.startsWith('<!-- /syncbench-docs')) generated = false
+    if (/^\s*```/.test(raw)) { fenced = !fenced; continue }
+    if (fenced) {
+      // in a generated block only the command it ran; its output is the code's own
+      const m = generated ? /^\$ (syncbench .*)$/.exec(raw) : /^\s*(?:\$ )?(?:[A-Z_]+=\S+ )*(syncbench .*)$/.exec(raw)
+      // a command shown with its error message under it is meant to be refused, with that message
+      const next = lines[i + 1] ?? ''
+      if (m) out.push({ line: m[1], inline: false, refused: /^syncbench [\w-]+: /.test(next) ? next : null })
+    } else {
+      for (const m of raw.matchAll(/`((?:[A-Z_]+=\S+ )*syncbench [^`]*)`/g)) out.push({ line: m[1].replace(/^(?:[A-Z_]+=\S+ )*/, ''), inline: true, refused: null })
+    }
+  }
+  return out.map(({ line, inline, refused }) => ({ line: line.split(/ (?:\||>|2>|&&|;|&|#)(?: |$)/)[0].replace(/\s*[&\\]$/, ''), inline, refused }))
+}
+
+/** A word that stands for a value the reader fills in. */
+const PLACEHOLDER = /[<>$]|\.\.\.|…|^URL$|^url$|^N$|^i\/N$/
+
+/** The parsers of the commands that have one (dry: none runs a load or reads a results file). */
+const parsers = {
+  ab: async () => (await import('../lib/ab/ab-args.js')).parseAbArgs,
+  run: async () => (await import('../lib/cli/run.js')).parseRunArgs,
+  serve: async () => (await import('../lib/lab/serve-args.js')).parseServeArgs,
+  report: async () => (await import('../lib/cli/report.js')).parseReportArgs,
+  compare: async () => (await import('../lib/cli/compare.js')).parseCompareArgs,
+  merge: async () => (await import('../lib/cli/merge.js')).parseMergeArgs
+}
+
+test('every syncbench command in the docs names a command and options that exist, and parses', async () => {
+  const problems = []
+  let checked = 0
+  for (const [file, text] of texts) {
+    for (const { line, inline, refused } of commandLines(text)) {
+      const [, name, ...argv] = shellWords(line)
+      // `syncbench ab: ...` is a message, not a command; a word in prose is no command either
+      if (name === undefined || !/^[a-z][\w-]*$/.test(name)) continue
+      checked++
+      if (!Object.hasOwn(commands, name)) { problems.push(`${file}: \`${line}\`: no command "${name}"`); continue }
+      const placeholders = argv.some((word) => PLACEHOLDER.test(word))
+      if (!Object.hasOwn(parsers, name)) {
+        // a command without a parser here: its options must be in its --help
+        const { help } = /** @type {any} */ (await commands[name].load())
+        const helpText = typeof help === 'function' ? help() : String(help ?? '')
+        for (const word of argv) if (/^--?[A-Za-z]/.test(word) && !helpText.includes(word.split('=')[0])) problems.push(`${file}: \`${line}\`: ${word} is not in syncbench ${name} --help`)
+        continue
+      }
+      const parse = await parsers[/** @type {keyof typeof parsers} */ (name)]()
+      try {
+        // (a command shown refused that parses is refused when it runs: a busy port, a bad file)
+        parse(argv)
+      } catch (err) {
+        if (!(err instanceof SyncbenchError)) throw err
+        if (refused !== null) {
+          if (refused !== `syncbench ${name}: ${err.message}`) problems.push(`${file}: \`${line}\` is shown refused with "${refused}", the parser says "${err.message}"`)
+          continue
+        }
+        const unknown = err.code === errorCodes.UNKNOWN_OPTION
+        // a fragment in prose (`syncbench ab -k`) need not be whole; a file or socket the reader
+        // provides need not exist here
+        const excused = !unknown && (inline || placeholders || / cannot read "|no such (file|socket)/.test(err.message))
+        if (!excused) problems.push(`${file}: \`${line}\`: ${err.message}`)
+      }
+    }
+  }
+  assert.deepEqual(problems, [])
+  assert.ok(checked >= 20, `only ${checked} commands found`)
+})
+
+test('docs/formats.md names every field of the schemas, and no field they lack', async () => {
+  const text = /** @type {string} */ (texts.get('docs/formats.md'))
+  const sections = [
+    ['load-result.schema.json', text.slice(text.indexOf('## `--json`'), text.indexOf('## results.json'))],
+    ['results.schema.json', text.slice(text.indexOf('## results.json'), text.indexOf('## `syncbench compare'))]
+  ]
+  for (const [schemaFile, section] of sections) {
+    const schema = JSON.parse(await readFile(path.join(root, 'schemas', schemaFile), 'utf8'))
+    const named = new Set([...section.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1].split(/[.[]/)[0]))
+    const fields = Object.keys(schema.properties)
+    assert.deepEqual(fields.filter((f) => !named.has(f)), [], `docs/formats.md does not describe these fields of ${schemaFile}`)
+    assert.deepEqual([...named].filter((f) => !fields.includes(f)), [], `docs/formats.md describes fields ${schemaFile} does not have`)
+  }
+})
+
+test('docs/run.md describes every field of an experiment file, and no field the schema lacks', async () => {
+  const text = /** @type {string} */ (texts.get('docs/run.md'))
+  const section = text.slice(text.indexOf('## Your own experiment'), text.indexOf('## Bring your own workload'))
+  const named = new Set([...section.matchAll(/^\| ((?:`[\w.[\]]+`(?:, )?)+) \|/gm)].flatMap((m) => [...m[1].matchAll(/`([\w]+)/g)].map((n) => n[1])))
+  const schema = JSON.parse(await readFile(path.join(root, 'schemas', 'experiment.schema.json'), 'utf8'))
+  const fields = Object.keys(schema.properties)
+  assert.deepEqual(fields.filter((f) => !named.has(f)), [], 'docs/run.md does not describe these fields of an experiment')
+  assert.deepEqual([...named].filter((f) => !fields.includes(f)), [], 'docs/run.md describes fields an experiment does not have')
+})
