@@ -48,7 +48,7 @@ test('predict: bad input is one line and exit 2; its help fits 80 columns', asyn
   assert.equal(help.code, 0)
   assert.match(help.stdout, /^Usage: syncbench predict <results\.json> \[options\]/)
   for (const line of help.stdout.split('\n')) assert.ok(line.length <= 80, line)
-  assert.match((await runCli(['--help'])).stdout, /^ {2}predict +project a run's per-request costs/m)
+  assert.match((await runCli(['--help'])).stdout, /^ {2}predict +a run's req\/s on another machine shape/m)
 })
 
 test('report on the 16-core fixture: async at 95% of its 4 pool threads, named in the verdict', async () => {

@@ -33,10 +33,11 @@ merged histograms ("(max)" where a side has too few requests for p99; an
 external engine's runs have no histogram: the mean of their percentiles,
 labelled so).
 
-One results file of syncbench run --node with two or more binaries compares its versions: a is the
-baseline binary (the first --node), b each other one, configuration by configuration, as in
-"readFile (24 vs 20)"; the gate then fails when a Node.js upgrade makes a configuration slower. Two
-such files are compared binary by binary ("readFile @24").
+One results file of syncbench run --node with two or more binaries compares
+its versions: a is the baseline binary (the first --node), b each other one,
+configuration by configuration ("readFile (24 vs 20)"); the gate then fails
+when a Node.js upgrade makes a configuration slower. Two such files are
+compared binary by binary ("readFile @24").
 
 Options:
   --fail-if-slower <pct>

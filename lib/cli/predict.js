@@ -2,6 +2,7 @@
 // shape (cores, UV_THREADPOOL_SIZE, workers), from the per-request costs the run measured: one
 // request's work alone (the calibration) and its HTTP work on the main thread (lib/analysis/bounds.js).
 import { parseCommandArgs, integerOption } from '../args.js'
+import { version } from '../version.js'
 import { InvalidOptionError, MissingArgumentError, ResultsError } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
 import { resultsFileOf } from '../run/results-path.js'
@@ -29,6 +30,7 @@ Options:
                     why }] }: here is the bound's rate on the machine it
                     ran on; predictedRps and bound are null where none
   -h, --help        show this help
+  -V, --version     print the version
 `
 
 /**
@@ -54,8 +56,13 @@ export async function main (argv, io) {
     threadpool: { type: 'string' },
     workers: { type: 'string' },
     json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' }
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'V' }
   })
+  if (values.version) {
+    io.stdout.write(`syncbench ${version}\n`)
+    return 0
+  }
   if (values.help) {
     io.stdout.write(help)
     return 0
