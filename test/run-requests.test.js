@@ -104,7 +104,7 @@ for (const [args, message] of [
 test('bad request input through the CLI: one line each, exit 2', async () => {
   const cases = [
     [['--app', 'node examples/login-app.js', '-p', 'no-such-body.json'], /^syncbench run: -p cannot read "no-such-body\.json": no such file \(ENOENT\)$/],
-    [['--app', 'node examples/login-app.js', '-p', 'examples'], /^syncbench run: -p cannot read "examples": EISDIR$/],
+    [['--app', 'node examples/login-app.js', '-p', 'examples'], /^syncbench run: -p cannot read "examples": a folder, not a file \(EISDIR\)$/],
     [['--app', 'node examples/login-app.js', '--request', 'POST/login'], /^syncbench run: --request must be "METHOD \/path", as in --request "POST \/login".*got "POST\/login"$/],
     [['--app', 'node examples/login-app.js', '--weight', '2', '--path', '/a'], /^syncbench run: --weight must follow the route it weighs \(--path or --request\), got "2"$/],
     [['--app', 'node examples/login-app.js', '--path', '/a', '--mix'], /^syncbench run: --mix needs two routes or more .*got "GET \/a alone"$/],
