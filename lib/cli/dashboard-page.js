@@ -192,12 +192,15 @@ function render (state) {
     const h = document.createElement('h2')
     h.textContent = 'The run has ended'
     end.append(h)
-    for (const v of state.end.verdicts) {
-      const p = document.createElement('p')
-      p.className = 'verdict'
-      p.textContent = v
-      end.append(p)
+    const paragraphs = (texts, className) => {
+      for (const text of texts) {
+        const p = document.createElement('p')
+        p.className = className
+        p.textContent = text
+        end.append(p)
+      }
     }
+    paragraphs(state.end.verdicts, 'verdict')
     if (state.end.reportUrl) {
       const p = document.createElement('p')
       const a = document.createElement('a')
@@ -207,12 +210,7 @@ function render (state) {
       p.append('The report: ', a, ' (' + state.end.report + ')')
       end.append(p)
     }
-    for (const line of state.end.lines) {
-      const p = document.createElement('p')
-      p.className = 'muted'
-      p.textContent = line
-      end.append(p)
-    }
+    paragraphs(state.end.lines, 'muted')
   }
 }
 
