@@ -317,6 +317,21 @@
  */
 
 /**
+ * The server's last interval as a live view reads it (lib/lab/metrics.js live(), the `syncbench:live`
+ * request of lib/lab/ipc.js): the figures since the previous live read (the first: since the window
+ * started), read without touching the measurement window.
+ * @typedef {object} ServerSecond
+ * @property {number} t               ms since the window started, at the read (ServerMetricsSeries' clock)
+ * @property {number} intervalMs      the time since the previous live read
+ * @property {number} requests        requests the server counted in it
+ * @property {number} loopDelayMaxMs  the largest event-loop delay in it, ms (a block still going at the read included)
+ * @property {number} loopDelayP99Ms  the 99th percentile of its 10 ms ticks' delays, ms
+ * @property {number} elu             event-loop utilization over it, 0..1
+ * @property {number} cpuPercent      CPU of the process over it, percent of one core
+ * @property {number} rssBytes        resident set size at the read
+ */
+
+/**
  * Where a run happened.
  * @typedef {object} Environment
  * @property {string} node       process.versions.node
@@ -493,10 +508,13 @@
  *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
  *   | { type: 'heartbeat', index: number, total: number, experiment: string, label: string, done: number, requests: number }
  *   | { type: 'second', index: number, experiment: string, label: string, source: 'load'|'probe', second: LoadSecond }
+ *   | { type: 'server-second', index: number, experiment: string, label: string, second: ServerSecond }
  *   | { type: 'run-end', index: number, total: number, record: RunRecord }
  *   | { type: 'end', runs: number, total: number, interrupted: boolean }} RunEvent
  *   `runs` of the plan: every run in the order it will run.
  *   `second`: one second of the running run's load (the built-in generator's) or of its probe, as it ends.
+ *   `server-second`: the running run's server over the last second (about one a second), only while a
+ *   subscriber asked for them (RunProgress.subscribe's `serverSeconds`): nobody asks the server otherwise.
  *   `etaMs`: the runs left, each at what its configuration took last time (else the mean so far), null
  *   before any run ended; `done` of `requests`: the run's completed requests; `runs`: the runs that ended.
  */

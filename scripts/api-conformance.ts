@@ -51,6 +51,7 @@ export type ResultsContracts = [
   Holds<Same<Declared.LoopBlocks, Contracts.LoopBlocks>>,
   Holds<Same<Declared.ContextSwitches, Contracts.ContextSwitches>>,
   Holds<Same<Declared.ServerMetricsSeries, Contracts.ServerMetricsSeries>>,
+  Holds<Same<Declared.ServerSecond, Contracts.ServerSecond>>,
   Holds<Same<Declared.Environment, Contracts.Environment>>,
   Holds<Same<Declared.ServerHandle, Contracts.ServerHandle>>,
   Holds<Same<Declared.RunEvent, Contracts.RunEvent>>,

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import net from 'node:net'
 import path from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
 import { binPath, httpGet, runCli, startHttpServer } from './helper.js'
 import { tempDir } from './fixtures/report-helpers.js'
 
@@ -166,15 +167,18 @@ test('run --dashboard, Ctrl-C with the page open (390 px wide): exit 130, the ru
   const cli = await startCli(['run', '--experiment', experiment, '--no-calibrate', '--probe', '--dashboard', '--out', out])
   const { page, context, requests, errors } = await openPage(cli.url, { width: 390, height: 844 })
   t.after(() => context.close())
-  // the load and the probe both report seconds before the interrupt
+  // the load, the probe and the server all report seconds before the interrupt
   await page.waitForFunction(figure, 'probe wait p99 ms', { timeout: WAIT_MS, polling: 100 })
+  await page.waitForFunction(points, 'now-server', { timeout: WAIT_MS, polling: 100 })
   const layout = await page.evaluate(() => ({
     overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
     chartWidth: document.querySelector('#now-chart svg')?.getBoundingClientRect().width ?? 0,
+    serverWidth: document.querySelector('#now-server svg')?.getBoundingClientRect().width ?? 0,
     panels: [...document.querySelectorAll('#now-chart svg text')].map((x) => x.textContent)
   }))
   assert.equal(layout.overflow, 0, 'no sideways scrolling at 390 px')
   assert.ok(layout.chartWidth > 200 && layout.chartWidth <= 390, `chart width ${layout.chartWidth}`)
+  assert.ok(layout.serverWidth > 200 && layout.serverWidth <= 390, `server chart width ${layout.serverWidth}`)
   assert.ok(layout.panels.includes('probe wait p99'), layout.panels.join(' '))
   cli.child.kill('SIGINT')
   const ended = await cli.ended()
@@ -190,6 +194,94 @@ test('run --dashboard, Ctrl-C with the page open (390 px wide): exit 130, the ru
   assert.equal(link, new URL(`file://${path.join(out, 'report.html')}`).href)
   assert.deepEqual(requests.filter((u) => !u.startsWith(`${cli.url.origin}/`)), [])
   assert.deepEqual(errors.filter((e) => !/ERR_CONNECTION_REFUSED|EventSource/.test(e)), [])
+})
+
+/**
+ * A workload for the live tests: every message the runner sends its server child is logged (its type,
+ * a line each) to IPC_LOG, and its handler answers only once the file GATE exists, so a run lasts until
+ * the test lets it end.
+ */
+const GATED_WORKLOAD = `import { appendFileSync, existsSync } from 'node:fs'
+process.on('message', (m) => appendFileSync(process.env.IPC_LOG, String(m?.type) + '\\n'))
+export async function gated () {
+  while (!existsSync(process.env.GATE)) await new Promise((resolve) => setTimeout(resolve, 20))
+  return 'ok'
+}
+`
+
+/**
+ * An experiment file serving GATED_WORKLOAD, with its gate and log in `dir`.
+ * @param {string} dir @param {string} name
+ */
+async function gatedExperiment (dir, name) {
+  const gate = path.join(dir, `${name}.gate`)
+  const log = path.join(dir, `${name}.ipc`)
+  const file = path.join(dir, `${name}.json`)
+  await writeFile(file, JSON.stringify({
+    name,
+    title: `Gated ${name}`,
+    server: { workload: './gated.mjs', env: { GATE: gate, IPC_LOG: log } },
+    warmup: { requests: 0 },
+    load: { requests: 4, concurrency: 1, keepAlive: true },
+    variants: [{ label: 'gated', path: '/gated', config: { strategy: 'gated' } }]
+  }))
+  return { file, open: () => writeFile(gate, ''), messages: async () => (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean) }
+}
+
+/** Runs in the page: how many points the figure's chart draws (0 without a chart). */
+function points (id) {
+  const figure = document.getElementById(id)
+  return figure?.querySelector('svg') ? Number(figure.dataset.points ?? 0) : 0
+}
+
+test('run --dashboard: the server\'s series drawn live during a run; without --dashboard the server is asked nothing more', { timeout: 120_000 }, async (t) => {
+  if (browser === null) return t.skip(`${CHROMIUM} is absent: the browser test needs Debian's chromium`)
+  const dir = await tempDir(t)
+  await writeFile(path.join(dir, 'gated.mjs'), GATED_WORKLOAD)
+  const one = await gatedExperiment(dir, 'live-one')
+  const two = await gatedExperiment(dir, 'live-two')
+  const cli = await startCli(['run', '--experiment', one.file, '--experiment', two.file, '--no-calibrate', '--no-report', '--dashboard', '--out', path.join(dir, 'out')])
+  const { page, context, requests, errors } = await openPage(cli.url, { width: 1100, height: 1400 })
+  t.after(() => context.close())
+  // the first run's requests wait for its gate: whatever the machine, the run is going while the
+  // server's reads arrive, one chart point per panel each
+  await page.waitForFunction(points, 'now-server', { timeout: WAIT_MS, polling: 100 })
+  const before = await page.evaluate(points, 'now-server')
+  await page.waitForFunction(([id, seen]) => {
+    const figure = document.getElementById(id)
+    return Number(figure?.dataset.points ?? 0) > seen
+  }, ['now-server', before], { timeout: WAIT_MS, polling: 100 })
+  const live = await page.evaluate(() => ({
+    status: document.getElementById('status')?.textContent ?? '',
+    panels: [...document.querySelectorAll('#now-server svg text')].map((x) => x.textContent),
+    lines: document.querySelectorAll('#now-server svg path').length,
+    figures: [...document.querySelectorAll('#now-figures dt')].map((d) => d.textContent)
+  }))
+  assert.match(live.status, /^Run 1 of 2: live-one gated/, 'the run is still going')
+  for (const panel of ['event-loop delay', 'ELU', 'CPU', 'RSS']) assert.ok(live.panels.includes(panel), `${panel} in ${live.panels.join(' ')}`)
+  assert.ok(live.lines > 0, 'the server\'s chart has lines')
+  for (const name of ['loop delay max ms', 'ELU %', 'server CPU %', 'RSS MiB']) assert.ok(live.figures.includes(name), live.figures.join(', '))
+  await one.open()
+  await two.open()
+  const ended = await cli.ended()
+  assert.equal(ended.code, 0, ended.stderr)
+  const messages = await one.messages()
+  assert.equal(messages[0], 'syncbench:metrics', 'the window\'s reset first')
+  assert.equal(messages.at(-1), 'syncbench:metrics', 'the window\'s read last')
+  assert.ok(messages.filter((m) => m === 'syncbench:live').length >= 2, messages.join(' '))
+  assert.deepEqual(requests.filter((u) => !u.startsWith(`${cli.url.origin}/`)), [])
+  assert.deepEqual(errors.filter((e) => !/ERR_CONNECTION_REFUSED|EventSource/.test(e)), [])
+
+  // without --dashboard: the same run asks its server for its window and nothing else, however long it lasts
+  const alone = await gatedExperiment(dir, 'live-alone')
+  const run = runCli(['run', '--experiment', alone.file, '--no-calibrate', '--no-report', '--out', path.join(dir, 'alone')])
+  while (!(await alone.messages()).includes('syncbench:metrics')) await delay(50)
+  // the window open for over two of the dashboard's read intervals
+  await delay(2500)
+  await alone.open()
+  const quiet = await run
+  assert.equal(quiet.code, 0, quiet.stderr)
+  assert.deepEqual(await alone.messages(), ['syncbench:metrics', 'syncbench:metrics'])
 })
 
 test('--dashboard-port in use, a port without --dashboard: one line naming the flag, exit 2; --dashboard-host: a warning first', async (t) => {

@@ -98,3 +98,28 @@ test('the runner reports through the stream: the plan, the run, the built-in eng
   assert.equal(end.record.load.completeRequests, 400)
   assert.equal(end.record.load.series.requests.reduce((a, b) => a + b, 0), 400)
 })
+
+test('the server\'s seconds: only for a subscriber that asked', () => {
+  const plain = new RunProgress()
+  plain.subscribe(() => {})
+  assert.equal(plain.wantsServerSeconds, false, 'nobody asked: the runner asks the server nothing more')
+
+  const asked = []
+  const progress = new RunProgress()
+  const seen = []
+  progress.subscribe((e) => seen.push(e))
+  const unsubscribe = progress.subscribe((e) => asked.push(e.type), { serverSeconds: true })
+  assert.equal(progress.wantsServerSeconds, true)
+  const second = { t: 1000, intervalMs: 1000, requests: 5, loopDelayMaxMs: 2, loopDelayP99Ms: 1, elu: 0.5, cpuPercent: 40, rssBytes: 1 }
+  progress.serverSecond(second)
+  assert.deepEqual(seen, [], 'no run running: no second')
+  progress.planned([{ experiment: { name: 'x' }, configurations: [{ label: 'a' }], order: [{ configuration: { label: 'a' } }] }])
+  progress.runStarted({ experiment: 'x', label: 'a', repeat: 1, requests: 10 })
+  progress.serverSecond(second)
+  progress.runEnded(/** @type {any} */ ({ id: 'x/a#1' }))
+  assert.deepEqual(seen.find((e) => e.type === 'server-second'), { type: 'server-second', index: 1, experiment: 'x', label: 'a', second })
+  assert.deepEqual(asked, ['plan', 'run-start', 'server-second', 'run-end'])
+  unsubscribe()
+  unsubscribe()
+  assert.equal(progress.wantsServerSeconds, false, 'the one who asked left')
+})

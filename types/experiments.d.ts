@@ -1,6 +1,6 @@
 // Experiments and the runner (syncbench run), and the servers under test they start (syncbench serve).
 import type { LoadResult, LoadOptions, LoadSecond } from './load.js'
-import type { Environment, ResultsFile, RunRecord, RouteBlocks, ServerHandle, ServerMetrics } from './results.js'
+import type { Environment, ResultsFile, RunRecord, RouteBlocks, ServerHandle, ServerMetrics, ServerSecond } from './results.js'
 import type { SyncbenchError } from './errors.js'
 
 /** The server an experiment's runs start: a `syncbench serve` app, a --workload module or a user's command. */
@@ -109,7 +109,8 @@ export interface LoadTool {
 
 /**
  * The progress of a run of experiments, one event at a time: `plan`, then per experiment `calibrate`
- * and `capacity`, per run `run-start`, its load's `heartbeat`s and `second`s (the probe's too), `run-end`; `end` last.
+ * and `capacity`, per run `run-start`, its load's `heartbeat`s and `second`s (the probe's too), its server's
+ * `server-second`s (only while a subscriber asked for them), `run-end`; `end` last.
  */
 export type RunEvent =
   | { type: 'plan', total: number, runs: { experiment: string, label: string }[], experiments: { name: string, title: string, configurations: number, runs: number }[] }
@@ -118,6 +119,7 @@ export type RunEvent =
   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number | null }
   | { type: 'heartbeat', index: number, total: number, experiment: string, label: string, done: number, requests: number }
   | { type: 'second', index: number, experiment: string, label: string, source: 'load' | 'probe', second: LoadSecond }
+  | { type: 'server-second', index: number, experiment: string, label: string, second: ServerSecond }
   | { type: 'run-end', index: number, total: number, record: RunRecord }
   | { type: 'end', runs: number, total: number, interrupted: boolean }
 
@@ -175,6 +177,8 @@ export type ChildHandle = ServerHandle & {
     appPid?: number
   }
   profile: (request: { action: 'start' | 'stop', file?: string, signal?: AbortSignal }) => Promise<{ file: string, intervalUs: number, startOffsetMs: number } | null>
+  /** the server's figures since the previous live read, its metrics window untouched; null where nothing measures it */
+  live: (request?: { server?: string, signal?: AbortSignal }) => Promise<ServerSecond | null>
   exited: Promise<void>
 }
 
@@ -209,6 +213,8 @@ export interface RunningApp {
       reset (): void
     }
     read: (options?: { reset?: boolean }) => ServerMetrics
+    /** the figures since the previous live read (the first: since the window started), the window untouched */
+    live: () => ServerSecond
     reset: () => void
     windowStart: () => number
     close: () => void

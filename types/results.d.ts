@@ -57,6 +57,25 @@ export interface ServerMetricsSeries {
   rssBytes: number[]
 }
 
+/**
+ * The server's last interval as a live view reads it: the figures since the previous live read (the
+ * first: since the metrics window started), read without touching the window.
+ */
+export interface ServerSecond {
+  /** ms since the window started, at the read */
+  t: number
+  /** the time since the previous live read, ms */
+  intervalMs: number
+  requests: number
+  loopDelayMaxMs: number
+  loopDelayP99Ms: number
+  /** event-loop utilization, 0..1 */
+  elu: number
+  /** percent of one core */
+  cpuPercent: number
+  rssBytes: number
+}
+
 /** Where a run happened. */
 export interface Environment {
   node: string

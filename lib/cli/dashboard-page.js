@@ -49,7 +49,8 @@ export function dashboardPage (token) {
     '<div class="bar" aria-hidden="true"><div id="bar"></div></div>' +
     '<section id="end" hidden></section>' +
     '<section id="now"><h2>Running now</h2><p id="now-what" class="muted">Nothing is running.</p><dl class="figures" id="now-figures"></dl>' +
-    '<figure id="now-chart" aria-label="the running run over time"><figcaption>Each second of the running run: throughput, p99 latency and, where the probe runs, what any other request waited.</figcaption></figure></section>' +
+    '<figure id="now-chart" aria-label="the running run over time"><figcaption>Each second of the running run: throughput, p99 latency and, where the probe runs, what any other request waited.</figcaption></figure>' +
+    '<figure id="now-server" aria-label="the running run\'s server over time" hidden><figcaption>The server under test each second of the running run: its event-loop delay (the largest), event-loop utilization, CPU and RSS, read live without touching its measurement window.</figcaption></figure></section>' +
     '<section id="last" hidden><h2 id="last-title">Last finished run</h2>' +
     '<figure id="last-chart" aria-label="the last finished run over time"><figcaption>The last finished run: the load each second above the server\'s event-loop delay, CPU and RSS.</figcaption></figure></section>' +
     '<section><h2>Runs</h2><div class="scroll"><table id="runs"><thead><tr><th class="r">#</th><th>experiment</th><th>configuration</th>' +
@@ -65,7 +66,7 @@ export function dashboardPage (token) {
  */
 export function dashboardScript (token) {
   const q = `?token=${encodeURIComponent(token)}`
-  return `import { LOAD_PANELS, PROBE_PANEL, SERVER_PANELS, timeSeriesRows, timeSeriesPlot } from ${JSON.stringify(`./chart-timeseries-plot.js${q}`)}\n` +
+  return `import { LOAD_PANELS, PROBE_PANEL, SERVER_PANELS, ELU_PANEL, timeSeriesRows, timeSeriesPlot } from ${JSON.stringify(`./chart-timeseries-plot.js${q}`)}\n` +
     `${CLIENT}\nstart(${JSON.stringify(q)})\n`
 }
 
@@ -95,6 +96,16 @@ function seriesOf (seconds) {
   return { intervalMs: 1000, t: pick('t'), requests: pick('requests'), errors: pick('errors'), p50Ms: pick('p50Ms'), p90Ms: pick('p90Ms'), p99Ms: pick('p99Ms'), maxMs: pick('maxMs') }
 }
 
+// the server's live reads -> a ServerMetricsSeries (t in ms), with their ELU beside it
+function serverSeriesOf (seconds) {
+  if (!seconds || seconds.length === 0) return null
+  const pick = (k) => seconds.map((s) => s[k])
+  return { intervalMs: 1000, t: pick('t'), loopDelayMaxMs: pick('loopDelayMaxMs'), cpuPercent: pick('cpuPercent'), rssBytes: pick('rssBytes'), elu: pick('elu') }
+}
+
+// loop delay, ELU, CPU, RSS: the report's server panels with the live reads' ELU second
+const LIVE_SERVER_PANELS = [SERVER_PANELS[0], ELU_PANEL, ...SERVER_PANELS.slice(1)]
+
 // the drawn figure's key: redraw only when its data or its width changed
 const drawn = new Map()
 
@@ -104,6 +115,7 @@ function draw (figure, run, panels) {
   const key = width + ':' + rows.length + ':' + (rows.length ? rows[rows.length - 1].t + ':' + rows[rows.length - 1].value : '')
   if (drawn.get(figure.id) === key) return
   drawn.set(figure.id, key)
+  figure.dataset.points = String(rows.length)
   const old = figure.querySelector('svg')
   if (rows.length === 0) { if (old) old.remove(); return }
   const used = panels.filter((p) => rows.some((r) => r.metric === p.metric))
@@ -144,6 +156,11 @@ function render (state) {
       ['seconds', last ? fmt(last.t) : '0']
     ]
     if (probe) items.push(['probe wait p99 ms', fmt(probe.p99Ms)])
+    const server = c.server[c.server.length - 1]
+    if (server) {
+      items.push(['loop delay max ms', fmt(server.loopDelayMaxMs)], ['ELU %', fmt(server.elu * 100)],
+        ['server CPU %', fmt(server.cpuPercent)], ['RSS MiB', fmt(server.rssBytes / 1048576)])
+    }
     figures.replaceChildren(...items.map(([k, v]) => {
       const div = document.createElement('div')
       const dt = document.createElement('dt')
@@ -155,10 +172,14 @@ function render (state) {
     }))
     const run = { label: c.label, config: {}, load: { series: seriesOf(c.load) }, probe: { load: { series: seriesOf(c.probe) } } }
     draw($('now-chart'), run, [...LOAD_PANELS, PROBE_PANEL])
+    $('now-server').hidden = c.server.length === 0
+    draw($('now-server'), { label: c.label, config: {}, server: { series: serverSeriesOf(c.server) } }, LIVE_SERVER_PANELS)
   } else {
     text($('now-what'), state.status === 'ended' ? 'Nothing: the run has ended.' : 'Nothing is running.')
     figures.replaceChildren()
     draw($('now-chart'), { label: '', load: null }, LOAD_PANELS)
+    $('now-server').hidden = true
+    draw($('now-server'), { label: '', load: null }, LIVE_SERVER_PANELS)
   }
   // the last finished run, with the server's series
   const l = state.last

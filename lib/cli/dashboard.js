@@ -19,6 +19,7 @@ import { dashboardPage, dashboardScript } from './dashboard-page.js'
 
 /** @typedef {import('../types.js').RunEvent} RunEvent */
 /** @typedef {import('../types.js').LoadSecond} LoadSecond */
+/** @typedef {import('../types.js').ServerSecond} ServerSecond */
 
 export { DASHBOARD_HOST }
 /** A state push at most this often while a load runs (a run's start and end are pushed at once). */
@@ -49,7 +50,8 @@ const MAX_SECONDS = 3600
  * @property {RunRow[]} runs
  * @property {string|null} activity   calibrating, measuring a capacity
  * @property {{ index: number, experiment: string, label: string, repeat: number, etaMs: number|null, done: number, requests: number,
- *              load: LoadSecond[], probe: LoadSecond[] }|null} current
+ *              load: LoadSecond[], probe: LoadSecond[], server: ServerSecond[] }|null} current
+ *           server: the server's live reads (about one a second), its event-loop delay, ELU, CPU and RSS
  * @property {{ index: number, experiment: string, label: string, repeat: number, load: import('../types.js').LoadSeries|null,
  *              server: import('../types.js').ServerMetricsSeries|null, probe: import('../types.js').LoadSeries|null }|null} last
  * @property {{ interrupted: boolean, runs: number, total: number, verdicts: string[], report: string|null, reportUrl: string|null, lines: string[] }|null} end
@@ -147,7 +149,7 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0 }
       }
       if (e.type === 'run-start') {
         state.activity = null
-        state.current = { index: e.index, experiment: e.experiment, label: e.label, repeat: e.repeat, etaMs: e.etaMs, done: 0, requests: 0, load: [], probe: [] }
+        state.current = { index: e.index, experiment: e.experiment, label: e.label, repeat: e.repeat, etaMs: e.etaMs, done: 0, requests: 0, load: [], probe: [], server: [] }
         const row = rowOf(state, e.index, e.experiment, e.label)
         row.state = 'running'
         row.repeat = e.repeat
@@ -162,6 +164,14 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0 }
       }
       if (e.type === 'second') {
         const list = state.current?.[e.source]
+        if (list) {
+          list.push(e.second)
+          if (list.length > MAX_SECONDS) list.shift()
+        }
+        return pushSoon()
+      }
+      if (e.type === 'server-second') {
+        const list = state.current?.server
         if (list) {
           list.push(e.second)
           if (list.length > MAX_SECONDS) list.shift()

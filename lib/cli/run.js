@@ -292,11 +292,12 @@ export function shownPath (out, outDir, cwd) {
  */
 async function measure ({ options, experiments, engine, outDir, argv, io, nodes, signal, dashboard }) {
   const paint = painter(io.stdout, io.env)
-  // one stream of progress, two subscribers: the terminal's line (none with --quiet) and runs/<run>.txt
+  // one stream of progress, two subscribers: the terminal's line (none with --quiet) and runs/<run>.txt;
+  // a dashboard also shows the server's figures during runs
   const progress = new RunProgress()
   const line = createProgress(io.stderr, { quiet: options.quiet })
   progress.subscribe(line.event)
-  if (dashboard) progress.subscribe(dashboard.event)
+  if (dashboard) progress.subscribe(dashboard.event, { serverSeconds: true })
   const runReports = createRunReports(outDir)
   /** @type {Promise<unknown>[]} */
   const writes = []

@@ -12,7 +12,7 @@ import { createWriteStream } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { ServerStartError, ServerMetricsError, ServerExitedError, errorFromCode, errorCodes } from '../errors.js'
-import { READY, METRICS, PROFILE, ERROR, socketChannel } from './ipc.js'
+import { READY, METRICS, PROFILE, LIVE, ERROR, socketChannel } from './ipc.js'
 import { parseCommand } from './command.js'
 import { collectEnvironment } from './metrics.js'
 
@@ -158,6 +158,12 @@ export async function hostApp (spec, { watchdog } = {}) {
       if (!channel) return /** @type {any} */ (null)
       const answer = await requests.send({ type: METRICS, reset: request.reset })
       return answer.metrics
+    },
+    // --port with no instrumented process: nothing measures the app, nothing to read live
+    live: async () => {
+      if (!channel) return null
+      const answer = await requests.send({ type: LIVE })
+      return answer.live ?? null
     },
     profile: async (request) => {
       if (!channel) return null

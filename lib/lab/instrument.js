@@ -7,7 +7,7 @@
 // - counts its requests ('http.server.request.start') and measures this process (lib/lab/metrics.js),
 //   following each request by route to its 'http.server.response.finish' (lib/lab/route-blocks.js);
 // - started by syncbench (SYNCBENCH_CONTROL names a Unix socket or named pipe): connects to it and
-//   speaks the protocol of lib/lab/ipc.js: ready with the server's address, metrics windows, a CPU
+//   speaks the protocol of lib/lab/ipc.js: ready with the server's address, metrics windows, live reads, a CPU
 //   profile of the main thread during the measured window (node:inspector, one sample every
 //   PROFILE_INTERVAL_US), written where the runner asks;
 // - by hand (SYNCBENCH_METRICS_PORT=<port>): serves GET /__syncbench/metrics (?reset=1 starts a new
@@ -77,7 +77,7 @@ function measure (server, address) {
     socket.unref()
     socket.on('error', () => {})
     const channel = socketChannel(socket)
-    serveIpc(channel, { servers: [{ name: 'app', url, port: address.port, host }], env, read, info: { pid: process.pid, secure }, profile: profiler.request })
+    serveIpc(channel, { servers: [{ name: 'app', url, port: address.port, host }], env, read, live: () => metrics.live(), info: { pid: process.pid, secure }, profile: profiler.request })
   }
   if (metricsPort) serveMetrics(Number(metricsPort), read, env)
 }

@@ -33,7 +33,14 @@
 //                    in ms since the window's start, when the loop was held past 20 ms (the ticker of
 //                    lib/lab/metrics.js, at most 500 spans: lib/lab/loop-blocks.js); a profile's
 //                    `startOffsetMs` puts its samples on the same clock.
-//   child -> parent  { type: 'syncbench:error', id, code, message }   that metrics request failed
+//   parent -> child  { type: 'syncbench:live', id, server?: string }
+//   child -> parent  { type: 'syncbench:live', id, live: ServerSecond|null }
+//                    read-only: the figures since the previous live request (the first: since the
+//                    window's start), loop delay max and p99, ELU, CPU %, requests, and RSS now; the
+//                    window is not reset nor changed. Sent about once a second, and only while a live
+//                    view asked for the server's figures (lib/run/runner.js). null: nothing measures this
+//                    server (a user's app found by --port with no instrumented process).
+//   child -> parent  { type: 'syncbench:error', id, code, message }   that metrics or live request failed
 //   parent -> child  { type: 'syncbench:profile', id, action: 'start' }
 //   parent -> child  { type: 'syncbench:profile', id, action: 'stop', file }
 //   child -> parent  { type: 'syncbench:profile', id, profile: ProfileInfo|null }
@@ -53,7 +60,7 @@
 //
 // Failure without a message (a crash, process.exit, no ready in time): the parent's error names the
 // child's last stderr line and carries its last lines (lib/lab/spawn.js).
-// The shapes are ServerHandle's, ServerMetrics' and Environment's in lib/types.js.
+// The shapes are ServerHandle's, ServerMetrics', ServerSecond's and Environment's in lib/types.js.
 import { EventEmitter } from 'node:events'
 import { SyncbenchError, errorCodes } from '../errors.js'
 
@@ -62,6 +69,7 @@ export const HANDLERS = 'syncbench:handlers'
 export const METRICS = 'syncbench:metrics'
 export const ERROR = 'syncbench:error'
 export const PROFILE = 'syncbench:profile'
+export const LIVE = 'syncbench:live'
 
 /**
  * What the server child starts (see the protocol above).
@@ -118,12 +126,15 @@ export const PROFILE = 'syncbench:profile'
  * @param {() => void} [options.onDisconnect] the parent is gone: nobody will stop this server, so stop it
  * @param {Record<string, unknown>} [options.info] more fields for the ready message (a workload's handler names)
  * @param {(request: { action: string, file?: string }) => Promise<ProfileInfo|null>} [options.profile] answers profile requests
+ * @param {(request: { server?: string }) => import('../types.js').ServerSecond | null | Promise<import('../types.js').ServerSecond|null>} [options.live]
+ *   answers live requests (none: they are answered null)
  * @returns {{ stop: () => void }}
  */
-export function serveIpc (channel, { servers, env, read, onDisconnect, info, profile }) {
+export function serveIpc (channel, { servers, env, read, onDisconnect, info, profile, live }) {
   /** @param {any} message what the parent sent: checked here, field by field */
   const onMessage = async (message) => {
     if (message?.type === PROFILE) return answerProfile(message)
+    if (message?.type === LIVE) return answerLive(message)
     if (!message || message.type !== METRICS) return
     let metrics
     try {
@@ -148,6 +159,18 @@ export function serveIpc (channel, { servers, env, read, onDisconnect, info, pro
       return
     }
     send(channel, { type: PROFILE, id: message.id, profile: answer })
+  }
+  /** @param {any} message */
+  const answerLive = async (message) => {
+    let answer = null
+    try {
+      if (live) answer = await live({ server: typeof message.server === 'string' ? message.server : undefined })
+    } catch (err) {
+      if (!(err instanceof SyncbenchError)) throw err
+      send(channel, { type: ERROR, id: message.id, code: err.code, message: err.message })
+      return
+    }
+    send(channel, { type: LIVE, id: message.id, live: answer })
   }
   const disconnected = () => onDisconnect?.()
   channel.on('message', onMessage)

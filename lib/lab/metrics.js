@@ -1,5 +1,6 @@
 // The server side of a measurement: one window of event-loop delay, utilization, CPU, memory and
-// threads for this process, and the environment it runs in (ServerMetrics and Environment in lib/types.js).
+// threads for this process, and the environment it runs in (ServerMetrics and Environment in lib/types.js);
+// and, for a live view, the figures of the last interval (ServerSecond), read without touching the window.
 import os from 'node:os'
 import { readFileSync } from 'node:fs'
 import { createHistogram, performance } from 'node:perf_hooks'
@@ -13,13 +14,19 @@ const LOOP_RESOLUTION_MS = 10
 // RSS is sampled this often so a peak that comes and goes inside a window is still seen (see peakRss);
 // the same timer takes the series' samples (lib/lab/metrics-series.js).
 const RSS_SAMPLE_MS = SERIES_INTERVAL_MS
+// The ticks a live interval keeps for its p99: 10 s of them (a live read comes every second); past
+// that the p99 is the first 10 s's, the max still every tick's. A sort of at most this many is cheaper
+// than a histogram's percentile, and live reads come while the server is measured.
+const LIVE_TICKS_MAX = 1000
 
 /**
  * Start watching this process. `requests` is a plain counter the servers increment once per request
  * (the only per-request work metrics add); `read()` returns the window since the last reset, whose
  * times (loopBlocks' spans, the series' t) count from `windowStart()`, a performance.now() reading.
- * `routes` follows a server's requests by route (lib/lab/route-blocks.js followRoutes).
- * @returns {{ requests: number, routes: ReturnType<typeof createRouteBlocks>, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, windowStart: () => number, close: () => void }}
+ * `routes` follows a server's requests by route (lib/lab/route-blocks.js followRoutes). `live()`
+ * returns the figures since the previous live() (the first: since the window's start) and leaves the
+ * window as it was: its histogram, series, ELU and CPU baselines are only read.
+ * @returns {ServerMetricsState}
  */
 export function createServerMetrics () {
   // The sampler of perf_hooks.monitorEventLoopDelay, in JS: the native one forgets its last tick on
@@ -34,9 +41,15 @@ export function createServerMetrics () {
   // Which routes' requests were in progress during those spans (lib/lab/route-blocks.js), once a
   // server's requests are followed (followRoutes).
   const routes = createRouteBlocks()
+  // The live reads' own baselines and histogram: none until the first live read, so a server nobody
+  // watches live does per tick exactly what it did before.
+  /** @type {{ ticks: ReturnType<typeof createTickDelays>, since: number, elu: import('node:perf_hooks').EventLoopUtilization, cpu: NodeJS.CpuUsage, requests: number }|null} */
+  let live = null
   const ticker = setInterval(() => {
     const now = performance.now()
     histogram.record(Math.max(1, Math.round((now - lastTick) * 1e6)))
+    // from the last live read when it came after the last tick: a block it already reported is not reported again
+    if (live) live.ticks.add(now - Math.max(lastTick, live.since) - LOOP_RESOLUTION_MS)
     const delay = now - lastTick - LOOP_RESOLUTION_MS
     intervalDelay = Math.max(intervalDelay, delay)
     const blocked = delay > BLOCKING_DELAY_MS
@@ -70,7 +83,7 @@ export function createServerMetrics () {
   }
   const sampler = setInterval(() => sample(performance.now()), RSS_SAMPLE_MS).unref()
 
-  /** @type {{ requests: number, routes: ReturnType<typeof createRouteBlocks>, read: (options?: { reset?: boolean }) => import('../types.js').ServerMetrics, reset: () => void, windowStart: () => number, close: () => void }} */
+  /** @type {ServerMetricsState} */
   const state = {
     requests: 0,
     routes,
@@ -79,7 +92,34 @@ export function createServerMetrics () {
       if (options.reset) state.reset()
       return metrics
     },
+    live () {
+      const now = performance.now()
+      const since = live ? live.since : start
+      // the first live read covers the window so far: the window's own histogram and baselines, only read
+      const pendingMs = now - Math.max(lastTick, since)
+      const delay = live ? live.ticks.take(pendingMs) : loopDelayPeak(histogram, pendingMs)
+      const eluNow = performance.eventLoopUtilization()
+      const cpuNow = process.cpuUsage()
+      const cpuBase = live ? live.cpu : cpu
+      const intervalMs = now - since
+      const cpuMs = (cpuNow.user - cpuBase.user + cpuNow.system - cpuBase.system) / 1000
+      /** @type {import('../types.js').ServerSecond} */
+      const second = {
+        t: roundTo(now - start, 1),
+        intervalMs: roundTo(intervalMs, 1),
+        requests: state.requests - (live ? live.requests : 0),
+        loopDelayMaxMs: delay.max,
+        loopDelayP99Ms: delay.p99,
+        elu: roundTo(performance.eventLoopUtilization(eluNow, live ? live.elu : elu).utilization, 4),
+        cpuPercent: intervalMs > 0 ? roundTo(cpuMs / intervalMs * 100, 1) : 0,
+        rssBytes: process.memoryUsage.rss()
+      }
+      live = { ticks: live ? live.ticks : createTickDelays(), since: now, elu: eluNow, cpu: cpuNow, requests: state.requests }
+      return second
+    },
     reset () {
+      // the live reads count requests across windows: the count the reset zeroes stays counted
+      if (live) live.requests -= state.requests
       histogram.reset()
       start = performance.now()
       elu = performance.eventLoopUtilization()
@@ -163,6 +203,17 @@ export function createServerMetrics () {
 }
 
 /**
+ * @typedef {object} ServerMetricsState
+ * @property {number} requests
+ * @property {ReturnType<typeof createRouteBlocks>} routes
+ * @property {(options?: { reset?: boolean }) => import('../types.js').ServerMetrics} read
+ * @property {() => import('../types.js').ServerSecond} live
+ * @property {() => void} reset
+ * @property {() => number} windowStart
+ * @property {() => void} close
+ */
+
+/**
  * The CPU time the calling thread (the main thread: metrics are read on it) has run, in ns, from Linux's
  * schedstat; null elsewhere. ELU counts the loop busy while the thread waits for a core, which on a
  * machine whose cores the pool and the load generator share is not the main thread's cost.
@@ -184,10 +235,59 @@ function loopDelay (h, pendingMs) {
   const pending = Math.max(0, pendingMs - LOOP_RESOLUTION_MS)
   // An empty histogram reports min as 2^63 and mean as NaN: a window without ticks reads as zeros.
   if (h.count === 0) return { min: 0, mean: 0, p50: 0, p99: 0, max: roundTo(pending), stddev: 0 }
-  // Delay is what exceeds the interval (as @fastify/under-pressure and clinic report it), so an
-  // idle loop reads about 0, not 10.
-  const ms = (/** @type {number} */ ns) => roundTo(Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS))
-  return { min: ms(h.min), mean: ms(h.mean), p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: Math.max(ms(h.max), roundTo(pending)), stddev: roundTo(h.stddev / 1e6) }
+  return { min: delayMs(h.min), mean: delayMs(h.mean), p50: delayMs(h.percentile(50)), p99: delayMs(h.percentile(99)), max: Math.max(delayMs(h.max), roundTo(pending)), stddev: roundTo(h.stddev / 1e6) }
+}
+
+/**
+ * The largest delay and the p99 of a window's histogram, as loopDelay reads them: the live view's first
+ * read (percentile(99) alone: the histogram's mean and stddev cost a millisecond).
+ * @param {import('node:perf_hooks').RecordableHistogram} h
+ * @param {number} pendingMs
+ */
+function loopDelayPeak (h, pendingMs) {
+  const pending = roundTo(Math.max(0, pendingMs - LOOP_RESOLUTION_MS))
+  if (h.count === 0) return { max: pending, p99: 0 }
+  return { max: Math.max(delayMs(h.max), pending), p99: delayMs(h.percentile(99)) }
+}
+
+/**
+ * A tick's interval (ns) as a delay in ms: what exceeds the ticker's interval (as
+ * @fastify/under-pressure and clinic report it), so an idle loop reads about 0, not 10.
+ * @param {number} ns
+ */
+function delayMs (ns) {
+  return roundTo(Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS))
+}
+
+/**
+ * The delays (ms beyond the ticker's interval) of the ticks since the last live read: their largest
+ * and their p99, taken once per read.
+ */
+function createTickDelays () {
+  const delays = new Float64Array(LIVE_TICKS_MAX)
+  let count = 0
+  let max = 0
+  return {
+    /** @param {number} ms */
+    add (ms) {
+      if (ms > max) max = ms
+      if (count < delays.length) delays[count++] = ms
+    },
+    /**
+     * The ticks' figures, a block still going (no tick since it began: `pendingMs` since the last one)
+     * counted in the max; then a new interval starts.
+     * @param {number} pendingMs
+     * @returns {{ max: number, p99: number }}
+     */
+    take (pendingMs) {
+      const sorted = delays.subarray(0, count).sort()
+      const p99 = count > 0 ? sorted[Math.ceil(count * 0.99) - 1] : 0
+      const figures = { max: roundTo(Math.max(0, max, pendingMs - LOOP_RESOLUTION_MS)), p99: roundTo(Math.max(0, p99)) }
+      count = 0
+      max = 0
+      return figures
+    }
+  }
 }
 
 /** OS threads of this process (libuv pool, V8 platform workers, worker threads); 0 where /proc is absent. */

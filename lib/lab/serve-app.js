@@ -15,6 +15,8 @@ import { spawnServer } from './spawn.js'
  * @property {import('../types.js').Environment} env
  * @property {(request: { reset: boolean, server?: string }) => import('../types.js').ServerMetrics | Promise<import('../types.js').ServerMetrics>} read
  *   the metrics window (of `server`, where several processes each have their own), then reset it if asked
+ * @property {(request: { server?: string }) => import('../types.js').ServerSecond | null | Promise<import('../types.js').ServerSecond|null>} live
+ *   the figures since the previous live read (of `server`), the window untouched (lib/lab/metrics.js live())
  * @property {() => Promise<void>} close   closes every server (stops the supervised children); idempotent
  */
 
@@ -32,7 +34,7 @@ export async function startServeApp (options, { signal } = {}) {
     await running.close()
     throw signal.reason
   }
-  return { servers: running.servers, env: running.env, read: (request) => running.metrics.read(request), close: running.close }
+  return { servers: running.servers, env: running.env, read: (request) => running.metrics.read(request), live: () => running.metrics.live(), close: running.close }
 }
 
 /**
@@ -46,7 +48,7 @@ export async function superviseReadfile (options) {
   const { signal } = options
   // Created once here so the children find it instead of each writing their own.
   await ensureDataFile(options.fileSize ?? DEFAULT_FILE_SIZE, options)
-  /** @type {import('../types.js').ServerHandle[]} */
+  /** @type {import('./spawn.js').ChildHandle[]} */
   const handles = []
   /** @type {import('node:child_process').ChildProcess|null} the child being started, not yet a handle */
   let starting = null
@@ -82,18 +84,23 @@ export async function superviseReadfile (options) {
     host: h.address?.host ?? options.host ?? '127.0.0.1',
     routes: [`GET / (${seedReadfileServers[/** @type {keyof typeof seedReadfileServers} */ (s.name)].description}, pid ${h.pid})`]
   })))
+  /** @param {string|undefined} server @returns {number} */
+  const serverIndex = (server) => {
+    const index = server === undefined ? 0 : servers.findIndex((s) => s.name === server)
+    if (index < 0) throw new InvalidOptionError(`no server "${server}" (servers: ${names.join(', ')})`)
+    return index
+  }
   return {
     servers,
     env: collectEnvironment(),
     // Each server has its own process and window: `server` picks one, the first by default;
     // a reset without `server` resets all three.
     async read ({ reset, server }) {
-      const index = server === undefined ? 0 : servers.findIndex((s) => s.name === server)
-      if (index < 0) throw new InvalidOptionError(`no server "${server}" (servers: ${names.join(', ')})`)
-      const metrics = await handles[index].metrics({ reset: reset && server !== undefined })
+      const metrics = await handles[serverIndex(server)].metrics({ reset: reset && server !== undefined })
       if (reset && server === undefined) await Promise.all(handles.map((h) => h.metrics({ reset: true })))
       return metrics
     },
+    live: ({ server }) => handles[serverIndex(server)].live(),
     close: stopAll
   }
 }

@@ -63,7 +63,7 @@ async function main (spec) {
     await sendError(process, err, 'command' in spec && Array.isArray(err?.stderr) ? err.stderr : undefined)
     return end(1, isWorkload)
   }
-  const ipc = serveIpc(process, { servers: served.servers, env: served.env, read: served.read, info, profile })
+  const ipc = serveIpc(process, { servers: served.servers, env: served.env, read: served.read, live: served.live, info, profile })
   await stopped
   stopping = true
   ipc.stop()

@@ -5,7 +5,7 @@ import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { ServerExitedError, ServerMetricsError, errorCodes, errorFromCode } from '../errors.js'
-import { READY, HANDLERS, METRICS, PROFILE, ERROR } from './ipc.js'
+import { READY, HANDLERS, METRICS, PROFILE, LIVE, ERROR } from './ipc.js'
 
 const childPath = fileURLToPath(new URL('./server-child.js', import.meta.url))
 const STDERR_KEEP = 8192
@@ -35,10 +35,13 @@ const STDERR_LINES = 20
  * @typedef {import('../types.js').ServerHandle & {
  *   ready: import('./ipc.js').ReadyMessage,
  *   profile: (request: { action: 'start'|'stop', file?: string, signal?: AbortSignal }) => Promise<import('./ipc.js').ProfileInfo|null>,
+ *   live: (request?: { server?: string, signal?: AbortSignal }) => Promise<import('../types.js').ServerSecond|null>,
  *   exited: Promise<void>
  * }} ChildHandle
  *   `ready` is the child's whole ready message (extra fields included); `profile` the server's CPU
- *   profile (lib/lab/ipc.js; null where nothing profiles it); `exited` resolves once the child is gone
+ *   profile (lib/lab/ipc.js; null where nothing profiles it); `live` the server's figures since the
+ *   previous live read, its metrics window untouched (null where nothing measures it); `exited` resolves
+ *   once the child is gone
  */
 
 /**
@@ -125,6 +128,7 @@ async function startChild (spec, options) {
     waiting.delete(message.id)
     if (message.type === METRICS) entry.resolve(message.metrics)
     else if (message.type === PROFILE) entry.resolve(message.profile ?? null)
+    else if (message.type === LIVE) entry.resolve(message.live ?? null)
     else entry.reject(errorFromCode(message.code, `${name}: ${message.message}`, errorCodes.SERVER_METRICS))
   })
   exited.then(([code, signal]) => {
@@ -146,6 +150,9 @@ async function startChild (spec, options) {
     },
     profile ({ action, file, signal }) {
       return request(file === undefined ? { type: PROFILE, action } : { type: PROFILE, action, file }, signal)
+    },
+    live ({ server, signal } = {}) {
+      return request(server === undefined ? { type: LIVE } : { type: LIVE, server }, signal)
     },
     exited: exited.then(() => undefined),
     stop: (graceMs) => forked.stop(graceMs)

@@ -53,6 +53,7 @@ export async function hostWorkload (handlers) {
     servers: [{ ...hosted, routes: names.map((n) => `GET /${n}`) }],
     env,
     read: (request) => metrics.read(request),
+    live: () => metrics.live(),
     close: () => hosted.close().finally(() => metrics.close())
   }
 }

@@ -18,6 +18,21 @@ export const SERVER_PANELS = [
   { metric: 'RSS', unit: 'MiB', values: (run) => serverValues(run, 'rssBytes', MIB) }
 ]
 
+/**
+ * The event loop's utilization, for a live view: its reads of the server (ServerSecond.elu, carried
+ * as the series' `elu`); the report's series has none, so the report never draws this panel.
+ * @type {Panel}
+ */
+export const ELU_PANEL = {
+  metric: 'ELU',
+  unit: '%',
+  values: (run) => {
+    const s = /** @type {(import('../types.js').ServerMetricsSeries & { elu?: number[] })|undefined} */ (run.server?.series)
+    if (!s?.elu || s.t.length === 0) return null
+    return { t: s.t.map((t) => t / 1000), value: s.elu.map((v) => v * 100) }
+  }
+}
+
 /** The load's panels, above the server's when the runs kept the load over time (LoadResult.series). @type {Panel[]} */
 export const LOAD_PANELS = [
   { metric: 'throughput', unit: 'req/s', values: (run) => loadValues(run.load?.series, (s, i) => s.requests[i] / intervalSeconds(s.t, i)) },

@@ -1,7 +1,8 @@
 // The progress of `syncbench run` as one stream of events (lib/types.js RunEvent): the runner reports
 // what it does here, and this module alone turns that into events, with the run counts and the ETA.
 // Whoever shows progress subscribes: the terminal line (lib/cli/progress-line.js, nothing with --quiet),
-// the runs/ reports as runs end (lib/cli/run.js), a live view.
+// the runs/ reports as runs end (lib/cli/run.js), a live view (which alone asks for the server's figures
+// during runs: subscribe's serverSeconds).
 import { mean } from '../analysis/stats.js'
 
 /** @typedef {import('../types.js').RunEvent} RunEvent */
@@ -14,6 +15,8 @@ import { mean } from '../analysis/stats.js'
 export class RunProgress {
   /** @type {((event: RunEvent) => void)[]} */
   #subscribers = []
+  /** how many subscribers asked for the server's figures during runs (the runner asks the server only then) */
+  #serverWatchers = 0
   /** @type {{ experiment: string, label: string }[]} every run, in run order */
   #runs = []
   /** @type {Map<string, number>} ms the last run of each configuration took, by experiment and label */
@@ -34,11 +37,25 @@ export class RunProgress {
   /**
    * Receive every event from now on.
    * @param {(event: RunEvent) => void} subscriber
+   * @param {{ serverSeconds?: boolean }} [options]  serverSeconds: this subscriber shows the server's
+   *   figures live (`server-second` events): only then does the runner ask the server for them
    * @returns {() => void} unsubscribes
    */
-  subscribe (subscriber) {
+  subscribe (subscriber, { serverSeconds = false } = {}) {
     this.#subscribers.push(subscriber)
-    return () => { this.#subscribers = this.#subscribers.filter((s) => s !== subscriber) }
+    if (serverSeconds) this.#serverWatchers++
+    let subscribed = true
+    return () => {
+      if (!subscribed) return
+      subscribed = false
+      if (serverSeconds) this.#serverWatchers--
+      this.#subscribers = this.#subscribers.filter((s) => s !== subscriber)
+    }
+  }
+
+  /** Whether a subscriber shows the server's figures live: the runner reads them from the server only then. */
+  get wantsServerSeconds () {
+    return this.#serverWatchers > 0
   }
 
   /** @param {RunEvent} event */
@@ -104,6 +121,16 @@ export class RunProgress {
     const run = this.#current
     if (run === null) return
     this.#emit({ type: 'second', index: this.#index, experiment: run.experiment, label: run.label, source, second })
+  }
+
+  /**
+   * The running run's server over its last interval (a live read, lib/lab/metrics.js live()).
+   * @param {import('../types.js').ServerSecond} second
+   */
+  serverSecond (second) {
+    const run = this.#current
+    if (run === null) return
+    this.#emit({ type: 'server-second', index: this.#index, experiment: run.experiment, label: run.label, second })
   }
 
   /**

@@ -31,6 +31,8 @@ export const APPS_DIR = 'apps'
 export const PROFILES_DIR = 'profiles'
 /** After a load failed, how long the runner waits to learn whether the app exited (then that is the error). */
 const EXIT_NOTICE_MS = 1000
+/** How often a live view gets the server's figures during a measured load (lib/lab/ipc.js's live request). */
+const SERVER_SECOND_MS = 1000
 
 /**
  * @typedef {object} RunnerOptions
@@ -70,6 +72,7 @@ const EXIT_NOTICE_MS = 1000
  * @property {(options?: { reset?: boolean, signal?: AbortSignal }) => Promise<import('../types.js').ServerMetrics|null>} metrics
  * @property {(graceMs?: number) => Promise<void>} stop
  * @property {import('../lab/spawn.js').ChildHandle['profile']} [profile]  a user's app: its main thread's CPU profile
+ * @property {import('../lab/spawn.js').ChildHandle['live']} [live]  the server's last interval, its window untouched (a live view's)
  * @property {Promise<void>} [exited]   resolves once a server syncbench started is gone
  */
 
@@ -175,7 +178,9 @@ export async function runExperiments (options) {
       const configuration = experiment.rateSweep ? atOfferedRate(planned, capacities[planned.variant], experiment.rateSweep) : planned
       progress.runStarted({ experiment: experiment.name, label: runLabel(configuration.label, node), repeat, requests: configuration.load.requests })
       const probe = options.probe ?? (experiment.probe === true && !target)
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe, probePath: options.probePath, node, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second) })
+      // the server is asked for its figures during the load only when a live view shows them
+      const onServerSecond = progress.wantsServerSeconds ? (/** @type {import('../types.js').ServerSecond} */ second) => progress.serverSecond(second) : undefined
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe, probePath: options.probePath, node, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second), onServerSecond })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
       // a user's app: the status codes too (a rejected body, a missing header are the user's to fix)
       const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load, { statuses: configuration.server.command !== undefined }))
@@ -290,9 +295,11 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {(done: number) => void} [run.onProgress]  the measured load's heartbeats (the built-in generator's)
  * @param {(source: 'load'|'probe', second: import('../types.js').LoadSecond) => void} [run.onSecond]  each second of
  *        the measured load (the built-in generator's) and of the probe, as it ends
+ * @param {(second: import('../types.js').ServerSecond) => void} [run.onServerSecond]  the server's figures about
+ *        once a second during the measured load (a live view's); none: the server is not asked for them
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, probePath, node, onProgress, onSecond }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, probePath, node, onProgress, onSecond, onServerSecond }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${runLabel(configuration.label, node)}#${repeat}`,
@@ -357,6 +364,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     const prober = probe ? startProbe({ origin: new URL(url).origin, ...(probePath === undefined ? {} : { path: probePath }), signal: runSignal, ...onSecond && { onSecond: (second) => onSecond('probe', second) } }) : null
     // the built-in generator keeps the load over time (LoadResult.series) and hands each second to a live view
     const overTime = engine.name === builtinTool.name ? { series: true, ...onSecond && { onSecond: (/** @type {import('../types.js').LoadSecond} */ second) => onSecond('load', second) } } : {}
+    const watcher = onServerSecond && handle.live ? watchServer(handle.live, onServerSecond, runSignal) : null
     try {
       record.load = await engine.run({ ...configuration.load, url, signal: runSignal, ...onProgress && { onProgress }, ...overTime })
     } catch (err) {
@@ -364,6 +372,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       record.load = partialResult(err)
       throw err
     } finally {
+      watcher?.stop()
       if (prober) record.probe = await prober.stop()
     }
     record.server = await within(handle.metrics({ signal }))
@@ -387,6 +396,37 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     record.invalid = { reason: `did not end within its deadline of ${deadlineMs / 1000} s (--run-timeout): server stopped` }
   }
   return record
+}
+
+/**
+ * Ask the server for its last interval about once a second while the measured load runs, for a live
+ * view: a read of its own (lib/lab/ipc.js's live request) that leaves the metrics window as it was.
+ * One read at a time: a server whose loop is blocked answers late, and no read queues behind it.
+ * @param {NonNullable<MeasuredServer['live']>} live
+ * @param {(second: import('../types.js').ServerSecond) => void} onSecond
+ * @param {AbortSignal} signal  the run's: after it, a read gets 2 s to answer (lib/lab/spawn.js)
+ * @returns {{ stop: () => void }}  no answer is reported after stop()
+ */
+function watchServer (live, onSecond, signal) {
+  let stopped = false
+  let reading = false
+  const timer = setInterval(() => {
+    if (reading) return
+    reading = true
+    live({ signal }).then((second) => {
+      if (!stopped && second !== null) onSecond(second)
+    }, (err) => {
+      // The view misses that second; what failed (a server gone, a read that timed out) is the
+      // window's read's to report, after the load. Anything else is a bug and surfaces.
+      if (!(err instanceof SyncbenchError)) throw err
+    }).finally(() => { reading = false })
+  }, SERVER_SECOND_MS)
+  return {
+    stop () {
+      stopped = true
+      clearInterval(timer)
+    }
+  }
 }
 
 /** The load options that shape the requests: the warm-up sends what the measured load will. */
