@@ -510,11 +510,14 @@
  *   | { type: 'second', index: number, experiment: string, label: string, source: 'load'|'probe', second: LoadSecond }
  *   | { type: 'server-second', index: number, experiment: string, label: string, second: ServerSecond }
  *   | { type: 'run-end', index: number, total: number, record: RunRecord }
+ *   | { type: 'experiment-end', experiment: string, verdicts: string[] }
  *   | { type: 'end', runs: number, total: number, interrupted: boolean }} RunEvent
  *   `runs` of the plan: every run in the order it will run.
  *   `second`: one second of the running run's load (the built-in generator's) or of its probe, as it ends.
  *   `server-second`: the running run's server over the last second (about one a second), only while a
  *   subscriber asked for them (RunProgress.subscribe's `serverSeconds`): nobody asks the server otherwise.
+ *   `experiment-end`: an experiment's last run ended (not when its runs were cut short), with its verdict
+ *   lines as `syncbench run` prints them at the end; only where the caller gave RunProgress its `verdicts`.
  *   `etaMs`: the runs left, each at what its configuration took last time (else the mean so far), null
  *   before any run ended; `done` of `requests`: the run's completed requests; `runs`: the runs that ended.
  */

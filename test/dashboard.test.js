@@ -234,7 +234,7 @@ function points (id) {
   return figure?.querySelector('svg') ? Number(figure.dataset.points ?? 0) : 0
 }
 
-test('run --dashboard: the server\'s series drawn live during a run; without --dashboard the server is asked nothing more', { timeout: 120_000 }, async (t) => {
+test('run --dashboard: the server\'s series drawn live during a run, the first experiment\'s verdict while the second runs; without --dashboard the server is asked nothing more', { timeout: 120_000 }, async (t) => {
   if (browser === null) return t.skip(`${CHROMIUM} is absent: the browser test needs Debian's chromium`)
   const dir = await tempDir(t)
   await writeFile(path.join(dir, 'gated.mjs'), GATED_WORKLOAD)
@@ -261,10 +261,22 @@ test('run --dashboard: the server\'s series drawn live during a run; without --d
   for (const panel of ['event-loop delay', 'ELU', 'CPU', 'RSS']) assert.ok(live.panels.includes(panel), `${panel} in ${live.panels.join(' ')}`)
   assert.ok(live.lines > 0, 'the server\'s chart has lines')
   for (const name of ['loop delay max ms', 'ELU %', 'server CPU %', 'RSS MiB']) assert.ok(live.figures.includes(name), live.figures.join(', '))
+  // the first experiment ends: its verdict is shown under it while the second one runs (its gate shut)
   await one.open()
+  await page.waitForFunction(() => document.querySelector('#experiment-list [data-experiment="live-one"] .verdict') !== null, null, { timeout: WAIT_MS, polling: 100 })
+  const midway = await page.evaluate(() => ({
+    verdict: document.querySelector('#experiment-list [data-experiment="live-one"] .verdict')?.textContent ?? '',
+    second: document.querySelector('#experiment-list [data-experiment="live-two"] .verdict') !== null,
+    running: [...document.querySelectorAll('#runs tbody tr.running td')].map((td) => td.textContent)
+  }))
+  assert.equal(midway.second, false, 'no verdict yet for the experiment still running')
+  assert.deepEqual(midway.running.slice(0, 3), ['2', 'live-two', 'gated #1'])
   await two.open()
   const ended = await cli.ended()
   assert.equal(ended.code, 0, ended.stderr)
+  // the verdict the page showed is the one the end of the run prints
+  assert.ok(midway.verdict.length > 0)
+  assert.ok(ended.stdout.includes(`${midway.verdict}\n`), `${midway.verdict} in ${ended.stdout}`)
   const messages = await one.messages()
   assert.equal(messages[0], 'syncbench:metrics', 'the window\'s reset first')
   assert.equal(messages.at(-1), 'syncbench:metrics', 'the window\'s read last')

@@ -99,13 +99,16 @@ test('the runner reports through the stream: the plan, the run, the built-in eng
   assert.equal(end.record.load.series.requests.reduce((a, b) => a + b, 0), 400)
 })
 
-test('the server\'s seconds: only for a subscriber that asked', () => {
+test('the server\'s seconds and the experiments\' verdicts: only for a subscriber that asked, only where verdicts were handed in', () => {
   const plain = new RunProgress()
-  plain.subscribe(() => {})
+  const seenPlain = []
+  plain.subscribe((e) => seenPlain.push(e.type))
   assert.equal(plain.wantsServerSeconds, false, 'nobody asked: the runner asks the server nothing more')
+  plain.experimentEnded('x', /** @type {any} */ ({ runs: [] }))
+  assert.deepEqual(seenPlain, [], 'no verdicts handed in: no experiment-end')
 
   const asked = []
-  const progress = new RunProgress()
+  const progress = new RunProgress({ verdicts: (results, experiment) => [`${experiment}: ${results.runs.length} runs`] })
   const seen = []
   progress.subscribe((e) => seen.push(e))
   const unsubscribe = progress.subscribe((e) => asked.push(e.type), { serverSeconds: true })
@@ -117,8 +120,10 @@ test('the server\'s seconds: only for a subscriber that asked', () => {
   progress.runStarted({ experiment: 'x', label: 'a', repeat: 1, requests: 10 })
   progress.serverSecond(second)
   progress.runEnded(/** @type {any} */ ({ id: 'x/a#1' }))
+  progress.experimentEnded('x', /** @type {any} */ ({ runs: [{}] }))
   assert.deepEqual(seen.find((e) => e.type === 'server-second'), { type: 'server-second', index: 1, experiment: 'x', label: 'a', second })
-  assert.deepEqual(asked, ['plan', 'run-start', 'server-second', 'run-end'])
+  assert.deepEqual(seen.at(-1), { type: 'experiment-end', experiment: 'x', verdicts: ['x: 1 runs'] })
+  assert.deepEqual(asked, ['plan', 'run-start', 'server-second', 'run-end', 'experiment-end'])
   unsubscribe()
   unsubscribe()
   assert.equal(progress.wantsServerSeconds, false, 'the one who asked left')

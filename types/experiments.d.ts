@@ -110,7 +110,8 @@ export interface LoadTool {
 /**
  * The progress of a run of experiments, one event at a time: `plan`, then per experiment `calibrate`
  * and `capacity`, per run `run-start`, its load's `heartbeat`s and `second`s (the probe's too), its server's
- * `server-second`s (only while a subscriber asked for them), `run-end`; `end` last.
+ * `server-second`s (only while a subscriber asked for them), `run-end`; `experiment-end` after an experiment's
+ * last run, with its verdict lines (only where the caller asked for verdicts); `end` last.
  */
 export type RunEvent =
   | { type: 'plan', total: number, runs: { experiment: string, label: string }[], experiments: { name: string, title: string, configurations: number, runs: number }[] }
@@ -121,6 +122,7 @@ export type RunEvent =
   | { type: 'second', index: number, experiment: string, label: string, source: 'load' | 'probe', second: LoadSecond }
   | { type: 'server-second', index: number, experiment: string, label: string, second: ServerSecond }
   | { type: 'run-end', index: number, total: number, record: RunRecord }
+  | { type: 'experiment-end', experiment: string, verdicts: string[] }
   | { type: 'end', runs: number, total: number, interrupted: boolean }
 
 export interface RunnerOptions {

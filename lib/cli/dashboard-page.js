@@ -27,6 +27,7 @@ th,td{padding:.25rem .45rem;border-bottom:1px solid var(--line);text-align:left;
 td.r,th.r{text-align:right}
 tr.running td{background:#eaf2fb;font-weight:600}tr.failed td,tr.invalid td,tr.interrupted td{color:var(--bad)}
 .verdict{background:var(--soft);border-left:4px solid var(--accent);padding:.4rem .75rem;margin:.4rem 0}
+.experiment h3{font-size:1rem;margin:.9rem 0 .2rem}.experiment p{margin:.2rem 0}
 @media (max-width:40rem){main{padding:.5rem}h1{font-size:1.15rem}figure{margin:.5rem -.25rem;padding:0}}
 `
 
@@ -51,6 +52,7 @@ export function dashboardPage (token) {
     '<section id="now"><h2>Running now</h2><p id="now-what" class="muted">Nothing is running.</p><dl class="figures" id="now-figures"></dl>' +
     '<figure id="now-chart" aria-label="the running run over time"><figcaption>Each second of the running run: throughput, p99 latency and, where the probe runs, what any other request waited.</figcaption></figure>' +
     '<figure id="now-server" aria-label="the running run\'s server over time" hidden><figcaption>The server under test each second of the running run: its event-loop delay (the largest), event-loop utilization, CPU and RSS, read live without touching its measurement window.</figcaption></figure></section>' +
+    '<section id="experiments" hidden><h2>Experiments</h2><div id="experiment-list"></div></section>' +
     '<section id="last" hidden><h2 id="last-title">Last finished run</h2>' +
     '<figure id="last-chart" aria-label="the last finished run over time"><figcaption>The last finished run: the load each second above the server\'s event-loop delay, CPU and RSS.</figcaption></figure></section>' +
     '<section><h2>Runs</h2><div class="scroll"><table id="runs"><thead><tr><th class="r">#</th><th>experiment</th><th>configuration</th>' +
@@ -96,11 +98,13 @@ function seriesOf (seconds) {
   return { intervalMs: 1000, t: pick('t'), requests: pick('requests'), errors: pick('errors'), p50Ms: pick('p50Ms'), p90Ms: pick('p90Ms'), p99Ms: pick('p99Ms'), maxMs: pick('maxMs') }
 }
 
-// the server's live reads -> a ServerMetricsSeries (t in ms), with their ELU beside it
+// the server's live reads -> a ServerMetricsSeries (t in ms), with their ELU beside it; a point at
+// the start of the first read's interval too, so the step-before line draws that interval as it does the others
 function serverSeriesOf (seconds) {
   if (!seconds || seconds.length === 0) return null
-  const pick = (k) => seconds.map((s) => s[k])
-  return { intervalMs: 1000, t: pick('t'), loopDelayMaxMs: pick('loopDelayMaxMs'), cpuPercent: pick('cpuPercent'), rssBytes: pick('rssBytes'), elu: pick('elu') }
+  const pick = (k) => [seconds[0][k], ...seconds.map((s) => s[k])]
+  const t = [Math.max(0, seconds[0].t - seconds[0].intervalMs), ...seconds.map((s) => s.t)]
+  return { intervalMs: 1000, t, loopDelayMaxMs: pick('loopDelayMaxMs'), cpuPercent: pick('cpuPercent'), rssBytes: pick('rssBytes'), elu: pick('elu') }
 }
 
 // loop delay, ELU, CPU, RSS: the report's server panels with the live reads' ELU second
@@ -181,6 +185,30 @@ function render (state) {
     $('now-server').hidden = true
     draw($('now-server'), { label: '', load: null }, LIVE_SERVER_PANELS)
   }
+  // each experiment, with its verdict once its last run ended
+  const experiments = state.plan ? state.plan.experiments : []
+  $('experiments').hidden = experiments.length === 0
+  const verdicts = new Map(state.verdicts.map((v) => [v.experiment, v.lines]))
+  $('experiment-list').replaceChildren(...experiments.map((e) => {
+    const div = document.createElement('div')
+    div.className = 'experiment'
+    div.dataset.experiment = e.name
+    const h = document.createElement('h3')
+    h.textContent = e.title === e.name ? e.name : e.title + ' (' + e.name + ')'
+    const ended = state.runs.filter((r) => r.experiment === e.name && r.state !== 'planned' && r.state !== 'running').length
+    const count = document.createElement('p')
+    count.className = 'muted'
+    const lines = verdicts.get(e.name)
+    count.textContent = ended + ' of ' + e.runs + ' runs ended' + (lines ? '' : '; its verdict comes when its last run ends')
+    div.append(h, count)
+    for (const line of lines || []) {
+      const p = document.createElement('p')
+      p.className = 'verdict'
+      p.textContent = line
+      div.append(p)
+    }
+    return div
+  }))
   // the last finished run, with the server's series
   const l = state.last
   $('last').hidden = !l

@@ -54,6 +54,7 @@ const MAX_SECONDS = 3600
  *           server: the server's live reads (about one a second), its event-loop delay, ELU, CPU and RSS
  * @property {{ index: number, experiment: string, label: string, repeat: number, load: import('../types.js').LoadSeries|null,
  *              server: import('../types.js').ServerMetricsSeries|null, probe: import('../types.js').LoadSeries|null }|null} last
+ * @property {{ experiment: string, lines: string[] }[]} verdicts  each experiment's verdict, as its last run ended
  * @property {{ interrupted: boolean, runs: number, total: number, verdicts: string[], report: string|null, reportUrl: string|null, lines: string[] }|null} end
  */
 
@@ -66,7 +67,7 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0 }
   const token = randomBytes(18).toString('base64url')
   const assets = loadAssets(token)
   /** @type {DashboardState} */
-  const state = { title, status: 'running', plan: null, runs: [], activity: null, current: null, last: null, end: null }
+  const state = { title, status: 'running', plan: null, runs: [], activity: null, current: null, last: null, verdicts: [], end: null }
   /** @type {Set<http.ServerResponse>} */
   const streams = new Set()
   /** @type {NodeJS.Timeout|null} */
@@ -177,6 +178,10 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0 }
           if (list.length > MAX_SECONDS) list.shift()
         }
         return pushSoon()
+      }
+      if (e.type === 'experiment-end') {
+        state.verdicts.push({ experiment: e.experiment, lines: e.verdicts })
+        return push()
       }
       if (e.type === 'run-end') {
         const record = e.record

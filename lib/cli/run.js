@@ -293,8 +293,8 @@ export function shownPath (out, outDir, cwd) {
 async function measure ({ options, experiments, engine, outDir, argv, io, nodes, signal, dashboard }) {
   const paint = painter(io.stdout, io.env)
   // one stream of progress, two subscribers: the terminal's line (none with --quiet) and runs/<run>.txt;
-  // a dashboard also shows the server's figures during runs
-  const progress = new RunProgress()
+  // a dashboard also shows the server's figures during runs and each experiment's verdict as it ends
+  const progress = new RunProgress(dashboard ? { verdicts: experimentVerdicts } : {})
   const line = createProgress(io.stderr, { quiet: options.quiet })
   progress.subscribe(line.event)
   if (dashboard) progress.subscribe(dashboard.event, { serverSeconds: true })
@@ -375,6 +375,17 @@ async function report ({ outcome, outDir, shown, io, html: withHtml, dashboard =
   })
   if (failures.length > 0 || (invalid.length > 0 && !interrupted)) return 1
   return interrupted ? 130 : 0
+}
+
+/**
+ * An experiment's verdict as the end of the run prints it (answerText), from the results so far: a
+ * live view shows it as soon as the experiment's last run ended.
+ * @param {import('../types.js').ResultsFile} results
+ * @param {string} experiment
+ * @returns {string[]}
+ */
+export function experimentVerdicts (results, experiment) {
+  return summarizeResults(results).filter((s) => s.name === experiment).map((s) => s.verdict)
 }
 
 /**

@@ -26,12 +26,17 @@ export class RunProgress {
   /** @type {{ experiment: string, label: string, startedAt: number, requests: number }|null} */
   #current = null
   #now
+  /** @type {((results: import('../types.js').ResultsFile, experiment: string) => string[])|null} */
+  #verdicts
 
   /**
-   * @param {{ now?: () => number }} [options]  now: the clock the runs' durations are read on (ms)
+   * @param {{ now?: () => number, verdicts?: (results: import('../types.js').ResultsFile, experiment: string) => string[] }} [options]
+   *   now: the clock the runs' durations are read on (ms); verdicts: an experiment's verdict lines from the
+   *   results so far, for `experiment-end` (the runner's layer does not write verdicts: its caller hands them in)
    */
-  constructor ({ now = Date.now } = {}) {
+  constructor ({ now = Date.now, verdicts } = {}) {
     this.#now = now
+    this.#verdicts = verdicts ?? null
   }
 
   /**
@@ -143,6 +148,17 @@ export class RunProgress {
     this.#current = null
     this.#ended++
     this.#emit({ type: 'run-end', index: this.#index, total: this.total, record })
+  }
+
+  /**
+   * An experiment's last run ended (its runs were not cut short), its records in `results`: its verdict,
+   * where the caller handed in how to write one (nothing otherwise).
+   * @param {string} experiment
+   * @param {import('../types.js').ResultsFile} results
+   */
+  experimentEnded (experiment, results) {
+    if (this.#verdicts === null) return
+    this.#emit({ type: 'experiment-end', experiment, verdicts: this.#verdicts(results, experiment) })
   }
 
   /** No run follows: the plan finished, was interrupted or failed. @param {{ interrupted: boolean }} o */

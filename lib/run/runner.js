@@ -202,6 +202,7 @@ export async function runExperiments (options) {
         break
       }
     }
+    if (!stop && !signal?.aborted) progress.experimentEnded(experiment.name, results)
   }
   const interrupted = calibrationInterrupted || Boolean(signal?.aborted)
   if (!interrupted && !error) {
