@@ -245,7 +245,10 @@ async function recordedLine (file, machine, from) {
   if (data.schema === 'syncbench/results@1') {
     const env = data.environment ?? {}
     const took = data.finishedAt ? ` in ${minutes(Date.parse(data.finishedAt) - Date.parse(data.createdAt))}` : ' (interrupted)'
-    return `Recorded ${String(data.createdAt).slice(0, 10)}: \`syncbench run ${data.argv.map((/** @type {string} */ w) => /[\s"'$\\]/.test(w) ? JSON.stringify(w) : w).join(' ')}\`${took}, on ${machine ?? `${env.cpuModel} (${env.cpuCount} cores)`}, Node ${env.node} (${link}).`
+    // where the files went says nothing of the measurement, and a recording's folder is often a temporary one
+    const argv = data.argv.filter((/** @type {string} */ w, /** @type {number} */ i, /** @type {string[]} */ all) => w !== '--out' && all[i - 1] !== '--out' && !w.startsWith('--out='))
+    const command = argv.length === 0 ? '`npm start` (`syncbench run` with its defaults)' : `\`syncbench run ${argv.map((/** @type {string} */ w) => /[\s"'$\\]/.test(w) ? JSON.stringify(w) : w).join(' ')}\``
+    return `Recorded ${String(data.createdAt).slice(0, 10)}: ${command}${took}, on ${machine ?? `${env.cpuModel} (${env.cpuCount} cores)`}, Node ${env.node} (${link}).`
   }
   const { options } = data
   return `Recorded ${String(data.startedAt).slice(0, 10)}: ${options.requests} requests at -c ${options.concurrency}${options.keepAlive ? ' -k' : ''}${machine ? `, on ${machine}` : ''} (${link}).`
