@@ -11,6 +11,8 @@
 //   recorded="docs/recorded/x.json"  beside run=: a line naming when, where and with which command the
 //                               recorded results file was measured (long runs are never re-run here)
 //   generate="limits|exit-codes|error-codes|lab-codes"  a table from the option rules and the registries
+//   generate="bench-nginx|bench-open-loop"  the median and range of the bench/run.js --json
+//                               invocations recorded in docs/recorded/bench-*.json (scripts/docs-bench.js)
 // and optionally lines="1-20,40-45" (the output's lines kept, "..." where some are left out) or
 // sections="seed-bcrypt: probe|app:..Where the event loop went" (its paragraphs, by how they start:
 // keepSections; a block of a long report follows its section when the report around it changes),
@@ -214,6 +216,10 @@ export function keepSections (text, spec) {
  * @returns {Promise<string>}
  */
 export async function renderBlock (attrs, file = 'README.md') {
+  if (attrs.generate?.startsWith('bench-')) {
+    const { benchBlock } = await import('./docs-bench.js')
+    return benchBlock(attrs.generate.slice('bench-'.length), path.dirname(file))
+  }
   if (attrs.generate) {
     const { generated } = await import('./docs-tables.js')
     return generated(attrs.generate)
