@@ -122,7 +122,8 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
   // The verdict's p-value is the Welch t-test of the runs' req/s in results.json.
   const rps = (label) => results.runs.filter((r) => r.label === label).map((r) => r.load.requestsPerSecond)
   const expected = formatP(welchTTest(rps('async'), rps('sync')))
-  const verdict = stdout.split('\n').find((l) => l.startsWith('seed-bcrypt: async is '))
+  // the verdict's first part, its continuation lines (indented two spaces) joined back
+  const verdict = stdout.replace(/\n {2}(?=\S)/g, ' ').split('\n').find((l) => l.startsWith('seed-bcrypt: async is '))
   assert.ok(verdict, 'verdict line')
   // two runs a side: a p-value but no interval (issue 10: fewer than 3 runs give none)
   assert.ok(verdict.includes(`x sync (2 runs: no interval, ${expected})`), `${verdict} should contain ${expected}`)
