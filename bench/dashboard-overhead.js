@@ -9,9 +9,16 @@
 // the state to a page over Server-Sent Events); per request it is that second's cost divided by the
 // requests of a second (nothing runs per request).
 //
+// With taskset and two cores or more, the generator runs alone on core 0, and nginx and chromium (a
+// wrapper execs it under taskset) share core 1: what is measured is the generator's own cost, not a
+// browser and a generator competing for one core, which no user with a spare core sees.
+//
 // Usage: node bench/dashboard-overhead.js [--requests 300000] [--rounds 5] [--chromium /usr/bin/chromium] [--direct-only]
-import { spawn, fork } from 'node:child_process'
+import { spawn, fork, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync, writeFileSync, chmodSync, rmSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { findNginx, startNginx } from './nginx.js'
@@ -26,6 +33,9 @@ const { values } = parseArgs({
     'direct-only': { type: 'boolean', default: false }
   }
 })
+
+/** Pin the generator to core 0, the server and the browser to core 1, when taskset is there and 2 cores. */
+const pinned = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
 
 const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
@@ -91,7 +101,7 @@ async function direct () {
 async function startServer () {
   const nginx = findNginx()
   if (nginx) {
-    const server = await startNginx(nginx)
+    const server = await startNginx(nginx, pinned ? { cpu: 1 } : {})
     return { name: 'nginx', url: server.url, stop: server.stop }
   }
   const child = fork(fileURLToPath(new URL('./hello-server.js', import.meta.url)), { stdio: 'ignore' })
@@ -108,7 +118,7 @@ async function startServer () {
  * @returns {Promise<{ cpuS: number, requests: number, pushes: number }>}
  */
 async function run (url, browser, dashboard = browser !== null) {
-  const argv = ['-f', '%U %S', process.execPath, `${root}bin/syncbench.js`, 'ab', '-k', '-c', values.concurrency, '-n', values.requests, ...(dashboard ? ['--dashboard'] : []), url]
+  const argv = ['-f', '%U %S', ...(pinned ? ['taskset', '-c', '0'] : []), process.execPath, `${root}bin/syncbench.js`, 'ab', '-k', '-c', values.concurrency, '-n', values.requests, ...(dashboard ? ['--dashboard'] : []), url]
   const child = spawn('/usr/bin/time', argv, { stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
@@ -144,7 +154,12 @@ const own = await direct()
 if (values['direct-only']) process.exit(0)
 const server = await startServer()
 const { chromium } = await import('playwright-core')
-const browser = await chromium.launch({ executablePath: values.chromium, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
+// chromium's processes inherit the core of the one taskset starts
+const wrapperDir = mkdtempSync(join(tmpdir(), 'syncbench-chromium-'))
+const wrapper = join(wrapperDir, 'chromium')
+writeFileSync(wrapper, `#!/bin/sh\nexec taskset -c 1 ${JSON.stringify(values.chromium)} "$@"\n`)
+chmodSync(wrapper, 0o755)
+const browser = await chromium.launch({ executablePath: pinned ? wrapper : values.chromium, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
 try {
   const without = []
   const served = []
@@ -164,7 +179,7 @@ try {
   console.log(`syncbench ab -k -c ${values.concurrency} -n ${values.requests} against ${server.name}, ${values.rounds} rounds (median CPU per request, whole process):`)
   console.log(`  without --dashboard           ${m0.toFixed(3)} us`)
   console.log(`  --dashboard, no page          ${vs(m1)}`)
-  console.log(`  --dashboard, a page open      ${vs(m2)}  (chromium on the same cores)`)
+  console.log(`  --dashboard, a page open      ${vs(m2)}  (${pinned ? 'the generator on core 0; nginx and chromium on core 1' : 'chromium on the same cores'})`)
   // what the directly timed work adds per request at this run's rate (requests per CPU-second of the generator)
   const rate = 1e6 / m0
   const seconds = Number(values.requests) / rate
@@ -173,4 +188,5 @@ try {
 } finally {
   await browser.close()
   await server.stop()
+  rmSync(wrapperDir, { recursive: true, force: true })
 }
