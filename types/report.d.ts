@@ -207,7 +207,8 @@ export interface ArticleComparison {
 
 /**
  * An experiment's statistics, verdict line and seed articles: all the report says of it. verdict is
- * verdictParts (one subject each: the ratios and ceiling, the bounds, the claim, the probe) joined by "; ".
+ * verdictParts (one subject each: the ratios, the ceiling, the flags, the bounds, the claim, the probe)
+ * joined by "; ".
  */
 export type ReportSummary = ExperimentSummary & { verdict: string, verdictParts: string[], articles: ArticleComparison[] }
 

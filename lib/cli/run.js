@@ -436,8 +436,8 @@ export function describeInvalid (invalid) {
 }
 
 /**
- * An experiment's verdict on a terminal: a line per subject (the ratios and ceiling, the bounds, the
- * claim, the probe), each wrapped, its continuation lines indented under it.
+ * An experiment's verdict on a terminal: a line per subject (the ratios, the ceiling, the flags, the
+ * bounds, the claim, the probe), each wrapped, its continuation lines indented under it.
  * @param {string[]} parts  ReportSummary.verdictParts
  * @returns {string}
  */

@@ -12,8 +12,8 @@ import { hypothesisVerdict } from './hypotheses.js'
 /**
  * An experiment's statistics with its verdict line and its seed articles beside this machine: all that
  * the tables, the charts, summary.md and report.html say of it. The verdict is its parts, one subject
- * each (the kind's ratios and ceiling, the bounds, the claim, the probe), joined by "; ": a paragraph
- * in summary.md and report.html, a line per part on a terminal.
+ * each (the kind's: the ratios, the ceiling, the flags; then the bounds, the claim, the probe), joined
+ * by "; ": a paragraph in summary.md and report.html, a line per part on a terminal.
  * @typedef {import('../analysis/summarize.js').ExperimentSummary & { verdict: string, verdictParts: string[], articles: import('./articles.js').ArticleComparison[] }} ReportSummary
  */
 
@@ -29,7 +29,7 @@ export function summarizeResults (results) {
     // what bounds each configuration, then whether the experiment's claim held here, follow its kind's
     // line; what the probe saw closes it: how long everyone else waited under each configuration
     const parts = [
-      kindOf(summary.table).verdict(summary),
+      ...[kindOf(summary.table).verdict(summary)].flat(),
       boundsVerdict(summary.rows.filter((r) => r.runs.length > 0)),
       hypothesisVerdict(summary),
       probeSentence(summary)
