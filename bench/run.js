@@ -18,8 +18,13 @@
 // and --workers 2 beside one worker on the same core; syncbench with its native TCP transport and
 // with node:net (SYNCBENCH_IO=net); whole-process CPU and steady state (start-up and exit taken off).
 //
+// --json <file> also writes each part's figures as one document (schema syncbench/bench@1): the
+// invocations recorded in docs/recorded/bench-*.json are what docs/benchmarks.md's "Measured here"
+// tables show, median and range (scripts/docs-bench.js).
+//
 // Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk,nginx,open-loop]
 //                      [--rates 100,1000,10000 --rate-seconds 5 --max-rate 320000 --big-requests 1000000]
+//                      [--json <file>]
 import { spawn, fork, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
@@ -29,6 +34,8 @@ import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { findNginx, startNginx } from './nginx.js'
 import { addon } from '../lib/load/native-addon.js'
+import { collectEnvironment } from '../lib/lab/metrics.js'
+import { writeFileAtomic } from '../lib/fs-atomic.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({
@@ -41,9 +48,11 @@ const { values } = parseArgs({
     rates: { type: 'string', default: '100,1000,10000' },
     'rate-seconds': { type: 'string', default: '5' },
     'max-rate': { type: 'string', default: '320000' },
-    'big-requests': { type: 'string', default: '1000000' }
+    'big-requests': { type: 'string', default: '1000000' },
+    json: { type: 'string' }
   }
 })
+if (values.json === '') throw new Error('--json needs a file name')
 const requests = values.quick ? 5000 : Number(values.requests)
 const concurrency = Number(values.concurrency)
 const repeat = values.quick ? 1 : Number(values.repeat)
@@ -52,6 +61,22 @@ const seconds = values.quick ? 1 : Math.max(2, Math.round(requests / 25000))
 
 const has = (cmd, args) => spawnSync(cmd, args, { stdio: 'ignore' }).error === undefined
 const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true'], { encoding: 'utf8' }).stderr.trim() !== ''
+
+/**
+ * What --json writes: the machine, the command and each part's figures as the tables print them
+ * (numbers unrounded; null where a figure is not available).
+ */
+const record = {
+  schema: 'syncbench/bench@1',
+  createdAt: new Date().toISOString(),
+  finishedAt: /** @type {string|null} */ (null),
+  // the command as typed, less where its record goes
+  argv: process.argv.slice(2).filter((w, i, all) => w !== '--json' && all[i - 1] !== '--json' && !w.startsWith('--json=')),
+  environment: collectEnvironment(),
+  transport: addon !== null ? 'native' : 'node:net',
+  timedBy: gnuTime ? 'GNU time' : "bash's times",
+  parts: {}
+}
 
 /** @typedef {{ name: string, argv: (url: string) => string[], count: (out: string) => number, available: boolean, timeoutMs?: number, env?: Record<string, string>, startup?: (url: string) => string[] }} Peer */
 /** @type {Peer[]} */
@@ -203,6 +228,19 @@ async function openLoop (url, serverName) {
     const m = measured.get(rate)
     return [String(rate), m.achieved.toFixed(1), `${((m.achieved / rate - 1) * 100).toFixed(2)}%`, holds(rate, m) ? 'yes' : 'no', m.cpuPercent.toFixed(1), String(m.late), m.p99.toFixed(2), m.uncorrectedP99.toFixed(2), Number.isFinite(m.rss) ? m.rss.toFixed(1) : 'n/a']
   })
+  record.parts.openLoop = {
+    server: serverName,
+    concurrency,
+    secondsPerRate: runSeconds,
+    startupCpuMs: idle.cpu * 1000,
+    rates: [...measured.keys()].sort((a, b) => a - b).map((rate) => {
+      const m = measured.get(rate)
+      return { target: rate, achieved: m.achieved, withinOnePercent: holds(rate, m), cpuPercent: m.cpuPercent, late: m.late, p99Ms: m.p99, uncorrectedP99Ms: m.uncorrectedP99, peakRssMiB: Number.isFinite(m.rss) ? m.rss : null }
+    }),
+    held: good,
+    // null: every rate tried was held
+    missed: bad === Infinity ? null : bad
+  }
   console.log(`\nopen loop against ${serverName}, -k -c ${concurrency}, ${runSeconds} s per rate (one run each):`)
   printTable(['target req/s', 'achieved req/s', 'error', 'within 1%', 'generator CPU % of a core', 'late requests', 'corrected p99 ms', 'uncorrected p99 ms', 'peak RSS MiB'], rows)
   const limit = bad === Infinity ? `at least ${good} req/s (the highest rate tried)` : `${good} req/s (${bad} req/s missed by more than 1%)`
@@ -266,6 +304,25 @@ async function nginxTargets (nginx) {
   }
   const cpuOf = (/** @type {string} */ name) => median(samples.get(name).cpuPerReq)
   const steadyOf = (/** @type {string} */ name) => median(samples.get(name).steadyPerReq)
+  const finite = (/** @type {number} */ v) => Number.isFinite(v) ? v : null
+  record.parts.nginx = {
+    rounds: repeat,
+    seconds,
+    rows: rows.map((p) => {
+      const s = samples.get(p.name)
+      const ref = p.ref !== null && samples.has(p.ref) ? p.ref : null
+      return {
+        generator: p.name,
+        reference: ref,
+        cpuUsPerRequest: cpuOf(p.name),
+        xReference: ref === null ? null : cpuOf(p.name) / cpuOf(ref),
+        steadyUsPerRequest: finite(steadyOf(p.name)),
+        steadyXReference: ref === null ? null : finite(steadyOf(p.name) / steadyOf(ref)),
+        peakRssMiB: finite(median(s.rss)),
+        requestsPerSecond: median(s.rps)
+      }
+    })
+  }
   printTable(['generator (core 0; nginx on core 1)', 'CPU us/request', 'x reference', 'steady state us/request', 'x reference', 'reference', 'peak RSS MiB', 'req/s'], rows.map((p) => {
     const s = samples.get(p.name)
     const cpu = cpuOf(p.name)
@@ -279,6 +336,7 @@ async function nginxTargets (nginx) {
     // the floor of any Node.js generator's peak RSS: the runtime alone
     const bare = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, '-e', '0'], { encoding: 'utf8' }).stderr.trim().split('\n').pop()
     console.log(`peak RSS of \`node -e 0\` (Node.js ${process.version} alone) on this machine: ${(Number(bare) / 1024).toFixed(1)} MiB.`)
+    record.parts.nginx.bareNodePeakRssMiB = Number(bare) / 1024
   }
 }
 
@@ -310,6 +368,14 @@ try {
       const cpu = median(s.cpuPerReq)
       return [p.name, cpu.toFixed(1), (cpu / base).toFixed(2), Number.isFinite(median(s.rss)) ? median(s.rss).toFixed(0) : 'n/a', median(s.rps).toFixed(0)]
     })
+    record.parts.peers = {
+      rounds: repeat,
+      seconds,
+      rows: active.map((p) => {
+        const s = samples.get(p.name)
+        return { generator: p.name, cpuUsPerRequest: median(s.cpuPerReq), xSyncbench: median(s.cpuPerReq) / base, peakRssMiB: Number.isFinite(median(s.rss)) ? median(s.rss) : null, requestsPerSecond: median(s.rps) }
+      })
+    }
     printTable(['generator', 'CPU us/request', 'x syncbench', 'peak RSS MiB', 'req/s (server-bound)'], rows)
     console.log(`\nmedian of ${repeat} interleaved round(s); "x syncbench" above 1 means the peer spends more CPU per request than syncbench ab.`)
   }
@@ -331,6 +397,11 @@ try {
         await target.stop()
       }
     }
+  }
+  if (values.json) {
+    record.finishedAt = new Date().toISOString()
+    await writeFileAtomic(values.json, JSON.stringify(record, null, 2) + '\n')
+    console.error(`bench: the figures in ${values.json}`)
   }
 } finally {
   server.kill('SIGTERM')

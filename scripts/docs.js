@@ -11,7 +11,11 @@
 //   recorded="docs/recorded/x.json"  beside run=: a line naming when, where and with which command the
 //                               recorded results file was measured (long runs are never re-run here)
 //   generate="limits|exit-codes|error-codes|lab-codes"  a table from the option rules and the registries
-// and optionally lines="1-20,40-45" (the output's lines kept, "..." where some are left out),
+//   generate="bench-nginx|bench-open-loop"  the median and range of the bench/run.js --json
+//                               invocations recorded in docs/recorded/bench-*.json (scripts/docs-bench.js)
+// and optionally lines="1-20,40-45" (the output's lines kept, "..." where some are left out) or
+// sections="seed-bcrypt: probe|app:..Where the event loop went" (its paragraphs, by how they start:
+// keepSections; a block of a long report follows its section when the report around it changes),
 // stream="stderr" (show what the command printed on stderr), exit="2" (the exit code it must end with).
 //
 // node scripts/docs.js          rewrite the blocks in place
@@ -20,6 +24,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { Writable } from 'node:stream'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { wrap } from '../lib/report/wrap.js'
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -158,12 +163,63 @@ function keepLines (text, spec) {
 }
 
 /**
+ * Keep the paragraphs (lines between blank lines) that `spec` names by how they start, so that a
+ * block follows its section when the output around it grows or shrinks. "A" keeps the paragraph
+ * that starts with A and those right after it that start with A too ("seed-bcrypt:" is the whole
+ * experiment, "seed-bcrypt: probe" its probe table); "A..B" keeps from A's paragraphs through B's;
+ * "|" separates selections, each looked for after the one before; "..." stands where paragraphs are
+ * left out. A name no paragraph starts with is an error: the block names a section that is gone.
+ * @param {string} text
+ * @param {string} spec
+ */
+export function keepSections (text, spec) {
+  const lines = text.replace(/\n$/, '').split('\n')
+  const starts = lines.flatMap((line, i) => line !== '' && (i === 0 || lines[i - 1] === '') ? [i] : [])
+  /** @param {number} start @returns {number} the index after the paragraph */
+  const endOf = (start) => {
+    let i = start
+    while (i < lines.length && lines[i] !== '') i++
+    return i
+  }
+  /** @param {string} name @param {number} from @returns {number} */
+  const find = (name, from) => {
+    const at = starts.find((i) => i >= from && lines[i].startsWith(name))
+    if (at === undefined) throw new Error(`sections="${spec}": no paragraph of the output starts with "${name}"${from > 0 ? ' after the one before' : ''}`)
+    return at
+  }
+  /** the end of the run of paragraphs from `start` that start with `name` @param {string} name @param {number} start */
+  const endOfRun = (name, start) => {
+    let end = endOf(start)
+    for (const i of starts) if (i > end && lines[i].startsWith(name) && lines.slice(end, i).every((l) => l === '')) end = endOf(i)
+    return end
+  }
+  const out = []
+  let last = 0
+  for (const item of spec.split('|')) {
+    const [first, through = first] = item.split('..')
+    const start = find(first, last)
+    const end = endOfRun(through, find(through, start))
+    const skipped = lines.slice(last, start)
+    if (skipped.some((l) => l !== '')) out.push('...')
+    else if (out.length > 0 && skipped.length > 0) out.push('')
+    out.push(...lines.slice(start, end))
+    last = end
+  }
+  if (lines.slice(last).some((l) => l !== '')) out.push('...')
+  return out.join('\n') + '\n'
+}
+
+/**
  * What a block holds, from the code as it is now.
  * @param {Record<string, string>} attrs
  * @param {string} [file] the page, relative to the repository (its links are relative to it)
  * @returns {Promise<string>}
  */
 export async function renderBlock (attrs, file = 'README.md') {
+  if (attrs.generate?.startsWith('bench-')) {
+    const { benchBlock } = await import('./docs-bench.js')
+    return benchBlock(attrs.generate.slice('bench-'.length), path.dirname(file))
+  }
   if (attrs.generate) {
     const { generated } = await import('./docs-tables.js')
     return generated(attrs.generate)
@@ -174,9 +230,11 @@ export async function renderBlock (attrs, file = 'README.md') {
   const r = await runSyncbench(words.slice(1))
   const expected = Number(attrs.exit ?? 0)
   if (r.code !== expected) throw new Error(`${attrs.run}: exit ${r.code}, expected ${expected}: ${r.stderr}`)
-  const output = keepLines(attrs.stream === 'stderr' ? r.stderr : r.stdout, attrs.lines)
+  if (attrs.lines && attrs.sections) throw new Error(`${attrs.run}: a block keeps lines="..." or sections="...", not both`)
+  const printed = attrs.stream === 'stderr' ? r.stderr : r.stdout
+  const output = attrs.sections ? keepSections(printed, attrs.sections) : keepLines(printed, attrs.lines)
   let head = ''
-  if (attrs.recorded) head = wrap(await recordedLine(attrs.recorded, attrs.machine, path.dirname(file)), 100) + '\n\n'
+  if (attrs.recorded) head = wrap(await recordedLine(attrs.recorded, attrs.machine, path.dirname(file))) + '\n\n'
   return `${head}\`\`\`text\n$ ${attrs.run}\n${output.replace(/\n?$/, '\n')}\`\`\`\n`
 }
 
@@ -193,24 +251,13 @@ async function recordedLine (file, machine, from) {
   if (data.schema === 'syncbench/results@1') {
     const env = data.environment ?? {}
     const took = data.finishedAt ? ` in ${minutes(Date.parse(data.finishedAt) - Date.parse(data.createdAt))}` : ' (interrupted)'
-    return `Recorded ${String(data.createdAt).slice(0, 10)}: \`syncbench run ${data.argv.map((/** @type {string} */ w) => /[\s"'$\\]/.test(w) ? JSON.stringify(w) : w).join(' ')}\`${took}, on ${machine ?? `${env.cpuModel} (${env.cpuCount} cores)`}, Node ${env.node} (${link}).`
+    // where the files went says nothing of the measurement, and a recording's folder is often a temporary one
+    const argv = data.argv.filter((/** @type {string} */ w, /** @type {number} */ i, /** @type {string[]} */ all) => w !== '--out' && all[i - 1] !== '--out' && !w.startsWith('--out='))
+    const command = argv.length === 0 ? '`npm start` (`syncbench run` with its defaults)' : `\`syncbench run ${argv.map((/** @type {string} */ w) => /[\s"'$\\]/.test(w) ? JSON.stringify(w) : w).join(' ')}\``
+    return `Recorded ${String(data.createdAt).slice(0, 10)}: ${command}${took}, on ${machine ?? `${env.cpuModel} (${env.cpuCount} cores)`}, Node ${env.node} (${link}).`
   }
   const { options } = data
   return `Recorded ${String(data.startedAt).slice(0, 10)}: ${options.requests} requests at -c ${options.concurrency}${options.keepAlive ? ' -k' : ''}${machine ? `, on ${machine}` : ''} (${link}).`
-}
-
-/**
- * Words wrapped at `width` columns, as the docs' prose is.
- * @param {string} text
- * @param {number} width
- */
-function wrap (text, width) {
-  const lines = []
-  let line = ''
-  for (const word of text.split(' ')) {
-    if (line && line.length + 1 + word.length > width) { lines.push(line); line = word } else line = line ? `${line} ${word}` : word
-  }
-  return [...lines, line].join('\n')
 }
 
 /** @param {number} ms */

@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { docFiles, findBlocks, renderBlock, root, shellWords } from '../scripts/docs.js'
+import { docFiles, findBlocks, keepSections, renderBlock, root, shellWords } from '../scripts/docs.js'
 import { commands } from '../lib/cli/commands.js'
 import { SyncbenchError, errorCodes } from '../lib/errors.js'
 
@@ -27,6 +27,18 @@ test('every generated block holds what the code prints now (npm run docs rewrite
     }
   }
   assert.ok(count >= 5, `only ${count} generated blocks`)
+})
+
+test('a block keeps the paragraphs it names by how they start, wherever they are in the output', () => {
+  const text = '\na: one\n1\n\na: two\n\nb: three\n3\n\nc: four\n\nd: five\n'
+  assert.equal(keepSections(text, 'a:'), 'a: one\n1\n\na: two\n...\n', 'a run of paragraphs that start alike')
+  assert.equal(keepSections(text, 'a: two'), '...\na: two\n...\n')
+  assert.equal(keepSections(text, 'b:..c:'), '...\nb: three\n3\n\nc: four\n...\n', 'from one through another')
+  assert.equal(keepSections(text, 'a: one|c:'), 'a: one\n1\n...\nc: four\n...\n', '"..." where paragraphs are left out')
+  assert.equal(keepSections(text, 'c:|d:'), '...\nc: four\n\nd: five\n', 'neighbours keep their blank line')
+  // a section that is gone, or named out of order, is an error rather than a stale block
+  assert.throws(() => keepSections(text, 'e:'), /no paragraph of the output starts with "e:"/)
+  assert.throws(() => keepSections(text, 'c:|a:'), /no paragraph of the output starts with "a:" after the one before/)
 })
 
 test('the README is a front page: at most 300 lines of at most 100 characters, outside its blocks', () => {

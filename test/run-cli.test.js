@@ -122,11 +122,13 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
   // The verdict's p-value is the Welch t-test of the runs' req/s in results.json.
   const rps = (label) => results.runs.filter((r) => r.label === label).map((r) => r.load.requestsPerSecond)
   const expected = formatP(welchTTest(rps('async'), rps('sync')))
-  const verdict = stdout.split('\n').find((l) => l.startsWith('seed-bcrypt: async is '))
+  // the verdict's lines, a subject each, their continuation lines (indented two spaces) joined back
+  const lines = stdout.replace(/\n {2}(?=\S)/g, ' ').split('\n')
+  const verdict = lines.find((l) => l.startsWith('seed-bcrypt: async is '))
   assert.ok(verdict, 'verdict line')
   // two runs a side: a p-value but no interval (issue 10: fewer than 3 runs give none)
   assert.ok(verdict.includes(`x sync (2 runs: no interval, ${expected})`), `${verdict} should contain ${expected}`)
-  assert.match(verdict, /ceiling \d+ cores x [\d.]+ hash\/s = [\d.]+ req\/s \(5 timings: [\d.]+\.\.[\d.]+\): sync \d+%, async \d+%/)
+  assert.match(lines[lines.indexOf(verdict) + 1], /^ceiling \d+ cores x [\d.]+ hash\/s = [\d.]+ req\/s \(5 timings: [\d.]+\.\.[\d.]+\): sync \d+%, async \d+%/)
 
   // The one run test that renders the HTML report (the others pass --no-report).
   assert.match(await readFile(path.join(out, 'report.html'), 'utf8'), /<html/i)

@@ -52,8 +52,10 @@ test('seed-bcrypt runs the probe by default: its corrected figures beside each r
   // hashSync holds the loop ~60 ms a request with 10 in line; hash leaves it free (p90: one hiccup of a
   // busy machine under async does not decide it)
   assert.ok(p90('sync') > 2 * p90('async'), `probe p90 under /sync ${p90('sync')} ms, under /async ${p90('async')} ms`)
-  assert.match(r.stdout, /seed-bcrypt: probe, 10 req\/s to \/__syncbench\/health during each run \(latency corrected for coordinated omission, ms\)/)
-  assert.match(r.stdout, /probe: while \/sync was loaded, \/__syncbench\/health waited (p99|max) [\d.]+ m?s; under \/async, [\d.]+ m?s \(10 req\/s, corrected for coordinated omission\)/)
+  // (prose wraps at 100 columns: the words may fall on two lines)
+  const words = r.stdout.replace(/\s+/g, ' ')
+  assert.match(words, /seed-bcrypt: probe, 10 req\/s to \/__syncbench\/health during each run \(latency corrected for coordinated omission, ms\)/)
+  assert.match(words, /probe: while \/sync was loaded, \/__syncbench\/health waited (p99|max) [\d.]+ m?s; under \/async, [\d.]+ m?s \(10 req\/s, corrected for coordinated omission\)/)
   const summary = await readFile(path.join(out, 'summary.md'), 'utf8')
   assert.match(summary, /\*\*seed-bcrypt: probe, 10 req\/s/)
   assert.match(summary, /probe: while \/sync was loaded/)
@@ -92,7 +94,7 @@ test('rate in an experiment file runs an open loop: target and achieved rate, co
   assert.ok(/** @type {NonNullable<typeof load.openLoop>} */ (load.openLoop).achievedRate > 0)
   assert.ok(load.latencyUncorrected, 'the uncorrected figures beside the corrected ones')
   assert.equal(run.probe, null, 'no probe unless the experiment or --probe asks')
-  assert.match(r.stdout, /latency per request \(total time, ms; open loop: from each request's intended send time, corrected for coordinated omission\)/)
+  assert.match(r.stdout.replace(/\s+/g, ' '), /latency per request \(total time, ms; open loop: from each request's intended send time, corrected for coordinated omission\)/)
 
   const out2 = path.join(dir, 'rated-R')
   const r2 = await runCli(['run', '--experiment', file, '-R', '25.5', '--probe', '--out', out2, '--no-report', '-q'], { timeoutMs: 60_000 })
@@ -139,7 +141,7 @@ test('a tiny rate-sweep: capacities measured first, the offered steps at their f
     assert.equal(run.load?.options.requests, Math.ceil(expected * 0.5), 'stepSeconds of intended requests')
   }
   assert.match(r.stdout, /tiny-sweep: tiny rate sweep \(latency from each request's intended send time, ms\)/)
-  assert.match(r.stdout, /tiny-sweep: capacity at p99 under 2 s: sync [\d.]+ req\/s \(\d+% of its closed-loop [\d.]+ req\/s\), async /)
+  assert.match(r.stdout.replace(/\s+/g, ' '), /tiny-sweep: capacity at p99 under 2 s: sync [\d.]+ req\/s \(\d+% of its closed-loop [\d.]+ req\/s\), async /)
   await access(path.join(out, 'charts', 'tiny-sweep-rate-sweep.png'))
   const html = await readFile(path.join(out, 'report.html'), 'utf8')
   assert.match(html, /<figure id="chart-tiny-sweep-rate-sweep">/)

@@ -143,7 +143,8 @@ test('POST /login with the right body answers 2xx and the sync compare is named 
   assert.equal(me.load.options.body, undefined, 'the body goes with the POST only')
   // the compare holds the loop: the app's own function or bcrypt's, first
   assert.match(login.profile.self[0].name, /^(checkPasswordSync|compareSync)$/, JSON.stringify(login.profile.self.slice(0, 3)))
-  assert.match(stdout, /^app: POST \/login holds the event loop most: loop p99 [\d.]+ m?s, late [\d.]+% of the window; first in where the event loop went: (checkPasswordSync|compareSync) \(/m)
+  // a verdict's part wraps at 100 columns, its continuation lines indented two spaces: joined back here
+  assert.match(stdout.replace(/\n {2}(?=\S)/g, ' '), /^app: POST \/login holds the event loop most: loop p99 [\d.]+ m?s, late [\d.]+% of the window; first in where the event loop went: (checkPasswordSync|compareSync) \(/m)
 })
 
 test('--mix of a blocking POST and a cheap GET: both routes\' rows, the GET waiting behind the POST\'s compare', async () => {
@@ -166,7 +167,7 @@ test('--mix of a blocking POST and a cheap GET: both routes\' rows, the GET wait
   assert.match(stdout, /^mix +POST \/login +1 +1 +\d+ /m)
   assert.match(stdout, /^ +health +3 +3 +\d+ /m)
   // the mix as a whole, or, when the server charged the blocks to routes (diagnostics_channel), the route
-  assert.match(stdout, /^app: (mix \(POST \/login, health\) held the event loop|in mix, POST \/login holds the event loop most \(in progress through [\d.]+ m?s of the blocking\)): loop p99 .*first in where the event loop went \(the profile covers all the routes of the mix\): /m)
+  assert.match(stdout.replace(/\n {2}(?=\S)/g, ' '), /^app: (mix \(POST \/login, health\) held the event loop|in mix, POST \/login holds the event loop most \(in progress through [\d.]+ m?s of the blocking\)): loop p99 .*first in where the event loop went \(the profile covers all the routes of the mix\): /m)
   // where the server followed its requests by route through the blocks (LoopBlocks.routes), the verdict
   // names the route the loop was held by
   run.server.loopBlocks.routes = [{ route: 'POST /login', ms: 900, blocks: 9 }, { route: 'GET /health', ms: 40, blocks: 9 }]

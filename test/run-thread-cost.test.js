@@ -20,8 +20,9 @@ test('syncbench run thread-cost prints the thread-cost table and a verdict from 
   assert.deepEqual(rows.map((l) => l.split(/ {2,}/)[0]), ['worker pool=1', 'worker pool=2', 'worker pool=5', 'worker pool=10', 'worker pool=20', 'async'])
   for (const row of rows.slice(0, 5)) assert.match(row, /\d+\.\d{2} +\d+\.\d{2} +\d+\.\d{2} +[\d.]+x async, p n\/a$/, row)
   assert.match(rows[5], /^async +[\d.]+ +\d+ +[\d.]+ +\d+\.\d{2} +\d+\.\d{2}$/, 'the event loop: no per-thread cost, no comparison')
-  // The verdict names the figures it measured and what they show, whichever way they go.
-  assert.match(stdout, /^thread-cost: one event loop \(async\) [\d,.]+ req\/s, [\d.]+ MiB, [\d.]+ context switches a request; 20 threads \(worker pool=20, \d+ OS threads\) [\d,.]+ req\/s \([\d.]+x\), -?[\d.]+ MiB of RSS per extra thread, [\d.]+ context switches a request \([\d.]+x\)\. On this machine a blocked thread costs -?[\d.]+ MiB resident, (less than|at least) the 8 MB .*; threads cost (more|no more) context switches a request than the event loop; the threads serve ((about as many|fewer|more) requests a second|[\d.]+x the event loop's requests a second)/m)
+  // The verdict names the figures it measured and what they show, whichever way they go (its
+  // continuation lines, indented two spaces, joined back).
+  assert.match(stdout.replace(/\n {2}(?=\S)/g, ' '), /^thread-cost: one event loop \(async\) [\d,.]+ req\/s, [\d.]+ MiB, [\d.]+ context switches a request; 20 threads \(worker pool=20, \d+ OS threads\) [\d,.]+ req\/s \([\d.]+x\), -?[\d.]+ MiB of RSS per extra thread, [\d.]+ context switches a request \([\d.]+x\)\. On this machine a blocked thread costs -?[\d.]+ MiB resident, (less than|at least) the 8 MB .*; threads cost (more|no more) context switches a request than the event loop; the threads serve ((about as many|fewer|more) requests a second|[\d.]+x the event loop's requests a second)/m)
 
   const results = JSON.parse(await readFile(path.join(dir, 'results.json'), 'utf8'))
   assert.equal(results.experiments[0].table, 'thread-cost')

@@ -73,7 +73,8 @@ test('one invalid configuration: the valid one keeps its figures, the invalid on
   assert.equal(code, 1, stderr)
   assert.match(stdout, /^sync +[\d.]+ +[\d.]+ +[\d.]+$/m)
   assert.match(stdout, /^async +invalid: 10 of 10 non-2xx$/m)
-  assert.match(stdout, /^workload: sync: [\d.]+ req\/s; invalid: async \(10 of 10 non-2xx\)/m)
+  // the verdict's subjects on lines of their own: the figure, then the invalid runs
+  assert.match(stdout, /^workload: sync: [\d.]+ req\/s\ninvalid: async \(10 of 10 non-2xx\)/m)
   assert.match(stderr, /^syncbench run: 1 invalid run \(failed requests or non-2xx responses\), left out of every figure: workload\/async#1 \(10 of 10 non-2xx\); --allow-errors counts them$/m)
 })
 

@@ -205,8 +205,12 @@ export interface ArticleComparison {
   line: string
 }
 
-/** An experiment's statistics, verdict line and seed articles: all the report says of it. */
-export type ReportSummary = ExperimentSummary & { verdict: string, articles: ArticleComparison[] }
+/**
+ * An experiment's statistics, verdict line and seed articles: all the report says of it. verdict is
+ * verdictParts (one subject each: the ratios, the ceiling, the flags, the bounds, the claim, the probe)
+ * joined by "; ".
+ */
+export type ReportSummary = ExperimentSummary & { verdict: string, verdictParts: string[], articles: ArticleComparison[] }
 
 /** One configuration of two results files compared (compareResults): b's req/s against a's. */
 export interface Comparison {

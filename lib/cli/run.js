@@ -20,7 +20,8 @@ import { createOutDir } from '../run/results-writer.js'
 import { summarizeResults } from '../report/model.js'
 import { getTool, toolNames, checkOpenLoopTool } from '../run/tools.js'
 import { expandExperiment, openLoops } from '../run/plan.js'
-import { experimentTables, renderText } from '../report/tables.js'
+import { experimentTables, renderWrapped } from '../report/tables.js'
+import { wrap } from '../report/wrap.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from './progress-line.js'
 import { RunProgress } from '../run/progress.js'
@@ -35,11 +36,11 @@ import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from '../report
 export const help = `Usage: syncbench run [experiment...] [options]
 
 Run experiments, each configuration in a fresh server process, then print the
-seed articles' tables with this machine's numbers, one verdict line per
-experiment and the articles' own figures beside this machine's. The ab report of
-every run goes to <out>/runs/<run>.txt (on stdout with --verbose). With no
-experiment: ${defaultExperiments.join(' and ')} (what npm start runs); "all" runs
-every built-in experiment (--list names them).
+seed articles' tables with this machine's numbers, a verdict per experiment and
+the articles' own figures beside this machine's. The ab report of every run
+goes to <out>/runs/<run>.txt (on stdout with --verbose). With no experiment:
+${defaultExperiments.join(' and ')} (what npm start runs); "all" runs every built-in
+experiment (--list names them).
 
 What to run:
   --list                 list the built-in experiments and exit
@@ -401,8 +402,8 @@ export function answerText (results, summaries, paint) {
   for (const s of summaries) {
     const tables = experimentTables(s)
     if (tables.length === 0) continue
-    out.push('\n' + tables.map(renderText).join('\n') + '\n')
-    out.push(paint('bold', s.verdict) + '\n')
+    out.push('\n' + tables.map(renderWrapped).join('\n') + '\n')
+    out.push(paint('bold', verdictLines(s.verdictParts)) + '\n')
     const loops = loopLines(loopSections(s))
     if (loops.length) out.push('\n' + loops.join('\n') + '\n')
   }
@@ -410,10 +411,10 @@ export function answerText (results, summaries, paint) {
   if (charts) out.push('\n' + charts + '\n')
   const articles = summaries.flatMap((s) => s.articles)
   for (const seed of articles) {
-    out.push('\n' + renderText(articleTable(seed)))
-    out.push(paint('bold', wrap(seed.line, 100)) + '\n')
+    out.push('\n' + renderWrapped(articleTable(seed)))
+    out.push(paint('bold', wrap(seed.line)) + '\n')
   }
-  if (articles.length) out.push(paint('dim', wrap(REPRODUCE_RULE, 100)) + '\n')
+  if (articles.length) out.push(paint('dim', wrap(REPRODUCE_RULE)) + '\n')
   const versions = versionsOf(results)
   if (versions) out.push(versionsText(versions, paint))
   return out.join('')
@@ -426,11 +427,11 @@ export function answerText (results, summaries, paint) {
  * @returns {string}
  */
 function versionsText (versions, paint) {
-  const out = ['\n' + paint('bold', 'Node.js versions') + '\n' + paint('dim', BASELINE_NOTE) + '\n' + binaryLines(versions).join('\n') + '\n']
+  const out = ['\n' + paint('bold', 'Node.js versions') + '\n' + paint('dim', wrap(BASELINE_NOTE)) + '\n' + binaryLines(versions).map((line) => wrap(line, undefined, '  ')).join('\n') + '\n']
   for (const e of versions.summary.experiments) {
-    out.push('\n' + versionTables(versions, e.name).map(renderText).join('\n'))
+    out.push('\n' + versionTables(versions, e.name).map(renderWrapped).join('\n'))
   }
-  for (const v of versions.verdicts) out.push('\n' + paint('bold', wrap(v.line, 100)) + '\n')
+  for (const v of versions.verdicts) out.push('\n' + paint('bold', wrap(v.line)) + '\n')
   return out.join('')
 }
 
@@ -447,23 +448,13 @@ export function describeInvalid (invalid) {
 }
 
 /**
- * Words wrapped at `width` columns (a word longer than that keeps its own line).
- * @param {string} text
- * @param {number} width
+ * An experiment's verdict on a terminal: a line per subject (the ratios, the ceiling, the flags, the
+ * bounds, the claim, the probe), each wrapped, its continuation lines indented under it.
+ * @param {string[]} parts  ReportSummary.verdictParts
  * @returns {string}
  */
-export function wrap (text, width) {
-  const lines = []
-  let current = ''
-  for (const word of text.split(' ')) {
-    if (current && current.length + 1 + word.length > width) {
-      lines.push(current)
-      current = word
-    } else {
-      current = current ? `${current} ${word}` : word
-    }
-  }
-  return [...lines, current].join('\n')
+function verdictLines (parts) {
+  return parts.map((part) => wrap(part, undefined, '  ')).join('\n')
 }
 
 /**

@@ -20,7 +20,8 @@ import { app } from './kinds/app.js'
  * @property {(s: ExperimentSummary, rows: Row[]) => import('./tables.js').Table} table
  *           its comparison table, of the configurations shown (measured, or all of whose runs are invalid)
  * @property {boolean} latencyTable   the latency table follows it (false: its own table has the percentiles)
- * @property {(s: ExperimentSummary) => string} verdict  its verdict line (the probe's sentence is added after it)
+ * @property {(s: ExperimentSummary) => string|string[]} verdict  its verdict line, or its parts, one subject
+ *           each (a line each on a terminal); the bounds, the claim and the probe's sentence follow them
  * @property {(ctx: import('./charts.js').ChartContext, kit: import('./charts.js').ChartKit, results: import('../types.js').ResultsFile) => (import('./charts.js').Drawing|null)[]} charts
  *           the charts of one part of the experiment, in reading order (null: nothing to draw)
  * @property {boolean} textChart      the terminal draws its req/s against a swept axis

@@ -11,8 +11,10 @@ import { hypothesisVerdict } from './hypotheses.js'
 
 /**
  * An experiment's statistics with its verdict line and its seed articles beside this machine: all that
- * the tables, the charts, summary.md and report.html say of it.
- * @typedef {import('../analysis/summarize.js').ExperimentSummary & { verdict: string, articles: import('./articles.js').ArticleComparison[] }} ReportSummary
+ * the tables, the charts, summary.md and report.html say of it. The verdict is its parts, one subject
+ * each (the kind's: the ratios, the ceiling, the flags; then the bounds, the claim, the probe), joined
+ * by "; ": a paragraph in summary.md and report.html, a line per part on a terminal.
+ * @typedef {import('../analysis/summarize.js').ExperimentSummary & { verdict: string, verdictParts: string[], articles: import('./articles.js').ArticleComparison[] }} ReportSummary
  */
 
 /**
@@ -24,11 +26,15 @@ export function summarizeResults (results) {
   // under --node the experiments' own figures are the baseline version's (lib/report/version-report.js sets the versions side by side)
   const own = primaryResults(results)
   return summarizeExperiments(own).map((summary) => {
-    // what bounds each configuration, then whether the experiment's claim held here, follow its kind's line
-    const line = [kindOf(summary.table).verdict(summary), boundsVerdict(summary.rows.filter((r) => r.runs.length > 0)), hypothesisVerdict(summary)].filter(Boolean).join('; ')
-    // what the probe saw closes the line: how long everyone else waited under each configuration
-    const probe = probeSentence(summary)
-    return { ...summary, verdict: probe ? `${line}; ${probe}` : line, articles: compareWithArticles(own, [summary]) }
+    // what bounds each configuration, then whether the experiment's claim held here, follow its kind's
+    // line; what the probe saw closes it: how long everyone else waited under each configuration
+    const parts = [
+      ...[kindOf(summary.table).verdict(summary)].flat(),
+      boundsVerdict(summary.rows.filter((r) => r.runs.length > 0)),
+      hypothesisVerdict(summary),
+      probeSentence(summary)
+    ].filter(Boolean)
+    return { ...summary, verdict: parts.join('; '), verdictParts: parts, articles: compareWithArticles(own, [summary]) }
   })
 }
 

@@ -4,6 +4,7 @@
 // terminal. lib/report/markdown.js renders the same tables for summary.md.
 import { formatPValue, formatEfficiency, boundCells, boundNotes } from './phrases.js'
 import { MIB, formatNumber } from '../format.js'
+import { wrap } from './wrap.js'
 import { probeTable } from './probe.js'
 import { routesTable } from './route-table.js'
 import { kindOf } from './kinds.js'
@@ -202,4 +203,14 @@ export function renderText (table) {
   /** @param {string[]} cells */
   const line = (cells) => cells.map((c, i) => table.align[i] === 'right' ? (c ?? '').padStart(widths[i]) : (c ?? '').padEnd(widths[i])).join('  ').trimEnd()
   return [table.title, line(table.columns), widths.map((w) => '-'.repeat(w)).join('  '), ...table.rows.map(line)].join('\n') + '\n'
+}
+
+/**
+ * renderText with the title (a note's whole text, for a table without columns) wrapped as prose is
+ * (lib/report/wrap.js): syncbench run's answer and report --text. The rows keep the table's width.
+ * @param {Table} table
+ * @returns {string}
+ */
+export function renderWrapped (table) {
+  return renderText({ ...table, title: wrap(table.title) })
 }

@@ -6,6 +6,7 @@ import { isMeasured } from '../analysis/summarize.js'
 import { kindOf } from './kinds.js'
 import { MIN_RUNS_FOR_INTERVAL } from '../analysis/stats.js'
 import { formatNumber as fmt } from '../format.js'
+import { TEXT_WIDTH, wrap } from './wrap.js'
 
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉']
 
@@ -70,7 +71,9 @@ export function textChart (experiment, runs, { width = 40, ascii = false } = {})
   const notes = [rateNote(points)]
   if (ceiling) notes.push(`${ascii ? '|' : '┊'} physical ceiling`)
   if (offScale) notes.push(`physical ceiling ${fmt(offScale)} req/s, off this scale`)
-  lines.push(`  ${' '.repeat(xWidth)}  ${nameWidth ? ' '.repeat(nameWidth + 2) : ''}${notes.join('; ')}`)
+  // under the bars, wrapped as prose is
+  const indent = `  ${' '.repeat(xWidth)}  ${nameWidth ? ' '.repeat(nameWidth + 2) : ''}`
+  for (const line of wrap(notes.join('; '), TEXT_WIDTH - indent.length).split('\n')) lines.push(indent + line)
   return lines.join('\n') + '\n'
 }
 

@@ -127,7 +127,7 @@ function rowSentence (r) {
 export function appVerdict (s) {
   const measured = s.rows.filter((r) => r.runs.length > 0)
   const compared = s.rows.some((r) => r.comparison !== null)
-  if (measured.length === 0) return comparisonVerdict(s)
+  if (measured.length === 0) return comparisonVerdict(s).join('; ')
   const ranked = [...measured].sort((a, b) => weight(b) - weight(a))
   const [top, ...rest] = ranked
   const parts = [rowSentence(top)]

@@ -39,21 +39,22 @@ function genericTable (s, rows) {
 }
 
 /**
- * "async is 1.97x sync (95% CI 1.90x..2.04x, p = 0.00312 **); ceiling 2 cores x 15.4 hash/s = 30.8 req/s
- * (5 timings: 30.1..31.5): sync 46%, async 92%". A ratio from one run says so ("one run: not a result"),
- * one from two runs has no interval; flagged rows are named at the end.
+ * ["seed-bcrypt: async is 1.97x sync (95% CI 1.90x..2.04x, p = 0.00312 **)", "ceiling 2 cores x 15.4
+ * hash/s = 30.8 req/s (5 timings: 30.1..31.5): sync 46%, async 92%"]: the verdict's parts, one subject
+ * each (the ratios, the ceiling, the flagged rows, the invalid runs), which joined by "; " read as one
+ * line. A ratio from one run says so ("one run: not a result"), one from two runs has no interval.
  * With many configurations (sweeps) only the best and the worst ratio are named.
  * @param {ExperimentSummary} summary
- * @returns {string}
+ * @returns {string[]}
  */
 export function comparisonVerdict ({ name: experiment, rows, calibration, target }) {
   // Measured elsewhere than the experiment's own servers: the sentence says where.
   const name = target ? `${experiment} (at --target ${target})` : experiment
   const measured = rows.filter((r) => r.runs.length > 0)
   const invalid = invalidNote(rows)
-  if (measured.length === 0) return invalid ? `${name}: nothing measured validly${invalid}` : `${name}: nothing measured`
+  if (measured.length === 0) return [invalid ? `${name}: nothing measured validly${invalid}` : `${name}: nothing measured`]
   const ratios = ratiosText(rows)
-  const parts = [ratios || `${measured[0].label}: ${measured[0].figures.requestsPerSecond.mean.toFixed(2)} req/s`]
+  const parts = [`${name}: ${ratios || `${measured[0].label}: ${measured[0].figures.requestsPerSecond.mean.toFixed(2)} req/s`}`]
   if (calibration) {
     const perCore = 1000 / calibration.opMs
     const calibrated = measured.filter(/** @returns {r is Row & { efficiency: number }} */ (r) => r.efficiency !== null)
@@ -63,7 +64,11 @@ export function comparisonVerdict ({ name: experiment, rows, calibration, target
   }
   const flagged = measured.filter((r) => r.flags?.length)
   if (flagged.length) parts.push(`flagged: ${flagged.map((r) => `${r.label}: ${r.flags.map(formatFlag).join(', ')}`).join('; ')}`)
-  return `${name}: ${parts.join('; ')}${invalid}${singleRunNote(measured)}`
+  // invalidNote's "; invalid: ..." as a part of its own
+  if (invalid) parts.push(invalid.slice('; '.length))
+  // what one run each is worth closes the verdict
+  parts[parts.length - 1] += singleRunNote(measured)
+  return parts
 }
 
 /**

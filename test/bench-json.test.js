@@ -1,0 +1,55 @@
+// bench/run.js --json writes each part's figures as one document, and the docs render the median and
+// range of such documents (scripts/docs-bench.js, docs/benchmarks.md's "Measured here"). The real
+// bench runs, in its quick form (two rates, one second each); what it measured is never asserted,
+// only that the record holds it and the docs show it.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { runCommand } from './helper.js'
+import { benchBlock } from '../scripts/docs-bench.js'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+test('bench/run.js --json: the open loop\'s rates and highest rate held, the machine and the command; the docs show their median and range', { timeout: 120_000 }, async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-bench-json-'))
+  try {
+    const file = path.join(dir, 'bench-open-loop-1.json')
+    const r = await runCommand(process.execPath, [path.join(root, 'bench/run.js'), '--quick', '--only', 'open-loop', '--json', file], { timeoutMs: 100_000 })
+    assert.equal(r.code, 0, r.stderr)
+    const record = JSON.parse(await readFile(file, 'utf8'))
+    assert.equal(record.schema, 'syncbench/bench@1')
+    assert.deepEqual(record.argv, ['--quick', '--only', 'open-loop'], 'the command, less where its record went')
+    assert.equal(record.environment.node, process.versions.node)
+    assert.ok(Date.parse(record.finishedAt) >= Date.parse(record.createdAt))
+    assert.deepEqual(Object.keys(record.parts), ['openLoop'], 'only the part asked for')
+    const part = record.parts.openLoop
+    assert.deepEqual(part.rates.map((/** @type {{ target: number }} */ x) => x.target), [100, 1000])
+    for (const rate of part.rates) {
+      assert.ok(rate.achieved > 0 && Number.isFinite(rate.cpuPercent) && Number.isInteger(rate.late) && rate.p99Ms > 0, JSON.stringify(rate))
+      assert.equal(typeof rate.withinOnePercent, 'boolean')
+    }
+    assert.equal(typeof part.held, 'number')
+
+    // a second invocation, made up: the block shows each cell's median and range over the two
+    const second = structuredClone(record)
+    second.createdAt = new Date(Date.parse(record.createdAt) + 1000).toISOString()
+    second.parts.openLoop.held = part.held + 1000
+    second.parts.openLoop.rates[1].late = part.rates[1].late + 10
+    await writeFile(path.join(dir, 'bench-open-loop-2.json'), JSON.stringify(second))
+    const block = await benchBlock('open-loop', dir, dir)
+    // (its prose wraps at 100 columns)
+    const words = block.replace(/\s+/g, ' ')
+    assert.match(words, /2 invocations of `node bench\/run\.js --quick --only open-loop` \(\[bench-open-loop-1\.json\]\(bench-open-loop-1\.json\), \[bench-open-loop-2\.json\]\(bench-open-loop-2\.json\)\)/)
+    assert.match(words, /a property of that machine at that time/)
+    const late = part.rates[1].late
+    assert.ok(block.includes('| 1000 | '), block)
+    assert.ok(block.includes(` | ${late + 5} (${late}..${late + 10}) | `), `the late requests' median and range:\n${block}`)
+    assert.ok(words.includes(`each invocation's: ${part.missed === null ? `at least ${part.held}` : `${part.held} (${part.missed} missed)`}`), block)
+    await assert.rejects(benchBlock('nginx', dir, dir), /no .*bench-\*\.json holds it: record some with node bench\/run\.js --only nginx --json/)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
