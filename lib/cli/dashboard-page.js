@@ -27,7 +27,7 @@ th,td{padding:.25rem .45rem;border-bottom:1px solid var(--line);text-align:left;
 td.r,th.r{text-align:right}
 tr.running td{background:#eaf2fb;font-weight:600}tr.failed td,tr.invalid td,tr.interrupted td{color:var(--bad)}
 .verdict{background:var(--soft);border-left:4px solid var(--accent);padding:.4rem .75rem;margin:.4rem 0}
-.experiment h3{font-size:1rem;margin:.9rem 0 .2rem}.experiment p{margin:.2rem 0}
+.experiment h3{font-size:1rem;margin:.9rem 0 .2rem}.experiment p{margin:.2rem 0}.experiment .verdict p{margin:0}
 @media (max-width:40rem){main{padding:.5rem}h1{font-size:1.15rem}figure{margin:.5rem -.25rem;padding:0}}
 `
 
@@ -201,11 +201,16 @@ function render (state) {
     const lines = verdicts.get(e.name)
     count.textContent = ended + ' of ' + e.runs + ' runs ended' + (lines ? '' : '; its verdict comes when its last run ends')
     div.append(h, count)
-    for (const line of lines || []) {
-      const p = document.createElement('p')
-      p.className = 'verdict'
-      p.textContent = line
-      div.append(p)
+    if (lines) {
+      // a line per subject, as the terminal prints them
+      const verdict = document.createElement('div')
+      verdict.className = 'verdict'
+      for (const line of lines) {
+        const p = document.createElement('p')
+        p.textContent = line
+        verdict.append(p)
+      }
+      div.append(verdict)
     }
     return div
   }))

@@ -379,14 +379,14 @@ async function report ({ outcome, outDir, shown, io, html: withHtml, dashboard =
 }
 
 /**
- * An experiment's verdict as the end of the run prints it (answerText), from the results so far: a
- * live view shows it as soon as the experiment's last run ended.
+ * An experiment's verdict as the end of the run prints it (answerText: a line per subject, which the
+ * terminal wraps), from the results so far: a live view shows it as soon as the experiment's last run ended.
  * @param {import('../types.js').ResultsFile} results
  * @param {string} experiment
  * @returns {string[]}
  */
 export function experimentVerdicts (results, experiment) {
-  return summarizeResults(results).filter((s) => s.name === experiment).map((s) => s.verdict)
+  return summarizeResults(results).filter((s) => s.name === experiment).flatMap((s) => s.verdictParts)
 }
 
 /**
