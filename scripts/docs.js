@@ -25,6 +25,7 @@ import { Writable } from 'node:stream'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { wrap } from '../lib/report/wrap.js'
+import { shellWords as splitShellWords } from '../lib/lab/command.js'
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -67,44 +68,13 @@ export function findBlocks (text, file) {
 }
 
 /**
- * Split a command line into words as a POSIX shell would for the simple cases the docs use:
- * '...' and "..." quoting, a backslash escaping the next character.
+ * A docs line's words (lib/lab/command.js's shell splitting). A quote left open is kept to the end
+ * of the line: a docs line may be cut from a multi-line command.
  * @param {string} line
  * @returns {string[]}
  */
 export function shellWords (line) {
-  const words = []
-  let word = ''
-  let inWord = false
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]
-    if (ch === "'") {
-      const close = line.indexOf("'", i + 1)
-      word += line.slice(i + 1, close === -1 ? line.length : close)
-      i = close === -1 ? line.length : close
-      inWord = true
-    } else if (ch === '"') {
-      let j = i + 1
-      for (; j < line.length && line[j] !== '"'; j++) {
-        if (line[j] === '\\' && j + 1 < line.length) j++
-        word += line[j]
-      }
-      i = j
-      inWord = true
-    } else if (ch === '\\' && i + 1 < line.length) {
-      word += line[++i]
-      inWord = true
-    } else if (/\s/.test(ch)) {
-      if (inWord) words.push(word)
-      word = ''
-      inWord = false
-    } else {
-      word += ch
-      inWord = true
-    }
-  }
-  if (inWord) words.push(word)
-  return words
+  return splitShellWords(line).words
 }
 
 /** A stream that keeps what is written to it. */

@@ -29,6 +29,20 @@ export function parseCommand (command, flag = '--app') {
  * @returns {string[]}
  */
 function splitWords (command, flag) {
+  const { words, unclosed } = shellWords(command)
+  if (unclosed) throw new InvalidOptionError(`${flag} has an unclosed ${unclosed} quote, got "${command}"`)
+  return words
+}
+
+/**
+ * Split a command line into words as a POSIX shell does for the simple cases: '...' and "..."
+ * quoting (in "...", a backslash escapes " and \), a backslash escaping the next character outside
+ * quotes. A quote left open runs to the end of the line and is named in `unclosed`, for the caller to
+ * refuse (a user's --app command) or accept (a line of the docs cut from a multi-line command).
+ * @param {string} command
+ * @returns {{ words: string[], unclosed: '"'|"'"|null }}
+ */
+export function shellWords (command) {
   /** @type {string[]} */
   const words = []
   let word = ''
@@ -59,9 +73,8 @@ function splitWords (command, flag) {
       inWord = true
     }
   }
-  if (quote) throw new InvalidOptionError(`${flag} has an unclosed ${quote} quote, got "${command}"`)
   if (inWord) words.push(word)
-  return words
+  return { words, unclosed: quote }
 }
 
 /**
