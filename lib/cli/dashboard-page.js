@@ -1,5 +1,6 @@
 // The dashboard's page and its script (lib/cli/dashboard.js serves both). The script runs in the
-// browser: it reads the state the server pushes over Server-Sent Events and redraws the page from it,
+// browser: it reads the state the server pushes over Server-Sent Events (then, while a load runs, ticks
+// with only the new seconds, appended to it) and redraws the page from it,
 // the charts with Observable Plot and the report's own marks (lib/report/chart-timeseries-plot.js).
 // Readable at 390 px: the charts take the width they are given and switch to the report's narrow
 // layout below 500 px, the table of runs scrolls in its own box.
@@ -276,6 +277,22 @@ function start (query) {
     // Plot arrives with the deferred scripts: draw once it is there
     if (window.Plot) render(latest)
     if (latest.status === 'ended') events.close()
+  })
+  // the running run's progress and its new seconds: appended to the state the page holds
+  events.addEventListener('tick', (e) => {
+    const tick = JSON.parse(e.data)
+    const c = latest && latest.current
+    if (!c || c.index !== tick.index) return
+    c.done = tick.done
+    c.requests = tick.requests
+    for (const name of ['load', 'probe', 'server']) {
+      const list = c[name]
+      // a page that connected between two pushes has some of them already: the seconds' t grows
+      const last = list.length ? list[list.length - 1].t : -Infinity
+      for (const second of tick[name]) if (second.t > last) list.push(second)
+      if (list.length > tick.keep) list.splice(0, list.length - tick.keep)
+    }
+    if (window.Plot) render(latest)
   })
   events.addEventListener('error', () => {
     if (latest && latest.status === 'ended') return

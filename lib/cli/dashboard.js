@@ -22,10 +22,10 @@ import { dashboardPage, dashboardScript } from './dashboard-page.js'
 /** @typedef {import('../types.js').ServerSecond} ServerSecond */
 
 export { DASHBOARD_HOST }
-/** A state push at most this often while a load runs (a run's start and end are pushed at once). */
+/** A push at most this often while a load runs (a run's start and end are pushed at once). */
 const PUSH_MS = 1000
 /** Seconds of the running run the page keeps: an hour's, then the oldest go. */
-const MAX_SECONDS = 3600
+export const MAX_SECONDS = 3600
 
 /**
  * One run of the plan as the page shows it.
@@ -42,7 +42,8 @@ const MAX_SECONDS = 3600
  */
 
 /**
- * What the page is sent: all of it on connect, then again after each change (throttled).
+ * What the page is sent: all of it on connect and after each change of the plan, the runs, the verdicts
+ * or the end; while a load runs, ticks (DashboardTick) with only what it added.
  * @typedef {object} DashboardState
  * @property {string} title
  * @property {'running'|'ended'} status
@@ -59,11 +60,28 @@ const MAX_SECONDS = 3600
  */
 
 /**
+ * What a page is sent between full states while a run's load goes: the running run's progress and the
+ * seconds added since the last push, which the page appends (skipping any it already has: a page that
+ * connected between two pushes got them in its state). Its size does not grow with the run's length.
+ * @typedef {object} DashboardTick
+ * @property {number} index     the running run's
+ * @property {number} done
+ * @property {number} requests
+ * @property {LoadSecond[]} load
+ * @property {LoadSecond[]} probe
+ * @property {ServerSecond[]} server
+ * @property {number} keep      how many seconds of each list the page keeps (MAX_SECONDS)
+ */
+
+/** The running run's lists of seconds. @typedef {'load'|'probe'|'server'} SecondsList */
+
+/**
  * Start the dashboard's server. Resolves once it listens; refuses a port in use (or an address that
  * is not this machine's) as a usage error naming the flag.
- * @param {{ title: string, host?: string, port?: number }} options
+ * @param {{ title: string, host?: string, port?: number, pushMs?: number }} options
+ *   pushMs: the throttle of the pushes while a load runs (PUSH_MS; a test or a bench makes it shorter)
  */
-export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0 }) {
+export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0, pushMs = PUSH_MS }) {
   const token = randomBytes(18).toString('base64url')
   const assets = loadAssets(token)
   /** @type {DashboardState} */
@@ -72,6 +90,9 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0 }
   const streams = new Set()
   /** @type {NodeJS.Timeout|null} */
   let pending = null
+  /** seconds appended to the running run's lists, ever, and how many of them the pages were sent */
+  const added = { load: 0, probe: 0, server: 0 }
+  const sent = { load: 0, probe: 0, server: 0 }
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://dashboard')
@@ -109,22 +130,60 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0 }
   /** @param {http.ServerResponse} res */
   function openStream (res) {
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' })
-    res.write(`retry: 1000\n\n${message(state)}`)
+    res.write(`retry: 1000\n\n${message('state', state)}`)
     if (state.status === 'ended') return res.end()
+    // the first page since none: its state holds every second, the next tick only what comes after
+    // (with pages open, the seconds not pushed yet stay due: the next tick brings them to all)
+    if (streams.size === 0) Object.assign(sent, added)
     streams.add(res)
     res.on('close', () => streams.delete(res))
   }
 
+  /** The whole state, at once: the plan, a run's start or end, the verdicts, the end. */
   function push () {
     if (pending !== null) clearTimeout(pending)
     pending = null
+    Object.assign(sent, added)
     if (streams.size === 0) return
-    const text = message(state)
+    send(message('state', state))
+  }
+
+  /** The running run's progress and new seconds (throttled to pushMs). */
+  function pushTick () {
+    pending = null
+    const c = state.current
+    if (c === null || streams.size === 0) return
+    /** @template T @param {SecondsList} name @param {T[]} list @returns {T[]} the seconds added since the last push */
+    const fresh = (name, list) => {
+      const n = Math.min(added[name] - sent[name], list.length)
+      sent[name] = added[name]
+      return n > 0 ? list.slice(-n) : []
+    }
+    /** @type {DashboardTick} */
+    const tick = { index: c.index, done: c.done, requests: c.requests, load: fresh('load', c.load), probe: fresh('probe', c.probe), server: fresh('server', c.server), keep: MAX_SECONDS }
+    send(message('tick', tick))
+  }
+
+  /** @param {string} text */
+  function send (text) {
     for (const res of streams) res.write(text)
   }
 
   function pushSoon () {
-    if (pending === null && streams.size > 0) pending = setTimeout(push, PUSH_MS)
+    if (pending === null && streams.size > 0) pending = setTimeout(pushTick, pushMs)
+  }
+
+  /**
+   * A second of the running run, kept (the oldest goes beyond MAX_SECONDS) and pushed soon.
+   * @template {LoadSecond|ServerSecond} T
+   * @param {SecondsList} name @param {T[]|undefined} list @param {T} second
+   */
+  function addSecond (name, list, second) {
+    if (list === undefined) return
+    list.push(second)
+    added[name]++
+    if (list.length > MAX_SECONDS) list.shift()
+    pushSoon()
   }
 
   return {
@@ -151,6 +210,7 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0 }
       if (e.type === 'run-start') {
         state.activity = null
         state.current = { index: e.index, experiment: e.experiment, label: e.label, repeat: e.repeat, etaMs: e.etaMs, done: 0, requests: 0, load: [], probe: [], server: [] }
+        Object.assign(added, { load: 0, probe: 0, server: 0 })
         const row = rowOf(state, e.index, e.experiment, e.label)
         row.state = 'running'
         row.repeat = e.repeat
@@ -163,22 +223,8 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0 }
         }
         return pushSoon()
       }
-      if (e.type === 'second') {
-        const list = state.current?.[e.source]
-        if (list) {
-          list.push(e.second)
-          if (list.length > MAX_SECONDS) list.shift()
-        }
-        return pushSoon()
-      }
-      if (e.type === 'server-second') {
-        const list = state.current?.server
-        if (list) {
-          list.push(e.second)
-          if (list.length > MAX_SECONDS) list.shift()
-        }
-        return pushSoon()
-      }
+      if (e.type === 'second') return addSecond(e.source, state.current?.[e.source], e.second)
+      if (e.type === 'server-second') return addSecond('server', state.current?.server, e.second)
       if (e.type === 'experiment-end') {
         state.verdicts.push({ experiment: e.experiment, lines: e.verdicts })
         return push()
@@ -282,9 +328,9 @@ function seriesOf (seconds) {
   return { intervalMs: 1000, t: pick('t'), requests: pick('requests'), errors: pick('errors'), p50Ms: pick('p50Ms'), p90Ms: pick('p90Ms'), p99Ms: pick('p99Ms'), maxMs: pick('maxMs') }
 }
 
-/** One SSE message carrying the whole state. @param {DashboardState} state */
-function message (state) {
-  return `event: state\ndata: ${JSON.stringify(state)}\n\n`
+/** One SSE message: the whole state, or a tick. @param {'state'|'tick'} event @param {DashboardState|DashboardTick} data */
+function message (event, data) {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 }
 
 /** @param {http.ServerResponse} res @param {number} status @param {string} text */
