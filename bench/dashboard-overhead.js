@@ -1,43 +1,33 @@
-// What watching costs the generator: CPU per request of `syncbench ab -k -c 50` with --dashboard, with
-// and without a browser page open on it (chromium, as a user would have), beside the same run without,
-// alternated against the same server (nginx when installed, else bench/hello-server.js), whole process (GNU time's
-// user + system), several rounds; the medians and their ratio.
+// What watching costs the generator (npm run bench -- --only dashboard): CPU per request of
+// `syncbench ab -k -c 50` with --dashboard and a Chromium page open on it, beside the same run without,
+// alternated against the same nginx, each a whole process (GNU time's user + system).
 //
-// On a shared machine whole-process CPU varies by more than the effect, so the work the dashboard adds
-// to the generator is also timed directly, in this process: starting and closing it (once per run), and
-// what each second costs (the series' reading of the counts, lib/load/load-series.js, and the push of
-// the state to a page over Server-Sent Events); per request it is that second's cost divided by the
-// requests of a second (nothing runs per request).
+// The generator runs alone on core 0; nginx and Chromium (a wrapper execs it under taskset) share core
+// 1, so a browser does not compete with the generator for its core, as it would not on a machine with a
+// core to spare. Every run waits the same --start-at delay, in which the page (a new one each run, as a
+// user opens the printed URL) loads and shows the run: what is measured is watching a run, not a browser
+// starting a renderer and parsing d3 and Plot on the server's core, a one-off that an hour-long sweep
+// does not see.
 //
-// With taskset and two cores or more, the generator runs alone on core 0, and nginx and chromium (a
-// wrapper execs it under taskset) share core 1: what is measured is the generator's own cost, not a
-// browser and a generator competing for one core, which no user with a spare core sees.
+// Whole-process CPU per request varies from one run to the next by about 8% (sd of ln, 600,000-request
+// runs on a 2-core VM) whatever is measured, more than the effect sought. So many rounds, and the
+// result is the ratio of the geometric means with its 95% confidence interval (lib/analysis/stats.js
+// ratioInterval, Welch's t on the logs): "within 3%" is shown only when the whole interval is.
 //
-// Usage: node bench/dashboard-overhead.js [--requests 300000] [--rounds 5] [--chromium /usr/bin/chromium] [--direct-only]
-import { spawn, fork, spawnSync } from 'node:child_process'
+// The work the dashboard adds to the generator is also timed directly, in this process: starting and
+// closing it (once per run), and what each second costs (the series' reading of the counts,
+// lib/load/load-series.js, and the push of the state to a page over Server-Sent Events); per request it
+// is that second's cost divided by the requests of a second (nothing runs per request).
+import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, writeFileSync, chmodSync, rmSync } from 'node:fs'
+import { mkdtempSync, writeFileSync, chmodSync, rmSync, existsSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
-import { findNginx, startNginx } from './nginx.js'
+import { ratioInterval } from '../lib/analysis/stats.js'
+import { startNginx } from './nginx.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const { values } = parseArgs({
-  options: {
-    requests: { type: 'string', default: '300000' },
-    concurrency: { type: 'string', default: '50' },
-    rounds: { type: 'string', default: '5' },
-    chromium: { type: 'string', default: '/usr/bin/chromium' },
-    'direct-only': { type: 'boolean', default: false }
-  }
-})
-
-/** Pin the generator to core 0, the server and the browser to core 1, when taskset is there and 2 cores. */
-const pinned = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
-
-const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 /** CPU time of this process, ms. */
 function cpuMs () {
@@ -45,11 +35,17 @@ function cpuMs () {
   return (u.user + u.system) / 1000
 }
 
+const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length
+
 /**
  * The dashboard's own work, timed in this process: start + close, and one second's reading and push
- * with a page (an SSE client) connected and an hour of seconds already shown.
+ * (a tick: that second and the progress) with a page (an SSE client) connected, over `shown` seconds,
+ * the last 100 averaged (a push's cost does not grow with the seconds shown).
+ * @param {number} [shown]
+ * @returns {Promise<{ startMs: number, readUs: number, pushUs: number, shown: number }>}
  */
-async function direct () {
+export async function dashboardOwnWork (shown = 600) {
   const { startDashboard } = await import('../lib/cli/dashboard.js')
   const { countsFor } = await import('../lib/load/ab-counts.js')
   const { LoadSeries } = await import('../lib/load/load-series.js')
@@ -66,127 +62,141 @@ async function direct () {
   const series = new LoadSeries(counts)
   series.start(0)
   const perSecond = 20000
-  const d = await startDashboard({ title: 'bench' })
+  // pushes at once (the run's throttle is a second): each second below is one push
+  const d = await startDashboard({ title: 'bench', pushMs: 0 })
   d.event({ type: 'plan', total: 1, runs: [{ experiment: 'x', label: 'y' }], experiments: [{ name: 'x', title: 'x', configurations: 1, runs: 1 }] })
   d.event({ type: 'run-start', index: 1, total: 1, experiment: 'x', label: 'y', repeat: 1, etaMs: null })
   // a page: an SSE client reading every push
   const url = new URL(d.url)
-  let received = 0
-  await new Promise((resolve) => http.get(`${url.origin}/events${url.search}`, (res) => { res.on('data', (b) => { received += b.length }); resolve(undefined) }))
-  const samples = []
+  await new Promise((resolve) => http.get(`${url.origin}/events${url.search}`, (res) => { res.resume(); resolve(undefined) }))
+  const reads = []
   const pushes = []
-  for (let s = 1; s <= 600; s++) {
+  for (let s = 1; s <= shown; s++) {
     for (let i = 0; i < perSecond; i++) counts.complete(0, 0.2 + ((i * 7919) % 400) / 10, 0, true)
     const c0 = cpuMs()
     const point = /** @type {import('../lib/types.js').LoadSecond} */ (series.sample(s * 1000))
-    samples.push(cpuMs() - c0)
+    reads.push(cpuMs() - c0)
     const c1 = cpuMs()
     d.event({ type: 'second', index: 1, experiment: 'x', label: 'y', source: 'load', second: point })
-    // the push itself (at most one a second in a run): forced here by an event that pushes at once
-    d.event({ type: 'calibrate', experiment: 'x', op: 'bench' })
+    d.event({ type: 'heartbeat', index: 1, total: 1, experiment: 'x', label: 'y', done: s * perSecond, requests: shown * perSecond })
+    // the push's timer, set first, fires before this one
     await new Promise((resolve) => setTimeout(resolve, 0))
     pushes.push(cpuMs() - c1)
   }
   await d.close()
-  const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length
-  const last = (/** @type {number[]} */ xs) => mean(xs.slice(-100))
-  console.log('the dashboard\'s own work in the generator\'s process (timed directly):')
-  console.log(`  start + close, once a run            ${median(starts).toFixed(1)} ms CPU (median of 5)`)
-  console.log(`  a second's reading of the counts      ${(last(samples) * 1000).toFixed(0)} us CPU (mean of the last 100 of 600 s)`)
-  console.log(`  a second's push to one page           ${(last(pushes) * 1000).toFixed(0)} us CPU with ${600} s shown (${received} bytes pushed in all)`)
-  return { startMs: median(starts), secondMs: last(samples) + last(pushes) }
-}
-
-/** The server: nginx if installed (a generator is then the limit), else node:http in its own process. */
-async function startServer () {
-  const nginx = findNginx()
-  if (nginx) {
-    const server = await startNginx(nginx, pinned ? { cpu: 1 } : {})
-    return { name: 'nginx', url: server.url, stop: server.stop }
-  }
-  const child = fork(fileURLToPath(new URL('./hello-server.js', import.meta.url)), { stdio: 'ignore' })
-  const [{ port }] = await once(child, 'message')
-  return { name: 'node:http', url: `http://127.0.0.1:${port}/`, stop: async () => { child.kill('SIGTERM') } }
+  return { startMs: median(starts), readUs: mean(reads.slice(-100)) * 1000, pushUs: mean(pushes.slice(-100)) * 1000, shown }
 }
 
 /**
- * One run of syncbench ab under GNU time; with `dashboard`, --dashboard, and with `browser` a chromium
- * page on its URL.
- * @param {string} url
- * @param {import('playwright-core').Browser|null} browser
- * @param {boolean} [dashboard]
- * @returns {Promise<{ cpuS: number, requests: number, pushes: number }>}
+ * One run of syncbench ab under GNU time; with `browser`, --dashboard and a page of that browser on its
+ * URL. Every run waits `startDelayS` (--start-at) before its load, the page loading meanwhile.
+ * @param {{ url: string, browser: import('playwright-core').Browser|null, requests: number, concurrency: number, startDelayS: number, pinned: boolean }} o
+ * @returns {Promise<{ usPerRequest: number, pageMs: number|null }>}  pageMs: from the URL printed to the page showing the run
  */
-async function run (url, browser, dashboard = browser !== null) {
-  const argv = ['-f', '%U %S', ...(pinned ? ['taskset', '-c', '0'] : []), process.execPath, `${root}bin/syncbench.js`, 'ab', '-k', '-c', values.concurrency, '-n', values.requests, ...(dashboard ? ['--dashboard'] : []), url]
+async function run ({ url, browser, requests, concurrency, startDelayS, pinned }) {
+  const startAt = new Date(Date.now() + startDelayS * 1000).toISOString()
+  const argv = ['-f', '%U %S', ...(pinned ? ['taskset', '-c', '0'] : []), process.execPath, join(root, 'bin/syncbench.js'),
+    'ab', '-k', '-c', String(concurrency), '-n', String(requests), '--start-at', startAt, ...(browser ? ['--dashboard'] : []), url]
   const child = spawn('/usr/bin/time', argv, { stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-  let page = null
-  let pushes = 0
-  const opened = new Promise((resolve) => {
-    child.stderr.setEncoding('utf8').on('data', async (d) => {
-      stderr += d
-      const m = /^dashboard: (\S+)$/m.exec(stderr)
-      if (m && browser && page === null) {
-        page = await browser.newPage()
-        page.on('console', () => {})
+  /** @type {Promise<{ page: import('playwright-core').Page, ms: number }>|null} */
+  let shown = null
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    stderr += d
+    const m = /^dashboard: (\S+)$/m.exec(stderr)
+    if (m && browser && shown === null) {
+      const t0 = Date.now()
+      shown = (async () => {
+        const page = await browser.newPage()
         await page.goto(m[1])
-        pushes = 1
-        resolve(undefined)
-      }
-    })
+        await page.waitForSelector('#runs tbody tr')
+        return { page, ms: Date.now() - t0 }
+      })()
+    }
   })
   const [code] = await once(child, 'close')
+  let pageMs = null
   if (browser) {
-    await opened
-    pushes = await /** @type {import('playwright-core').Page} */ (/** @type {unknown} */ (page)).evaluate(() => document.querySelectorAll('#runs tbody tr').length)
-    await /** @type {import('playwright-core').Page} */ (/** @type {unknown} */ (page)).close()
+    if (shown === null) throw new Error(`syncbench ab --dashboard printed no URL: ${stderr}`)
+    const { page, ms } = await shown
+    pageMs = ms
+    await page.close()
   }
   if (code !== 0) throw new Error(`syncbench ab exited ${code}: ${stderr}`)
   const [user, system] = stderr.trim().split('\n').at(-1).split(' ').map(Number)
-  const requests = Number(/Complete requests:\s+(\d+)/.exec(stdout)?.[1])
-  return { cpuS: user + system, requests, pushes }
+  const done = Number(/Complete requests:\s+(\d+)/.exec(stdout)?.[1])
+  return { usPerRequest: (user + system) * 1e6 / done, pageMs }
 }
 
-const own = await direct()
-if (values['direct-only']) process.exit(0)
-const server = await startServer()
-const { chromium } = await import('playwright-core')
-// chromium's processes inherit the core of the one taskset starts
-const wrapperDir = mkdtempSync(join(tmpdir(), 'syncbench-chromium-'))
-const wrapper = join(wrapperDir, 'chromium')
-writeFileSync(wrapper, `#!/bin/sh\nexec taskset -c 1 ${JSON.stringify(values.chromium)} "$@"\n`)
-chmodSync(wrapper, 0o755)
-const browser = await chromium.launch({ executablePath: pinned ? wrapper : values.chromium, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
-try {
-  const without = []
-  const served = []
-  const withPage = []
-  const perRequest = (/** @type {{ cpuS: number, requests: number }} */ r) => r.cpuS * 1e6 / r.requests
-  for (let i = 0; i < Number(values.rounds); i++) {
-    // alternated, so a change in the machine's load falls on all three
-    without.push(perRequest(await run(server.url, null)))
-    served.push(perRequest(await run(server.url, null, true)))
-    withPage.push(perRequest(await run(server.url, browser)))
-    console.log(`round ${i + 1}: without ${without.at(-1).toFixed(3)}, --dashboard ${served.at(-1).toFixed(3)}, with a page open ${withPage.at(-1).toFixed(3)} us/request`)
+/**
+ * CPU per request without the dashboard and with a page open on it, `rounds` of each alternated,
+ * against nginx.
+ * @param {{ nginx: string, requests: number, concurrency: number, rounds: number, startDelayS: number, chromium: string, log: (line: string) => void }} o
+ */
+export async function dashboardCost ({ nginx, requests, concurrency, rounds, startDelayS, chromium, log }) {
+  const pinned = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
+  const own = await dashboardOwnWork()
+  log(`  the dashboard's own work: start + close ${own.startMs.toFixed(1)} ms CPU; each second ${own.readUs.toFixed(0)} us reading the counts, ${own.pushUs.toFixed(0)} us pushing it to a page (second ${own.shown} of a run)`)
+  const server = await startNginx(nginx, pinned ? { cpu: 1 } : {})
+  const { chromium: launcher } = await import('playwright-core')
+  // Chromium's processes inherit the core of the one taskset starts
+  const wrapperDir = mkdtempSync(join(tmpdir(), 'syncbench-chromium-'))
+  const wrapper = join(wrapperDir, 'chromium')
+  writeFileSync(wrapper, `#!/bin/sh\nexec taskset -c 1 ${JSON.stringify(chromium)} "$@"\n`)
+  chmodSync(wrapper, 0o755)
+  const browser = await launcher.launch({ executablePath: pinned ? wrapper : chromium, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
+  try {
+    const without = []
+    const page = []
+    const pageMs = []
+    const common = { url: server.url, requests, concurrency, startDelayS, pinned }
+    for (let i = 0; i < rounds; i++) {
+      // alternated, each round starting with the other kind, so that a drift of the machine falls on both
+      const order = i % 2 === 0 ? [null, browser] : [browser, null]
+      for (const b of order) {
+        const r = await run({ ...common, browser: b })
+        if (b === null) without.push(r.usPerRequest)
+        else {
+          page.push(r.usPerRequest)
+          pageMs.push(/** @type {number} */ (r.pageMs))
+        }
+      }
+      log(`  round ${i + 1}: without ${without.at(-1)?.toFixed(2)}, a page open ${page.at(-1)?.toFixed(2)} us/request`)
+    }
+    const late = pageMs.filter((ms) => ms > startDelayS * 1000).length
+    if (late > 0) log(`  (${late} page(s) took longer than the ${startDelayS} s start delay to show the run: their load began while they loaded)`)
+    const { ratio, low, high } = ratioInterval(page, without)
+    const rate = 1e6 / median(without)
+    // the dashboard's own work per request: its start once per run and its seconds, at this run's rate
+    const ownUs = (own.startMs * 1000 + (own.readUs + own.pushUs) * requests / rate) / requests
+    return {
+      requests,
+      concurrency,
+      rounds,
+      startDelayS,
+      pinned,
+      withoutUs: without,
+      pageOpenUs: page,
+      pageShownMs: median(pageMs),
+      ratio,
+      low,
+      high,
+      ownWork: { ...own, usPerRequest: ownUs, share: ownUs / median(without) }
+    }
+  } finally {
+    await browser.close()
+    await server.stop()
+    rmSync(wrapperDir, { recursive: true, force: true })
   }
-  const m0 = median(without)
-  const m1 = median(served)
-  const m2 = median(withPage)
-  const vs = (/** @type {number} */ m) => `${m.toFixed(3)} us  (${((m / m0 - 1) * 100).toFixed(1)}%)`
-  console.log(`syncbench ab -k -c ${values.concurrency} -n ${values.requests} against ${server.name}, ${values.rounds} rounds (median CPU per request, whole process):`)
-  console.log(`  without --dashboard           ${m0.toFixed(3)} us`)
-  console.log(`  --dashboard, no page          ${vs(m1)}`)
-  console.log(`  --dashboard, a page open      ${vs(m2)}  (${pinned ? 'the generator on core 0; nginx and chromium on core 1' : 'chromium on the same cores'})`)
-  // what the directly timed work adds per request at this run's rate (requests per CPU-second of the generator)
-  const rate = 1e6 / m0
-  const seconds = Number(values.requests) / rate
-  const added = (own.startMs + own.secondMs * seconds) * 1000 / Number(values.requests)
-  console.log(`  the dashboard's own work: ${added.toFixed(4)} us a request (${(added / m0 * 100).toFixed(2)}%), of which per second ${(own.secondMs * 1000 / rate).toFixed(5)} us`)
-} finally {
-  await browser.close()
-  await server.stop()
-  rmSync(wrapperDir, { recursive: true, force: true })
+}
+
+/** Whether the part can run here: nginx, taskset, GNU time, Chromium and playwright-core. @param {string} chromium */
+export function dashboardCostMissing (chromium) {
+  const missing = []
+  if (!existsSync('/usr/bin/time')) missing.push('GNU time')
+  if (!existsSync(chromium)) missing.push(chromium)
+  if (!existsSync(join(root, 'node_modules/playwright-core'))) missing.push('playwright-core')
+  return missing
 }

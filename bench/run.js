@@ -18,12 +18,17 @@
 // and --workers 2 beside one worker on the same core; syncbench with its native TCP transport and
 // with node:net (SYNCBENCH_IO=net); whole-process CPU and steady state (start-up and exit taken off).
 //
+// Then what watching costs (bench/dashboard-overhead.js): CPU per request of syncbench ab -k -c 50 with
+// --dashboard and a Chromium page open on it, beside the same run without, many alternated rounds, the
+// ratio with its 95% confidence interval (needs nginx, taskset and /usr/bin/chromium or --chromium).
+//
 // --json <file> also writes each part's figures as one document (schema syncbench/bench@1): the
 // invocations recorded in docs/recorded/bench-*.json are what docs/benchmarks.md's "Measured here"
 // tables show, median and range (scripts/docs-bench.js).
 //
-// Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk,nginx,open-loop]
+// Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk,nginx,open-loop,dashboard]
 //                      [--rates 100,1000,10000 --rate-seconds 5 --max-rate 320000 --big-requests 1000000]
+//                      [--dashboard-rounds 60 --dashboard-requests 600000 --chromium /usr/bin/chromium]
 //                      [--json <file>]
 import { spawn, fork, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
@@ -33,6 +38,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { findNginx, startNginx } from './nginx.js'
+import { dashboardCost, dashboardCostMissing } from './dashboard-overhead.js'
 import { addon } from '../lib/load/native-addon.js'
 import { collectEnvironment } from '../lib/lab/metrics.js'
 import { writeFileAtomic } from '../lib/fs-atomic.js'
@@ -49,6 +55,9 @@ const { values } = parseArgs({
     'rate-seconds': { type: 'string', default: '5' },
     'max-rate': { type: 'string', default: '320000' },
     'big-requests': { type: 'string', default: '1000000' },
+    'dashboard-rounds': { type: 'string', default: '60' },
+    'dashboard-requests': { type: 'string', default: '600000' },
+    chromium: { type: 'string', default: '/usr/bin/chromium' },
     json: { type: 'string' }
   }
 })
@@ -340,6 +349,27 @@ async function nginxTargets (nginx) {
   }
 }
 
+/**
+ * What watching costs the generator: CPU per request with --dashboard and a page open, against without.
+ * @param {string} nginx
+ */
+async function watchingCost (nginx) {
+  const rounds = values.quick ? 2 : Number(values['dashboard-rounds'])
+  const n = values.quick ? 50000 : Number(values['dashboard-requests'])
+  console.error(`dashboard: syncbench ab -k -c ${concurrency} -n ${n}, without and with --dashboard and a page open, ${rounds} alternated rounds`)
+  const r = await dashboardCost({ nginx, requests: n, concurrency, rounds, startDelayS: 2, chromium: values.chromium, log: (line) => console.error(line) })
+  const pct = (/** @type {number} */ x) => `${x >= 1 ? '+' : ''}${((x - 1) * 100).toFixed(1)}%`
+  const gm = (/** @type {number[]} */ xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length)
+  console.log(`\nwhat watching costs the generator: syncbench ab -k -c ${concurrency} -n ${n} against nginx${r.pinned ? ' (the generator on core 0; nginx and Chromium on core 1)' : ''}`)
+  printTable(['syncbench ab', 'CPU us/request (geometric mean)', 'lowest..highest', 'runs'], [
+    ['without --dashboard', gm(r.withoutUs).toFixed(2), `${Math.min(...r.withoutUs).toFixed(2)}..${Math.max(...r.withoutUs).toFixed(2)}`, String(r.rounds)],
+    ['--dashboard, a page open', gm(r.pageOpenUs).toFixed(2), `${Math.min(...r.pageOpenUs).toFixed(2)}..${Math.max(...r.pageOpenUs).toFixed(2)}`, String(r.rounds)]
+  ])
+  const ci = Number.isFinite(r.low) ? `95% CI ${pct(r.low)}..${pct(r.high)}` : 'no interval: fewer than 3 rounds'
+  console.log(`\nwith a page open: ${pct(r.ratio)} (${ci}); the dashboard's own work ${(r.ownWork.usPerRequest * 1000).toFixed(1)} ns a request (${(r.ownWork.share * 100).toFixed(2)}%). Each run waits ${r.startDelayS} s before its load, the page loading meanwhile (median ${r.pageShownMs} ms to show the run).`)
+  record.parts.dashboard = r
+}
+
 const server = fork(join(root, 'bench/hello-server.js'), { stdio: 'inherit' })
 const [{ port }] = await once(server, 'message')
 const url = `http://127.0.0.1:${port}/`
@@ -397,6 +427,12 @@ try {
         await target.stop()
       }
     }
+  }
+  if (!wanted || wanted.includes('dashboard')) {
+    const nginx = findNginx()
+    const missing = [...(nginx === null ? ['nginx'] : []), ...(has('taskset', ['-V']) ? [] : ['taskset']), ...dashboardCostMissing(values.chromium)]
+    if (missing.length > 0) console.error(`dashboard: skipped (${missing.join(', ')} not installed)`)
+    else await watchingCost(/** @type {string} */ (nginx))
   }
   if (values.json) {
     record.finishedAt = new Date().toISOString()

@@ -1,17 +1,18 @@
 // docs/benchmarks.md's "Measured here" tables, from the invocations of bench/run.js --json recorded in
 // docs/recorded/bench-*.json (scripts/docs.js writes them: generate="bench-nginx" or
-// "bench-open-loop"). A capacity figure from one invocation is one draw of a noisy machine, so every
+// "bench-open-loop" or "bench-dashboard"). A capacity figure from one invocation is one draw of a noisy machine, so every
 // cell is the median of the invocations with their lowest and highest beside it.
 import { readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { wrap } from '../lib/report/wrap.js'
+import { ratioInterval } from '../lib/analysis/stats.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const RECORDED = 'docs/recorded'
 
 /** The part of a record each block shows. @type {Record<string, string>} */
-const PARTS = { nginx: 'nginx', 'open-loop': 'openLoop' }
+const PARTS = { nginx: 'nginx', 'open-loop': 'openLoop', dashboard: 'dashboard' }
 
 /**
  * @typedef {object} BenchRecord  what bench/run.js --json writes
@@ -104,7 +105,8 @@ export async function benchBlock (name, from, dir = RECORDED) {
   const list = await invocations(part, dir)
   if (list.length === 0) throw new Error(`generate="bench-${name}": no ${dir}/bench-*.json holds it: record some with node bench/run.js --only ${name} --json ${dir}/bench-${name}-1.json`)
   const head = recordedLine(list, from) + '\n\n'
-  return head + (part === 'nginx' ? nginxTable(list.map((i) => i.record.parts.nginx)) : openLoopTable(list.map((i) => i.record.parts.openLoop)))
+  const parts = list.map((i) => i.record.parts[part])
+  return head + (part === 'nginx' ? nginxTable(parts) : part === 'openLoop' ? openLoopTable(parts) : dashboardTable(parts))
 }
 
 /**
@@ -142,4 +144,42 @@ function openLoopTable (parts) {
   const line = `The highest rate one generator held within 1%, against ${parts[0].server} at -c ${parts[0].concurrency}: ${atLeast ? 'at least ' : ''}` +
     `${spread(held, 0)} req/s; each invocation's: ${each}.`
   return wrap(line) + '\n\n' + markdownTable(['target req/s', 'achieved req/s', 'within 1%', 'generator CPU % of a core', 'late requests', 'corrected p99 ms', 'uncorrected p99 ms'], rows)
+}
+
+/**
+ * CPU per request without the dashboard and with a page open on it, and their ratio with its 95%
+ * confidence interval, as bench/dashboard-overhead.js measured them.
+ * @param {any[]} parts  each invocation's parts.dashboard
+ */
+function dashboardTable (parts) {
+  const gm = (/** @type {number[]} */ xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length)
+  const pct = (/** @type {number} */ x) => `${x >= 1 ? '+' : ''}${((x - 1) * 100).toFixed(1)}%`
+  /** @param {string} name @param {string} key */
+  const row = (name, key) => {
+    const runs = parts.flatMap((p) => p[key])
+    return [name, spread(parts.map((p) => gm(p[key])), 2), `${Math.min(...runs).toFixed(2)}..${Math.max(...runs).toFixed(2)}`, String(runs.length)]
+  }
+  const table = markdownTable(['syncbench ab -k -c 50', 'CPU us/request (geometric mean)', 'lowest..highest run', 'runs'], [
+    row('without --dashboard', 'withoutUs'),
+    row('--dashboard, a page open', 'pageOpenUs')
+  ])
+  const interval = (/** @type {{ ratio: number, low: number, high: number }} */ r) => `${pct(r.ratio)} (${Number.isFinite(r.low) ? `95% CI ${pct(r.low)}..${pct(r.high)}` : 'no interval: fewer than 3 rounds'})`
+  // every run of every invocation (one machine and Node.js: recordedLine refuses records of others)
+  const pooled = ratioInterval(parts.flatMap((p) => p.pageOpenUs), parts.flatMap((p) => p.withoutUs))
+  const each = parts.length === 1 ? interval(parts[0]) : `${interval(pooled)} over the ${parts.reduce((n, p) => n + p.rounds, 0)} rounds of the ${parts.length} invocations (each one's: ${parts.map(interval).join('; ')})`
+  const own = parts.map((p) => p.ownWork)
+  const p0 = parts[0]
+  /** the sd of the logarithm of a kind's runs, as a percentage: how far one run is from the next @param {string} key */
+  const noise = (key) => {
+    const logs = parts.flatMap((p) => p[key]).map(Math.log)
+    const m = logs.reduce((a, x) => a + x, 0) / logs.length
+    return `${(Math.sqrt(logs.reduce((a, x) => a + (x - m) ** 2, 0) / (logs.length - 1)) * 100).toFixed(1)}%`
+  }
+  const line = `With a page open, CPU per request changed by ${each}: the ratio of the geometric means, ` +
+    `with the confidence interval of Welch's t on the logarithms; one run differs from the next by ${noise('withoutUs')} without and ${noise('pageOpenUs')} with a page (sd of the logarithm). The dashboard's own work, timed directly: ${spread(own.map((o) => o.usPerRequest * 1000), 1)} ns a request ` +
+    `(${spread(own.map((o) => o.share * 100), 2)}%): starting it, ${spread(own.map((o) => o.startMs), 1)} ms of CPU once, and each second ` +
+    `${spread(own.map((o) => o.readUs), 0)} µs reading the counts and ${spread(own.map((o) => o.pushUs), 0)} µs pushing it to a page (measured at second ${p0.ownWork.shown} of a run; a push carries the new second only). ` +
+    `Each invocation: ${spread(parts.map((p) => p.rounds), 0)} rounds, each a run without and a run with a page, alternated; each run ${p0.requests.toLocaleString('en-US')} requests${p0.pinned ? ', the generator on core 0, nginx and Chromium on core 1' : ''}; ` +
+    `every run waits ${p0.startDelayS} s before its load while the page loads (median ${spread(parts.map((p) => p.pageShownMs), 0)} ms to show the run).`
+  return table + '\n' + wrap(line) + '\n'
 }

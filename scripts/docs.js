@@ -11,7 +11,7 @@
 //   recorded="docs/recorded/x.json"  beside run=: a line naming when, where and with which command the
 //                               recorded results file was measured (long runs are never re-run here)
 //   generate="limits|exit-codes|error-codes|lab-codes"  a table from the option rules and the registries
-//   generate="bench-nginx|bench-open-loop"  the median and range of the bench/run.js --json
+//   generate="bench-nginx|bench-open-loop|bench-dashboard"  the median and range of the bench/run.js --json
 //                               invocations recorded in docs/recorded/bench-*.json (scripts/docs-bench.js)
 // and optionally lines="1-20,40-45" (the output's lines kept, "..." where some are left out) or
 // sections="seed-bcrypt: probe|app:..Where the event loop went" (its paragraphs, by how they start:

@@ -53,3 +53,41 @@ test('bench/run.js --json: the open loop\'s rates and highest rate held, the mac
     await rm(dir, { recursive: true, force: true })
   }
 })
+
+test('bench/run.js --only dashboard --json: CPU per request without and with a page open, their ratio and interval, the dashboard\'s own work; the docs show them', { timeout: 180_000 }, async (t) => {
+  const { findNginx } = await import('../bench/nginx.js')
+  const { dashboardCostMissing } = await import('../bench/dashboard-overhead.js')
+  const missing = [...(findNginx() === null ? ['nginx'] : []), ...dashboardCostMissing('/usr/bin/chromium')]
+  if (missing.length > 0) return t.skip(`${missing.join(', ')} not installed`)
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-bench-json-'))
+  try {
+    const file = path.join(dir, 'bench-dashboard-1.json')
+    const r = await runCommand(process.execPath, [path.join(root, 'bench/run.js'), '--quick', '--only', 'dashboard', '--json', file], { timeoutMs: 170_000 })
+    assert.equal(r.code, 0, r.stderr)
+    assert.match(r.stdout, /with a page open: [+-]\d+\.\d% \(no interval: fewer than 3 rounds\)/)
+    const record = JSON.parse(await readFile(file, 'utf8'))
+    assert.deepEqual(Object.keys(record.parts), ['dashboard'], 'only the part asked for')
+    const part = record.parts.dashboard
+    assert.equal(part.rounds, 2)
+    for (const key of ['withoutUs', 'pageOpenUs']) {
+      assert.equal(part[key].length, 2, key)
+      assert.ok(part[key].every((/** @type {number} */ us) => us > 0 && Number.isFinite(us)), `${key}: ${part[key]}`)
+    }
+    assert.ok(part.ratio > 0 && part.low === null && part.high === null, 'a ratio; no interval from two rounds (NaN, written as null)')
+    assert.ok(part.pageShownMs > 0, 'the page showed the run')
+    assert.ok(part.ownWork.startMs > 0 && part.ownWork.readUs > 0 && part.ownWork.pushUs > 0 && part.ownWork.share > 0, JSON.stringify(part.ownWork))
+
+    // three rounds make an interval: the block shows the ratio with it
+    part.withoutUs.push(part.withoutUs[0] * 1.01)
+    part.pageOpenUs.push(part.pageOpenUs[0] * 0.99)
+    const { ratioInterval } = await import('../lib/analysis/stats.js')
+    Object.assign(part, ratioInterval(part.pageOpenUs, part.withoutUs))
+    await writeFile(file, JSON.stringify(record))
+    const words = (await benchBlock('dashboard', dir, dir)).replace(/\s+/g, ' ')
+    const pct = (/** @type {number} */ x) => `${x >= 1 ? '+' : ''}${((x - 1) * 100).toFixed(1)}%`
+    assert.ok(words.includes(`With a page open, CPU per request changed by ${pct(part.ratio)} (95% CI ${pct(part.low)}..${pct(part.high)})`), words)
+    assert.match(words, /\| --dashboard, a page open \| [\d.]+ \| [\d.]+\.\.[\d.]+ \| 3 \|/)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
