@@ -12,12 +12,15 @@
 // Whole-process CPU per request varies from one run to the next by about 8% (sd of ln, 600,000-request
 // runs on a 2-core VM) whatever is measured, more than the effect sought. So many rounds, and the
 // result is the ratio of the geometric means with its 95% confidence interval (lib/analysis/stats.js
-// ratioInterval, Welch's t on the logs): "within 3%" is shown only when the whole interval is.
+// ratioInterval, Welch's t on the logs): a page costs at most 3% when the interval's upper end is below
+// +3%. The dashboard only adds work to the generator's process; an interval below 1 (runs with a page
+// cheaper) says that something else differed between the two kinds of run (a browser is running on the
+// machine in one), not that watching saved work.
 //
 // The work the dashboard adds to the generator is also timed directly, in this process: starting and
 // closing it (once per run), and what each second costs (the series' reading of the counts,
-// lib/load/load-series.js, and the push of the state to a page over Server-Sent Events); per request it
-// is that second's cost divided by the requests of a second (nothing runs per request).
+// lib/load/load-series.js, and the push of that second to a page over Server-Sent Events); per request
+// it is that second's cost divided by the requests of a second (nothing runs per request).
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, writeFileSync, chmodSync, rmSync, existsSync } from 'node:fs'
