@@ -136,11 +136,12 @@ async function run ({ url, browser, requests, concurrency, startDelayS, pinned }
 /**
  * CPU per request without the dashboard and with a page open on it, `rounds` of each alternated,
  * against nginx.
- * @param {{ nginx: string, requests: number, concurrency: number, rounds: number, startDelayS: number, chromium: string, log: (line: string) => void }} o
+ * @param {{ nginx: string, requests: number, concurrency: number, rounds: number, startDelayS: number, ownSeconds: number, chromium: string, log: (line: string) => void }} o
+ *   ownSeconds: how many seconds of a run the direct timing of the dashboard's own work goes through
  */
-export async function dashboardCost ({ nginx, requests, concurrency, rounds, startDelayS, chromium, log }) {
+export async function dashboardCost ({ nginx, requests, concurrency, rounds, startDelayS, ownSeconds, chromium, log }) {
   const pinned = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0
-  const own = await dashboardOwnWork()
+  const own = await dashboardOwnWork(ownSeconds)
   log(`  the dashboard's own work: start + close ${own.startMs.toFixed(1)} ms CPU; each second ${own.readUs.toFixed(0)} us reading the counts, ${own.pushUs.toFixed(0)} us pushing it to a page (second ${own.shown} of a run)`)
   const server = await startNginx(nginx, pinned ? { cpu: 1 } : {})
   const { chromium: launcher } = await import('playwright-core')

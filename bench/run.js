@@ -354,10 +354,11 @@ async function nginxTargets (nginx) {
  * @param {string} nginx
  */
 async function watchingCost (nginx) {
-  const rounds = values.quick ? 2 : Number(values['dashboard-rounds'])
-  const n = values.quick ? 50000 : Number(values['dashboard-requests'])
-  console.error(`dashboard: syncbench ab -k -c ${concurrency} -n ${n}, without and with --dashboard and a page open, ${rounds} alternated rounds`)
-  const r = await dashboardCost({ nginx, requests: n, concurrency, rounds, startDelayS: 2, chromium: values.chromium, log: (line) => console.error(line) })
+  // --quick: one round of short runs, to see that it works (no interval from it)
+  const rounds = values.quick ? 1 : Number(values['dashboard-rounds'])
+  const n = values.quick ? 20000 : Number(values['dashboard-requests'])
+  console.error(`dashboard: syncbench ab -k -c ${concurrency} -n ${n}, without and with --dashboard and a page open, ${rounds} alternated round${rounds === 1 ? '' : 's'}`)
+  const r = await dashboardCost({ nginx, requests: n, concurrency, rounds, startDelayS: values.quick ? 1 : 2, ownSeconds: values.quick ? 60 : 600, chromium: values.chromium, log: (line) => console.error(line) })
   const pct = (/** @type {number} */ x) => `${x >= 1 ? '+' : ''}${((x - 1) * 100).toFixed(1)}%`
   const gm = (/** @type {number[]} */ xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length)
   console.log(`\nwhat watching costs the generator: syncbench ab -k -c ${concurrency} -n ${n} against nginx${r.pinned ? ' (the generator on core 0; nginx and Chromium on core 1)' : ''}`)

@@ -13,8 +13,9 @@
 //   - independent of the runtime: the native transport under ASan/UBSan (4 files, 320 s: built and run
 //     on one Node.js; the plain build is tested on every binary), the argv, results, transport and
 //     lab property fuzz (75, 82, 22, 22 s), the type check of the public API (59 s), the packed install
-//     (37 s), the golden reports (42 s), the report in a browser (17 s), the bench's records (bench/,
-//     which times the CLI under this Node.js; 30 s);
+//     (37 s), the golden reports (42 s), the report and the live dashboard in a browser (17, 24 s: the
+//     dashboard's server side, its stream and the server's live reads, stay on every binary), the
+//     bench's records (bench/, which times the CLI under this Node.js; 15 s);
 //   - end to end through the CLI, the slowest, whose parts the files that remain test on every binary:
 //     run's CLI, results and report (88, 82, 64 s), the open loop, experiment files, output, deadline,
 //     requests, validity, engines, targets and time bounds through run (60, 59, 38, 33, 32, 23, 20, 10,
@@ -25,7 +26,7 @@
 // node:tls with the binary's OpenSSL, the one N-API build of the native transport, unix sockets,
 // worker threads, the hostile servers), ab's framing and counts, the servers under test the binary
 // starts (node:http, fs, Express, bcrypt's own addon, the metrics read from inside, the preload of a
-// user's app), signals and the runner's children, the analysis, the report and the dashboard.
+// user's app), signals and the runner's children, the analysis, the report and the dashboard's server and stream.
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import os from 'node:os'
@@ -43,7 +44,7 @@ const ONCE_FILES = new Set([
   'run-cli', 'results-schema', 'report-cli', 'run-open-loop', 'run-experiment-file', 'run-output', 'run-deadline',
   'run-requests', 'run-app', 'run-node', 'dist-shards', 'run-thread-cost', 'compare-gate', 'run-validity',
   'lab-async-property', 'run-engines', 'predict-cli', 'load-time-bounds', 'input-files', 'dist-netns', 'report-answer',
-  'report-latency', 'run-target', 'bench-json'
+  'report-latency', 'run-target', 'bench-json', 'dashboard'
 ].map((name) => `test/${name}.test.js`))
 
 /**

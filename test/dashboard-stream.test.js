@@ -36,7 +36,7 @@ async function connect (url) {
 
 /** @param {() => boolean} ok */
 async function until (ok) {
-  for (let i = 0; i < 500 && !ok(); i++) await delay(5)
+  for (let i = 0; i < 2000 && !ok(); i++) await delay(1)
   assert.ok(ok(), 'timed out waiting for the stream')
 }
 
