@@ -27,7 +27,7 @@ import { mkdtempSync, writeFileSync, chmodSync, rmSync, existsSync } from 'node:
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ratioInterval } from '../lib/analysis/stats.js'
+import { mean, ratioInterval } from '../lib/analysis/stats.js'
 import { startNginx } from './nginx.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -39,7 +39,6 @@ function cpuMs () {
 }
 
 const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length
 
 /**
  * The dashboard's own work, timed in this process: start + close, and one second's reading and push

@@ -39,6 +39,7 @@ import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { findNginx, startNginx } from './nginx.js'
 import { dashboardCost, dashboardCostMissing } from './dashboard-overhead.js'
+import { mean } from '../lib/analysis/stats.js'
 import { addon } from '../lib/load/native-addon.js'
 import { collectEnvironment } from '../lib/lab/metrics.js'
 import { writeFileAtomic } from '../lib/fs-atomic.js'
@@ -360,7 +361,7 @@ async function watchingCost (nginx) {
   console.error(`dashboard: syncbench ab -k -c ${concurrency} -n ${n}, without and with --dashboard and a page open, ${rounds} alternated round${rounds === 1 ? '' : 's'}`)
   const r = await dashboardCost({ nginx, requests: n, concurrency, rounds, startDelayS: values.quick ? 1 : 2, ownSeconds: values.quick ? 60 : 600, chromium: values.chromium, log: (line) => console.error(line) })
   const pct = (/** @type {number} */ x) => `${x >= 1 ? '+' : ''}${((x - 1) * 100).toFixed(1)}%`
-  const gm = (/** @type {number[]} */ xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length)
+  const gm = (/** @type {number[]} */ xs) => Math.exp(mean(xs.map(Math.log)))
   console.log(`\nwhat watching costs the generator: syncbench ab -k -c ${concurrency} -n ${n} against nginx${r.pinned ? ' (the generator on core 0; nginx and Chromium on core 1)' : ''}`)
   printTable(['syncbench ab', 'CPU us/request (geometric mean)', 'lowest..highest', 'runs'], [
     ['without --dashboard', gm(r.withoutUs).toFixed(2), `${Math.min(...r.withoutUs).toFixed(2)}..${Math.max(...r.withoutUs).toFixed(2)}`, String(r.rounds)],

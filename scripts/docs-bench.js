@@ -6,7 +6,7 @@ import { readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { wrap } from '../lib/report/wrap.js'
-import { ratioInterval } from '../lib/analysis/stats.js'
+import { mean, ratioInterval, sd } from '../lib/analysis/stats.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const RECORDED = 'docs/recorded'
@@ -152,7 +152,7 @@ function openLoopTable (parts) {
  * @param {any[]} parts  each invocation's parts.dashboard
  */
 function dashboardTable (parts) {
-  const gm = (/** @type {number[]} */ xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length)
+  const gm = (/** @type {number[]} */ xs) => Math.exp(mean(xs.map(Math.log)))
   const pct = (/** @type {number} */ x) => `${x >= 1 ? '+' : ''}${((x - 1) * 100).toFixed(1)}%`
   /** @param {string} name @param {string} key */
   const row = (name, key) => {
@@ -170,11 +170,7 @@ function dashboardTable (parts) {
   const own = parts.map((p) => p.ownWork)
   const p0 = parts[0]
   /** the sd of the logarithm of a kind's runs, as a percentage: how far one run is from the next @param {string} key */
-  const noise = (key) => {
-    const logs = parts.flatMap((p) => p[key]).map(Math.log)
-    const m = logs.reduce((a, x) => a + x, 0) / logs.length
-    return `${(Math.sqrt(logs.reduce((a, x) => a + (x - m) ** 2, 0) / (logs.length - 1)) * 100).toFixed(1)}%`
-  }
+  const noise = (key) => `${(sd(parts.flatMap((p) => p[key]).map(Math.log)) * 100).toFixed(1)}%`
   const line = `With a page open, CPU per request changed by ${each}: the ratio of the geometric means, ` +
     `with the confidence interval of Welch's t on the logarithms; one run differs from the next by ${noise('withoutUs')} without and ${noise('pageOpenUs')} with a page (sd of the logarithm). The dashboard's own work, timed directly: ${spread(own.map((o) => o.usPerRequest * 1000), 1)} ns a request ` +
     `(${spread(own.map((o) => o.share * 100), 2)}%): starting it, ${spread(own.map((o) => o.startMs), 1)} ms of CPU once, and each second ` +
