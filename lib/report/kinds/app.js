@@ -37,8 +37,11 @@ export function lateShare (r) {
   return p?.blocking && p.totalMs > 0 ? p.blocking.ms / p.totalMs : null
 }
 
+/** A share as the verdict prints it: whole percents, tenths below 10%. @param {number} share */
+const percentText = (share) => (share * 100).toFixed(share < 0.1 ? 1 : 0)
+
 /** @param {number} share */
-const percent = (share) => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`
+const percent = (share) => `${percentText(share)}%`
 
 /**
  * The routes the loop was held by in a mix, from the server's own view of its requests when it kept
@@ -80,11 +83,14 @@ function firstFunction (r, scope = '') {
 }
 
 /**
- * How much a row held the loop, to rank them: the share late, else the loop's p99.
+ * How much a row held the loop, to rank them: the share late as the verdict prints it, then the loop's
+ * p99 (two routes both "late 51%" rank by their p99, not by a difference the reader is not shown, which
+ * on a loaded machine is noise).
  * @param {Row} r
  */
 function weight (r) {
-  return (lateShare(r) ?? 0) * 1e6 + (r.server?.loopP99 ?? 0)
+  const late = lateShare(r)
+  return (late === null ? 0 : Number(percentText(late))) * 1e6 + (r.server?.loopP99 ?? 0)
 }
 
 /**
