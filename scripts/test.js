@@ -28,7 +28,7 @@
 // starts (node:http, fs, Express, bcrypt's own addon, the metrics read from inside, the preload of a
 // user's app), signals and the runner's children, the analysis, the report and the dashboard's server and stream.
 import { spawnSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -48,14 +48,24 @@ const ONCE_FILES = new Set([
 ].map((name) => `test/${name}.test.js`))
 
 /**
- * Run `node --test` under a binary, inheriting the output; the seconds it took and whether it passed.
+ * Run `node --test` under a binary, the spec reporter on this process's output; the seconds it took,
+ * whether it passed, and what failed (scripts/test-failures.js), to print again at the end.
  * @param {string} node
  * @param {string[]} files
  */
 function nodeTest (node, files) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'syncbench-test-'))
+  const failuresFile = path.join(dir, 'failures.txt')
+  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/test-failures.js', `--test-reporter-destination=${failuresFile}`]
   const start = performance.now()
-  const r = spawnSync(node, ['--test', TIMEOUT, CONCURRENCY, ...files], { cwd: root, stdio: 'inherit' })
-  return { ok: r.status === 0, seconds: (performance.now() - start) / 1000 }
+  const r = spawnSync(node, ['--test', TIMEOUT, CONCURRENCY, ...reporters, ...files], { cwd: root, stdio: 'inherit' })
+  const seconds = (performance.now() - start) / 1000
+  const ok = r.status === 0
+  let failures = existsSync(failuresFile) ? readFileSync(failuresFile, 'utf8').trimEnd() : ''
+  if (!ok && !failures) failures = `✖ node --test ended with ${r.signal ?? `exit code ${r.status}`} and named no failed test: see the log above`
+  rmSync(dir, { recursive: true, force: true })
+  return { ok, seconds, failures }
 }
 
 const files = readdirSync(path.join(root, 'test')).filter((f) => f.endsWith('.test.js')).sort().map((f) => `test/${f}`)
@@ -70,6 +80,7 @@ let failed = false
 if (!process.argv.includes('--other-nodes-only')) {
   const all = nodeTest(process.execPath, files)
   lines.push(`Node.js ${process.version}: ${files.length} test files, ${all.seconds.toFixed(0)} s, ${all.ok ? 'passed' : 'FAILED'}`)
+  if (all.failures) lines.push(all.failures)
   failed ||= !all.ok
 }
 
@@ -82,6 +93,7 @@ for (const node of others) {
   }
   const r = nodeTest(node, everyNode)
   lines.push(`Node.js ${version.stdout.trim()}: ${everyNode.length} test files (all but the ${files.length - everyNode.length} slowest), ${r.seconds.toFixed(0)} s, ${r.ok ? 'passed' : 'FAILED'}`)
+  if (r.failures) lines.push(r.failures)
   failed ||= !r.ok
 }
 
