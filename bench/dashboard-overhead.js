@@ -121,13 +121,15 @@ async function run ({ url, browser, requests, concurrency, startDelayS, pinned }
   const [code] = await once(child, 'close')
   let pageMs = null
   if (browser) {
-    if (shown === null) throw new Error(`syncbench ab --dashboard printed no URL: ${stderr}`)
-    const { page, ms } = await shown
+    // set by the stderr listener, which the type check does not follow
+    const pending = /** @type {Promise<{ page: import('playwright-core').Page, ms: number }>|null} */ (shown)
+    if (pending === null) throw new Error(`syncbench ab --dashboard printed no URL: ${stderr}`)
+    const { page, ms } = await pending
     pageMs = ms
     await page.close()
   }
   if (code !== 0) throw new Error(`syncbench ab exited ${code}: ${stderr}`)
-  const [user, system] = stderr.trim().split('\n').at(-1).split(' ').map(Number)
+  const [user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number)
   const done = Number(/Complete requests:\s+(\d+)/.exec(stdout)?.[1])
   return { usPerRequest: (user + system) * 1e6 / done, pageMs }
 }
@@ -193,6 +195,17 @@ export async function dashboardCost ({ nginx, requests, concurrency, rounds, sta
     await server.stop()
     rmSync(wrapperDir, { recursive: true, force: true })
   }
+}
+
+/** A ratio as a change: "+1.4%", "-3.3%". @param {number} x */
+const change = (x) => `${x >= 1 ? '+' : ''}${((x - 1) * 100).toFixed(1)}%`
+
+/**
+ * A page's cost as bench/run.js prints it and docs/benchmarks.md shows it: "-1.4% (95% CI -3.8%..+1.0%)".
+ * @param {{ ratio: number, low: number, high: number }} r  from ratioInterval
+ */
+export function costText (r) {
+  return `${change(r.ratio)} (${Number.isFinite(r.low) ? `95% CI ${change(r.low)}..${change(r.high)}` : 'no interval: fewer than 3 rounds'})`
 }
 
 /** Whether the part can run here: nginx, taskset, GNU time, Chromium and playwright-core. @param {string} chromium */

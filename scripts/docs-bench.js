@@ -6,7 +6,8 @@ import { readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { wrap } from '../lib/report/wrap.js'
-import { mean, ratioInterval, sd } from '../lib/analysis/stats.js'
+import { rateInterval, ratioInterval, sd } from '../lib/analysis/stats.js'
+import { costText } from '../bench/dashboard-overhead.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const RECORDED = 'docs/recorded'
@@ -152,8 +153,7 @@ function openLoopTable (parts) {
  * @param {any[]} parts  each invocation's parts.dashboard
  */
 function dashboardTable (parts) {
-  const gm = (/** @type {number[]} */ xs) => Math.exp(mean(xs.map(Math.log)))
-  const pct = (/** @type {number} */ x) => `${x >= 1 ? '+' : ''}${((x - 1) * 100).toFixed(1)}%`
+  const gm = (/** @type {number[]} */ xs) => rateInterval(xs).geometricMean
   /** @param {string} name @param {string} key */
   const row = (name, key) => {
     const runs = parts.flatMap((p) => p[key])
@@ -163,10 +163,9 @@ function dashboardTable (parts) {
     row('without --dashboard', 'withoutUs'),
     row('--dashboard, a page open', 'pageOpenUs')
   ])
-  const interval = (/** @type {{ ratio: number, low: number, high: number }} */ r) => `${pct(r.ratio)} (${Number.isFinite(r.low) ? `95% CI ${pct(r.low)}..${pct(r.high)}` : 'no interval: fewer than 3 rounds'})`
   // every run of every invocation (one machine and Node.js: recordedLine refuses records of others)
   const pooled = ratioInterval(parts.flatMap((p) => p.pageOpenUs), parts.flatMap((p) => p.withoutUs))
-  const each = parts.length === 1 ? interval(parts[0]) : `${interval(pooled)} over the ${parts.reduce((n, p) => n + p.rounds, 0)} rounds of the ${parts.length} invocations (each one's: ${parts.map(interval).join('; ')})`
+  const each = parts.length === 1 ? costText(parts[0]) : `${costText(pooled)} over the ${parts.reduce((n, p) => n + p.rounds, 0)} rounds of the ${parts.length} invocations (each one's: ${parts.map(costText).join('; ')})`
   const own = parts.map((p) => p.ownWork)
   const p0 = parts[0]
   /** the sd of the logarithm of a kind's runs, as a percentage: how far one run is from the next @param {string} key */
