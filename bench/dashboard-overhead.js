@@ -7,7 +7,8 @@
 // core to spare. Every run waits the same --start-at delay, in which the page (a new one each run, as a
 // user opens the printed URL) loads and shows the run: what is measured is watching a run, not a browser
 // starting a renderer and parsing d3 and Plot on the server's core, a one-off that an hour-long sweep
-// does not see.
+// does not see. A run whose page had not shown the run when its load began is not counted: it is
+// redone, and from then on every run waits longer.
 //
 // Whole-process CPU per request varies from one run to the next by about 8% (sd of ln, 600,000-request
 // runs on a 2-core VM) whatever is measured, more than the effect sought. So many rounds, and the
@@ -93,17 +94,19 @@ export async function dashboardOwnWork (shown = 600) {
  * One run of syncbench ab under GNU time; with `browser`, --dashboard and a page of that browser on its
  * URL. Every run waits `startDelayS` (--start-at) before its load, the page loading meanwhile.
  * @param {{ url: string, browser: import('playwright-core').Browser|null, requests: number, concurrency: number, startDelayS: number, pinned: boolean }} o
- * @returns {Promise<{ usPerRequest: number, pageMs: number|null }>}  pageMs: from the URL printed to the page showing the run
+ * @returns {Promise<{ usPerRequest: number, pageMs: number|null, shownBeforeLoad: boolean }>}
+ *   pageMs: from the URL printed to the page showing the run, null when it never did (the run ended
+ *   first and its dashboard with it); shownBeforeLoad: whether it did so before the load began
  */
 async function run ({ url, browser, requests, concurrency, startDelayS, pinned }) {
-  const startAt = new Date(Date.now() + startDelayS * 1000).toISOString()
+  const loadAt = Date.now() + startDelayS * 1000
   const argv = ['-f', '%U %S', ...(pinned ? ['taskset', '-c', '0'] : []), process.execPath, join(root, 'bin/syncbench.js'),
-    'ab', '-k', '-c', String(concurrency), '-n', String(requests), '--start-at', startAt, ...(browser ? ['--dashboard'] : []), url]
+    'ab', '-k', '-c', String(concurrency), '-n', String(requests), '--start-at', new Date(loadAt).toISOString(), ...(browser ? ['--dashboard'] : []), url]
   const child = spawn('/usr/bin/time', argv, { stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-  /** @type {Promise<{ page: import('playwright-core').Page, ms: number }>|null} */
+  /** @type {Promise<{ ms: number, at: number }|null>|null} */
   let shown = null
   child.stderr.setEncoding('utf8').on('data', (d) => {
     stderr += d
@@ -111,27 +114,36 @@ async function run ({ url, browser, requests, concurrency, startDelayS, pinned }
     if (m && browser && shown === null) {
       const t0 = Date.now()
       shown = (async () => {
+        // a browser that cannot open a page is an error; a page that cannot reach a dashboard already
+        // closed, or never shows the run, is a page that did not show it
         const page = await browser.newPage()
-        await page.goto(m[1])
-        await page.waitForSelector('#runs tbody tr')
-        return { page, ms: Date.now() - t0 }
+        try {
+          await page.goto(m[1])
+          await page.waitForSelector('#runs tbody tr', { timeout: 15_000 })
+          return { ms: Date.now() - t0, at: Date.now() }
+        } catch {
+          return null
+        } finally {
+          await page.close()
+        }
       })()
+      // awaited once the run has ended: handled from now, so that a failure is not an unhandled rejection
+      shown.catch(() => {})
     }
   })
   const [code] = await once(child, 'close')
-  let pageMs = null
+  /** @type {{ ms: number, at: number }|null} */
+  let page = null
   if (browser) {
     // set by the stderr listener, which the type check does not follow
-    const pending = /** @type {Promise<{ page: import('playwright-core').Page, ms: number }>|null} */ (shown)
+    const pending = /** @type {Promise<{ ms: number, at: number }|null>|null} */ (shown)
     if (pending === null) throw new Error(`syncbench ab --dashboard printed no URL: ${stderr}`)
-    const { page, ms } = await pending
-    pageMs = ms
-    await page.close()
+    page = await pending
   }
   if (code !== 0) throw new Error(`syncbench ab exited ${code}: ${stderr}`)
   const [user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number)
   const done = Number(/Complete requests:\s+(\d+)/.exec(stdout)?.[1])
-  return { usPerRequest: (user + system) * 1e6 / done, pageMs }
+  return { usPerRequest: (user + system) * 1e6 / done, pageMs: page?.ms ?? null, shownBeforeLoad: page !== null && page.at <= loadAt }
 }
 
 /**
@@ -156,12 +168,31 @@ export async function dashboardCost ({ nginx, requests, concurrency, rounds, sta
     const without = []
     const page = []
     const pageMs = []
-    const common = { url: server.url, requests, concurrency, startDelayS, pinned }
+    let delayS = startDelayS
+    let redone = 0
+    /**
+     * One run of a kind, counted only where its page showed the run before its load began (what is
+     * measured is watching a run, not a page loading during it): otherwise it is redone, and this run and
+     * every later one wait longer.
+     * @param {import('playwright-core').Browser|null} b
+     */
+    const measured = async (b) => {
+      for (let attempt = 1; ; attempt++) {
+        const r = await run({ url: server.url, requests, concurrency, startDelayS: delayS, pinned, browser: b })
+        if (b === null || r.shownBeforeLoad) return r
+        const shown = r.pageMs === null ? 'did not show the run before it ended' : `took ${r.pageMs} ms to show the run`
+        if (attempt === 4) throw new Error(`the page ${shown}, after the start delay was raised to ${delayS} s three times: is the machine too busy?`)
+        const next = Math.max(1, delayS * 2, Math.ceil((r.pageMs ?? 0) * 1.5 / 1000))
+        log(`  the page ${shown}, longer than the ${delayS} s start delay: the run is redone, and every run from now on waits ${next} s`)
+        delayS = next
+        redone++
+      }
+    }
     for (let i = 0; i < rounds; i++) {
       // alternated, each round starting with the other kind, so that a drift of the machine falls on both
       const order = i % 2 === 0 ? [null, browser] : [browser, null]
       for (const b of order) {
-        const r = await run({ ...common, browser: b })
+        const r = await measured(b)
         if (b === null) without.push(r.usPerRequest)
         else {
           page.push(r.usPerRequest)
@@ -170,8 +201,6 @@ export async function dashboardCost ({ nginx, requests, concurrency, rounds, sta
       }
       log(`  round ${i + 1}: without ${without.at(-1)?.toFixed(2)}, a page open ${page.at(-1)?.toFixed(2)} us/request`)
     }
-    const late = pageMs.filter((ms) => ms > startDelayS * 1000).length
-    if (late > 0) log(`  (${late} page(s) took longer than the ${startDelayS} s start delay to show the run: their load began while they loaded)`)
     const { ratio, low, high } = ratioInterval(page, without)
     const rate = 1e6 / median(without)
     // the dashboard's own work per request: its start once per run and its seconds, at this run's rate
@@ -180,7 +209,8 @@ export async function dashboardCost ({ nginx, requests, concurrency, rounds, sta
       requests,
       concurrency,
       rounds,
-      startDelayS,
+      startDelayS: delayS,
+      redone,
       pinned,
       withoutUs: without,
       pageOpenUs: page,

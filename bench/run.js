@@ -359,14 +359,14 @@ async function watchingCost (nginx) {
   const rounds = values.quick ? 1 : Number(values['dashboard-rounds'])
   const n = values.quick ? 20000 : Number(values['dashboard-requests'])
   console.error(`dashboard: syncbench ab -k -c ${concurrency} -n ${n}, without and with --dashboard and a page open, ${rounds} alternated round${rounds === 1 ? '' : 's'}`)
-  const r = await dashboardCost({ nginx, requests: n, concurrency, rounds, startDelayS: values.quick ? 1 : 2, ownSeconds: values.quick ? 60 : 600, chromium: values.chromium, log: (line) => console.error(line) })
+  const r = await dashboardCost({ nginx, requests: n, concurrency, rounds, startDelayS: 2, ownSeconds: values.quick ? 60 : 600, chromium: values.chromium, log: (line) => console.error(line) })
   const gm = (/** @type {number[]} */ xs) => rateInterval(xs).geometricMean
   console.log(`\nwhat watching costs the generator: syncbench ab -k -c ${concurrency} -n ${n} against nginx${r.pinned ? ' (the generator on core 0; nginx and Chromium on core 1)' : ''}`)
   printTable(['syncbench ab', 'CPU us/request (geometric mean)', 'lowest..highest', 'runs'], [
     ['without --dashboard', gm(r.withoutUs).toFixed(2), `${Math.min(...r.withoutUs).toFixed(2)}..${Math.max(...r.withoutUs).toFixed(2)}`, String(r.rounds)],
     ['--dashboard, a page open', gm(r.pageOpenUs).toFixed(2), `${Math.min(...r.pageOpenUs).toFixed(2)}..${Math.max(...r.pageOpenUs).toFixed(2)}`, String(r.rounds)]
   ])
-  console.log(`\nwith a page open: ${costText(r)}; the dashboard's own work ${(r.ownWork.usPerRequest * 1000).toFixed(1)} ns a request (${(r.ownWork.share * 100).toFixed(2)}%). Each run waits ${r.startDelayS} s before its load, the page loading meanwhile (median ${r.pageShownMs} ms to show the run).`)
+  console.log(`\nwith a page open: ${costText(r)}; the dashboard's own work ${(r.ownWork.usPerRequest * 1000).toFixed(1)} ns a request (${(r.ownWork.share * 100).toFixed(2)}%). Each run waits ${r.startDelayS} s before its load, the page loading meanwhile (median ${r.pageShownMs} ms to show the run${r.redone > 0 ? `; ${r.redone} run(s) redone, their page late` : ''}).`)
   record.parts.dashboard = r
 }
 

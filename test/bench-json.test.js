@@ -91,3 +91,21 @@ test('bench/run.js --only dashboard --json: CPU per request without and with a p
     await rm(dir, { recursive: true, force: true })
   }
 })
+
+test('the dashboard part: a page that has not shown the run when its load begins does not count; the run is redone with a longer delay, and the bench does not crash', { timeout: 120_000 }, async (t) => {
+  const { findNginx } = await import('../bench/nginx.js')
+  const { dashboardCost, dashboardCostMissing } = await import('../bench/dashboard-overhead.js')
+  const nginx = findNginx()
+  const missing = [...(nginx === null ? ['nginx'] : []), ...dashboardCostMissing('/usr/bin/chromium')]
+  if (nginx === null || missing.length > 0) return t.skip(`${missing.join(', ')} not installed`)
+  /** @type {string[]} */
+  const lines = []
+  // no delay: the load begins (and 2,000 requests end) before any page can have loaded
+  const r = await dashboardCost({ nginx, requests: 2000, concurrency: 50, rounds: 1, startDelayS: 0, ownSeconds: 2, chromium: '/usr/bin/chromium', log: (line) => lines.push(line) })
+  assert.ok(r.redone >= 1, lines.join('\n'))
+  assert.ok(r.startDelayS >= 1, `the delay was raised: ${r.startDelayS}`)
+  assert.ok(r.pageShownMs <= r.startDelayS * 1000, `the counted page showed the run before its load: ${r.pageShownMs} ms, delay ${r.startDelayS} s`)
+  assert.match(lines.join('\n'), /redone, and every run from now on waits \d+ s/)
+  assert.equal(r.pageOpenUs.length, 1)
+  assert.equal(r.withoutUs.length, 1)
+})
