@@ -10,6 +10,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runCommand } from './helper.js'
 import { benchBlock } from '../scripts/docs-bench.js'
+import { findNginx } from '../bench/nginx.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
@@ -54,11 +55,20 @@ test('bench/run.js --json: the open loop\'s rates and highest rate held, the mac
   }
 })
 
-test('bench/run.js --only dashboard --json: CPU per request without and with a page open, their ratio and interval, the dashboard\'s own work; the docs show them', { timeout: 180_000 }, async (t) => {
-  const { findNginx } = await import('../bench/nginx.js')
+/**
+ * Whether the bench's dashboard part cannot run here (nginx, GNU time, Chromium, playwright-core): the
+ * test is then skipped, naming what is missing.
+ * @param {import('node:test').TestContext} t
+ */
+async function dashboardPartMissing (t) {
   const { dashboardCostMissing } = await import('../bench/dashboard-overhead.js')
   const missing = [...(findNginx() === null ? ['nginx'] : []), ...dashboardCostMissing('/usr/bin/chromium')]
-  if (missing.length > 0) return t.skip(`${missing.join(', ')} not installed`)
+  if (missing.length > 0) t.skip(`${missing.join(', ')} not installed`)
+  return missing.length > 0
+}
+
+test('bench/run.js --only dashboard --json: CPU per request without and with a page open, their ratio and interval, the dashboard\'s own work; the docs show them', { timeout: 180_000 }, async (t) => {
+  if (await dashboardPartMissing(t)) return
   const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-bench-json-'))
   try {
     const file = path.join(dir, 'bench-dashboard-1.json')
@@ -93,11 +103,9 @@ test('bench/run.js --only dashboard --json: CPU per request without and with a p
 })
 
 test('the dashboard part: a page that has not shown the run when its load begins does not count; the run is redone with a longer delay, and the bench does not crash', { timeout: 120_000 }, async (t) => {
-  const { findNginx } = await import('../bench/nginx.js')
-  const { dashboardCost, dashboardCostMissing } = await import('../bench/dashboard-overhead.js')
   const nginx = findNginx()
-  const missing = [...(nginx === null ? ['nginx'] : []), ...dashboardCostMissing('/usr/bin/chromium')]
-  if (nginx === null || missing.length > 0) return t.skip(`${missing.join(', ')} not installed`)
+  if (nginx === null || await dashboardPartMissing(t)) return
+  const { dashboardCost } = await import('../bench/dashboard-overhead.js')
   /** @type {string[]} */
   const lines = []
   // no delay: the load begins (and 2,000 requests end) before any page can have loaded
