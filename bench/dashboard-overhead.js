@@ -94,12 +94,14 @@ export async function dashboardOwnWork (shown = 600) {
  * One run of syncbench ab under GNU time; with `browser`, --dashboard and a page of that browser on its
  * URL. Every run waits `startDelayS` (--start-at) before its load, the page loading meanwhile.
  * @param {{ url: string, browser: import('playwright-core').Browser|null, requests: number, concurrency: number, startDelayS: number, pinned: boolean }} o
- * @returns {Promise<{ usPerRequest: number, pageMs: number|null, shownBeforeLoad: boolean }>}
+ * @returns {Promise<{ usPerRequest: number, pageMs: number|null, shownAfterMs: number|null, shownBeforeLoad: boolean }>}
  *   pageMs: from the URL printed to the page showing the run, null when it never did (the run ended
- *   first and its dashboard with it); shownBeforeLoad: whether it did so before the load began
+ *   first and its dashboard with it); shownAfterMs: the same from the process's start, which the
+ *   start delay counts from; shownBeforeLoad: whether it did so before the load began
  */
 async function run ({ url, browser, requests, concurrency, startDelayS, pinned }) {
-  const loadAt = Date.now() + startDelayS * 1000
+  const startedAt = Date.now()
+  const loadAt = startedAt + startDelayS * 1000
   const argv = ['-f', '%U %S', ...(pinned ? ['taskset', '-c', '0'] : []), process.execPath, join(root, 'bin/syncbench.js'),
     'ab', '-k', '-c', String(concurrency), '-n', String(requests), '--start-at', new Date(loadAt).toISOString(), ...(browser ? ['--dashboard'] : []), url]
   const child = spawn('/usr/bin/time', argv, { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -143,7 +145,28 @@ async function run ({ url, browser, requests, concurrency, startDelayS, pinned }
   if (code !== 0) throw new Error(`syncbench ab exited ${code}: ${stderr}`)
   const [user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number)
   const done = Number(/Complete requests:\s+(\d+)/.exec(stdout)?.[1])
-  return { usPerRequest: (user + system) * 1e6 / done, pageMs: page?.ms ?? null, shownBeforeLoad: page !== null && page.at <= loadAt }
+  return {
+    usPerRequest: (user + system) * 1e6 / done,
+    pageMs: page?.ms ?? null,
+    shownAfterMs: page === null ? null : page.at - startedAt,
+    shownBeforeLoad: page !== null && page.at <= loadAt
+  }
+}
+
+/** The longest start delay tried before the bench says the machine is too busy: s. */
+export const MAX_START_DELAY_S = 30
+
+/**
+ * The start delay for the runs after one whose page showed the run too late: twice this one, or 1.5
+ * times what the page took from the process's start (Node's start, then the page's load, both count
+ * against the delay), whichever is longer; null past MAX_START_DELAY_S.
+ * @param {number} delayS  the delay the late run waited
+ * @param {number|null} shownAfterMs  from the process's start to the page showing the run, null when it never did
+ * @returns {number|null}
+ */
+export function nextStartDelay (delayS, shownAfterMs) {
+  const next = Math.max(1, delayS * 2, Math.ceil((shownAfterMs ?? 0) * 1.5 / 1000))
+  return next > MAX_START_DELAY_S ? null : next
 }
 
 /**
@@ -177,12 +200,12 @@ export async function dashboardCost ({ nginx, requests, concurrency, rounds, sta
      * @param {import('playwright-core').Browser|null} b
      */
     const measured = async (b) => {
-      for (let attempt = 1; ; attempt++) {
+      for (;;) {
         const r = await run({ url: server.url, requests, concurrency, startDelayS: delayS, pinned, browser: b })
         if (b === null || r.shownBeforeLoad) return r
         const shown = r.pageMs === null ? 'did not show the run before it ended' : `took ${r.pageMs} ms to show the run`
-        if (attempt === 4) throw new Error(`the page ${shown}, after the start delay was raised to ${delayS} s three times: is the machine too busy?`)
-        const next = Math.max(1, delayS * 2, Math.ceil((r.pageMs ?? 0) * 1.5 / 1000))
+        const next = nextStartDelay(delayS, r.shownAfterMs)
+        if (next === null) throw new Error(`the page ${shown}, with a start delay of ${delayS} s: is the machine too busy?`)
         log(`  the page ${shown}, longer than the ${delayS} s start delay: the run is redone, and every run from now on waits ${next} s`)
         delayS = next
         redone++

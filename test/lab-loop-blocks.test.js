@@ -136,26 +136,36 @@ test('a real server child over IPC: a 200 ms block in a handler is one span of i
   try {
     const url = server.servers[0].url
     await httpGet(url + '/wait/sync?ms=1')
-    const asked = performance.now()
-    await server.metrics({ reset: true })
-    const answered = performance.now()
-    await delay(50)
-    const sent = performance.now()
-    assert.equal((await httpGet(url + '/wait/sync?ms=200')).body, 'waited 200 ms')
-    const received = performance.now()
-    await delay(50)
-    const window = await server.metrics()
-    const spans = window.loopBlocks?.spans ?? []
-    // On the child's clock the window began between `asked` and `answered`; the block lies in the request.
-    const long = spans.filter(([a, b]) => b - a >= 199.8)
-    assert.equal(long.length, 1, JSON.stringify(spans))
-    const [from, to] = long[0]
-    // 200 ms, one tick more at most, and what a busy machine added to the request as the client saw it
-    const took = received - sent
-    assert.ok(to - from <= Math.max(200, took) + 10 + SLACK_MS, `a span of ${to - from} ms for a 200 ms block (the request took ${took} ms)`)
-    assert.ok(from >= sent - answered - SLACK_MS && to <= received - asked + SLACK_MS,
-      `[${from}, ${to}] within the request's time on the window's clock [${sent - answered}, ${received - asked}]`)
-    assert.equal(window.loopBlocks?.thresholdMs, BLOCKING_DELAY_MS)
+    // A busy machine can stop the child just before the request: the loop then has no turn from there
+    // on, and the span starts that much early (seen in CI: [29.5, 262] for a request from 54.1). So the
+    // span is placed within 15 ms in one of three tries; every try has the one span, ending in the request.
+    /** @type {string[]} */
+    const tries = []
+    for (let i = 0; i < 3; i++) {
+      const asked = performance.now()
+      const reset = await server.metrics({ reset: true })
+      assert.equal(reset.loopBlocks?.thresholdMs, BLOCKING_DELAY_MS)
+      const answered = performance.now()
+      await delay(50)
+      const sent = performance.now()
+      assert.equal((await httpGet(url + '/wait/sync?ms=200')).body, 'waited 200 ms')
+      const received = performance.now()
+      await delay(50)
+      const window = await server.metrics()
+      const spans = window.loopBlocks?.spans ?? []
+      // On the child's clock the window began between `asked` and `answered`; the block lies in the request.
+      const [earliest, latest] = [sent - answered, received - asked]
+      const long = spans.filter(([a, b]) => b - a >= 199.8)
+      assert.equal(long.length, 1, JSON.stringify(spans))
+      const [from, to] = long[0]
+      assert.ok(to >= earliest + 200 && to <= latest + SLACK_MS, `[${from}, ${to}] ends within the request's time on the window's clock [${earliest}, ${latest}]`)
+      // 200 ms, one tick more at most, and what a busy machine added to the request as the client saw it
+      const took = received - sent
+      const placed = to - from <= Math.max(200, took) + 10 + SLACK_MS && from >= earliest - SLACK_MS
+      tries.push(`a span [${from}, ${to}] (${(to - from).toFixed(1)} ms) for the request's [${earliest}, ${latest}] (${took} ms)`)
+      if (placed) return
+    }
+    assert.fail(`no try placed the block within ${SLACK_MS} ms:\n${tries.join('\n')}`)
   } finally {
     await server.stop()
   }
