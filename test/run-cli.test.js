@@ -128,7 +128,9 @@ test('seed-bcrypt with --runs 2: seed 001 table, verdict, results.json and summa
   assert.ok(verdict, 'verdict line')
   // two runs a side: a p-value but no interval (issue 10: fewer than 3 runs give none)
   assert.ok(verdict.includes(`x sync (2 runs: no interval, ${expected})`), `${verdict} should contain ${expected}`)
-  assert.match(lines[lines.indexOf(verdict) + 1], /^ceiling \d+ cores x [\d.]+ hash\/s = [\d.]+ req\/s \(5 timings: [\d.]+\.\.[\d.]+\): sync \d+%, async \d+%/)
+  // a share over 100% says why (formatEfficiency): on a busy machine the calibration can come out low,
+  // as in "sync 120% (within the calibration's spread)"
+  assert.match(lines[lines.indexOf(verdict) + 1], /^ceiling \d+ cores x [\d.]+ hash\/s = [\d.]+ req\/s \(5 timings: [\d.]+\.\.[\d.]+\): sync \d+%( \((within the calibration's spread|above the ceiling's spread!)\))?, async \d+%/)
 
   // The one run test that renders the HTML report (the others pass --no-report).
   assert.match(await readFile(path.join(out, 'report.html'), 'utf8'), /<html/i)
