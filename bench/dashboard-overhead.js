@@ -108,6 +108,7 @@ async function run ({ url, browser, requests, concurrency, startDelayS, pinned }
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
+  const closed = once(child, 'close')
   /** @type {Promise<{ ms: number, at: number }|null>|null} */
   let shown = null
   child.stderr.setEncoding('utf8').on('data', (d) => {
@@ -120,8 +121,14 @@ async function run ({ url, browser, requests, concurrency, startDelayS, pinned }
         // closed, or never shows the run, is a page that did not show it
         const page = await browser.newPage()
         try {
-          await page.goto(m[1])
-          await page.waitForSelector('#runs tbody tr', { timeout: 15_000 })
+          const showing = (async () => {
+            await page.goto(m[1])
+            await page.waitForSelector('#runs tbody tr', { timeout: 15_000 })
+          })()
+          showing.catch(() => {})
+          // once the run has ended its dashboard is closed: a page that has not shown the run by then
+          // never will (without this, it waited out the 15 s)
+          if (await Promise.race([showing.then(() => false), closed.then(() => true)])) return null
           return { ms: Date.now() - t0, at: Date.now() }
         } catch {
           return null
@@ -133,7 +140,7 @@ async function run ({ url, browser, requests, concurrency, startDelayS, pinned }
       shown.catch(() => {})
     }
   })
-  const [code] = await once(child, 'close')
+  const [code] = await closed
   /** @type {{ ms: number, at: number }|null} */
   let page = null
   if (browser) {
