@@ -129,7 +129,8 @@ async function run ({ url, browser, requests, concurrency, startDelayS, pinned }
           // once the run has ended its dashboard is closed: a page that has not shown the run by then
           // never will (without this, it waited out the 15 s)
           if (await Promise.race([showing.then(() => false), closed.then(() => true)])) return null
-          return { ms: Date.now() - t0, at: Date.now() }
+          const at = Date.now()
+          return { ms: at - t0, at }
         } catch {
           return null
         } finally {
