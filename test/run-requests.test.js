@@ -30,12 +30,13 @@ const APP_ENV = ['--env', 'BCRYPT_ROUNDS=8', '--env', 'DEMO_TOKEN=t0k']
 test('--path routes are GET unless -m; with -p and no --request they are POST as in ab; the body goes with POST, PUT, PATCH only', () => {
   const get = parseAppRequests(tokens([['path', '--path', '/a'], ['path', '--path', 'b=/b?x=1']]), { mix: false })
   assert.deepEqual(get.routes, [{ method: 'GET', path: '/a' }, { method: 'GET', path: '/b?x=1', name: 'b' }])
-  const abLike = parseAppRequests(tokens([['path', '--path', '/a'], ['body-file', '-p', LOGIN_BODY]]), { mix: false })
+  const abLike = parseAppRequests(tokens([['body-file', '-p', LOGIN_BODY], ['path', '--path', '/a']]), { mix: false })
   assert.deepEqual(abLike.routes, [{ method: 'POST', path: '/a' }])
   assert.equal(abLike.shared.contentType, 'text/plain')
   assert.ok(Buffer.isBuffer(abLike.shared.body))
-  const mixed = parseAppRequests(tokens([['request', '--request', 'login=POST /login'], ['weight', '--weight', '1'], ['path', '--path', '/health'], ['weight', '--weight', '9'],
-    ['body-file', '-p', LOGIN_BODY], ['content-type', '-T', 'application/json'], ['header', '-H', 'X-A: 1'], ['cookie', '-C', 'sid=2'], ['auth', '-A', ' u:p']]), { mix: true })
+  // given before any route: every route's (after a route, its own: test/run-route-options.test.js)
+  const mixed = parseAppRequests(tokens([['body-file', '-p', LOGIN_BODY], ['content-type', '-T', 'application/json'], ['header', '-H', 'X-A: 1'], ['cookie', '-C', 'sid=2'], ['auth', '-A', ' u:p'],
+    ['request', '--request', 'login=POST /login'], ['weight', '--weight', '1'], ['path', '--path', '/health'], ['weight', '--weight', '9']]), { mix: true })
   assert.deepEqual(mixed.routes, [{ method: 'POST', path: '/login', name: 'login', weight: 1 }, { method: 'GET', path: '/health', weight: 9 }])
   assert.deepEqual({ ...mixed.shared, body: undefined }, { headers: ['X-A: 1'], cookies: ['sid=2'], auth: 'u:p', body: undefined, contentType: 'application/json' })
   assert.deepEqual(parseAppRequests(tokens([['method', '-m', 'DELETE'], ['path', '--path', '/x'], ['request', '--request', 'PUT /y']]), { mix: false }).routes,
@@ -84,7 +85,7 @@ test('experiment files: request and mix are checked by the schema and the loader
 for (const [args, message] of [
   [['--request', 'POST login'], /^--request has a path that must be a path such as \/report.*got "POST login"$/],
   [['--path', '/a', '--weight', '2'], /^--weight applies to --mix only .*got "2"$/],
-  [['--request', 'GET /a', '-p', 'examples/login.json'], /^-p examples\/login\.json: a body goes with a POST, PUT or PATCH route, and no route given is one/],
+  [['-p', 'examples/login.json', '--request', 'GET /a'], /^-p examples\/login\.json: a body goes with a POST, PUT or PATCH route, and no route given is one/],
   [['-p', 'examples/login.json', '-u', 'examples/login.json'], /^-u cannot be combined with -p: one method \(POST already chosen\)$/],
   [['-H', 'no colon'], /^-H must be a header line "Name: value", got "no colon"$/],
   [['--env', 'PORT=1'], /^--env cannot set PORT: syncbench sets it for the app/],
@@ -130,7 +131,7 @@ test('POST /login with the right body answers 2xx and the sync compare is named 
   // both busy made the cheap GET /me's loop later (43% of its window) than the compare's (34%)
   const env = ['--env', 'BCRYPT_ROUNDS=10', '--env', 'DEMO_TOKEN=t0k']
   const { code, stdout, stderr } = await runCli(['run', '--app', 'node login-app.js', '--cwd', 'examples', ...env,
-    '--request', 'POST /login', '--request', 'GET /me', '-p', 'examples/login.json', '-T', 'application/json', '-H', 'Authorization: Bearer t0k',
+    '--request', 'POST /login', '-p', 'examples/login.json', '-T', 'application/json', '--request', 'GET /me', '-H', 'Authorization: Bearer t0k',
     '--probe-path', '/health', '-n', '30', '-c', '2', '--profile', '--no-report', '--out', out], { cwd: root, timeoutMs: 60_000 })
   assert.equal(code, 0, stderr)
   const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8'))
@@ -154,7 +155,7 @@ test('POST /login with the right body answers 2xx and the sync compare is named 
 test('--mix of a blocking POST and a cheap GET: both routes\' rows, the GET waiting behind the POST\'s compare', async () => {
   const out = path.join(dir, 'mix')
   const { code, stdout, stderr } = await runCli(['run', '--app', 'node examples/login-app.js', ...APP_ENV,
-    '--request', 'POST /login', '--weight', '1', '--path', 'health=/health', '--weight', '3', '--mix', '-p', 'examples/login.json', '-T', 'application/json',
+    '--request', 'POST /login', '--weight', '1', '-p', 'examples/login.json', '-T', 'application/json', '--path', 'health=/health', '--weight', '3', '--mix',
     '-n', '60', '-c', '4', '--profile', '--no-report', '--out', out], { cwd: root, timeoutMs: 60_000 })
   assert.equal(code, 0, stderr)
   const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8'))

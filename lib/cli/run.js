@@ -73,7 +73,9 @@ Your app (with --app):
                          or PUT, as in ab)
   --request "[NAME=]METHOD /path"
                          a route with its own method, repeatable, beside
-                         --path: --request "POST /login" --path /health
+                         --path: --request "POST /login" --path /health;
+                         -m -p -u -T -H -C -A given after a route are its
+                         own: --request "POST /login" -A user:password
   --mix                  load all the routes together in each run, the
                          connections shared out by --weight (each route at
                          least one); each route counted on its own
@@ -81,9 +83,10 @@ Your app (with --app):
                          given just before it (default 1)
   -m, -p, -u, -T, -H, -C, -A
                          syncbench ab's method, body file (POST, PUT), content
-                         type, header, cookie and basic auth; headers, cookies
-                         and auth go with every route, the body with the POST,
-                         PUT and PATCH routes
+                         type, header, cookie and basic auth; given before any
+                         route, for every route (the body for the POST, PUT
+                         and PATCH ones); after a route, for it alone (its -H,
+                         -C, -A replace the shared ones of the same name)
   --cwd <dir>            the folder the app's command runs in (default: here)
   --env NAME=value       an environment variable of the app, repeatable
   --port <n>             load this port (an app that is not Node, or listens

@@ -51,9 +51,13 @@ function startsWithName (line, name) {
   return line.slice(0, name.length).toLowerCase() === name
 }
 
-/** ab strips leading white space from -A / -P credentials before encoding them. @param {string} credentials */
-function basic (credentials) {
-  return Buffer.from(credentials.replace(/^\s+/, ''), 'latin1').toString('base64')
+/**
+ * The value of the Authorization header of -A (and of Proxy-Authorization of -P), as ab writes it: ab
+ * strips leading white space from the credentials, then encodes their bytes in base64.
+ * @param {string} credentials "user:password"
+ */
+export function basicAuth (credentials) {
+  return `Basic ${Buffer.from(credentials.replace(/^\s+/, ''), 'latin1').toString('base64')}`
 }
 
 /**
@@ -73,8 +77,8 @@ export function requestHead (options, target) {
   }
   // The contract joins every -C into one Cookie header; ab itself keeps only the last -C.
   if (options.cookies.length > 0) head += `Cookie: ${options.cookies.join('; ')}\r\n`
-  if (options.auth !== undefined) head += `Authorization: Basic ${basic(options.auth)}\r\n`
-  if (options.proxyAuth !== undefined) head += `Proxy-Authorization: Basic ${basic(options.proxyAuth)}\r\n`
+  if (options.auth !== undefined) head += `Authorization: ${basicAuth(options.auth)}\r\n`
+  if (options.proxyAuth !== undefined) head += `Proxy-Authorization: ${basicAuth(options.proxyAuth)}\r\n`
   if (options.body) {
     // ab's spelling, lower-case "length" and "type".
     head += `Content-length: ${options.body.length}\r\n`

@@ -1,24 +1,45 @@
 // What `syncbench run --app` sends: the routes given on the command line (--path, --request, their
 // name= labels and --weight), in the order given, and syncbench ab's request options (-m, -p, -u, -T,
-// -H, -C, -A) with ab's meaning, checked by the load options' own rules (lib/load/options.js). Headers,
-// cookies and auth go with every route; the body with the routes whose method carries one.
+// -H, -C, -A) with ab's meaning, checked by the load options' own rules (lib/load/options.js). Request
+// options given before any route go with every route (the body with the routes whose method carries
+// one); given after a route, with that route alone, replacing a shared one of the same name.
 import { InvalidOptionError, invalidOption } from '../errors.js'
 import { parseLoadArg } from '../load/options.js'
 import { BODY_METHODS } from '../load/routes.js'
+import { basicAuth } from '../load/request.js'
 import { readBody } from '../ab/ab-args.js'
 
 /**
- * One route of an app, as the command line gave it.
+ * One route of an app, as the command line gave it, with the request options that are its own.
  * @typedef {object} AppRoute
  * @property {string} method
  * @property {string} path
  * @property {string} [name]    its name= label
  * @property {number} [weight]  --weight (a mix's share of the connections)
+ * @property {string[]} [headers]  header lines sent after the shared ones (LoadOptions.routes' headers):
+ *                              its own -H, its -A and -C as Authorization and Cookie lines, and the
+ *                              shared ones that not every route sends
+ * @property {Buffer} [body]    its own -p / -u (or the shared body, given a type of its own by -T)
+ * @property {string} [contentType]  with body
  */
 
 /**
  * The request options every route of the run shares (LoadOptions' names): the experiment's load section.
  * @typedef {{ headers?: string[], cookies?: string[], auth?: string, body?: Buffer, contentType?: string }} SharedRequest
+ */
+
+/**
+ * The request flags given in one place: before any route (every route's) or after one (its own).
+ * @typedef {object} RequestFlags
+ * @property {string|null} method     -m, -p (POST) or -u (PUT)
+ * @property {string|null} methodFlag the flag that chose it
+ * @property {Buffer} [body]
+ * @property {string} bodyGiven       the flag and file that gave the body, as messages name it
+ * @property {string} [contentType]
+ * @property {string} contentTypeGiven
+ * @property {string[]} headers
+ * @property {string[]} cookies
+ * @property {string} [auth]
  */
 
 /** The request options of syncbench ab that run --app takes, by parseArgs' names. */
@@ -62,51 +83,76 @@ export function parseRequestOption (value) {
   return { method: m[1].toUpperCase(), path: m[2], ...(name === undefined ? {} : { name }) }
 }
 
+/** @returns {RequestFlags} none given yet */
+function noFlags () {
+  return { method: null, methodFlag: null, bodyGiven: '', contentTypeGiven: '', headers: [], cookies: [] }
+}
+
 /**
- * The routes and the shared request options of a run --app command line.
+ * A route as messages name it: "GET /health", or "health (GET /health)".
+ * @param {AppRoute} r
+ */
+function routeShown (r) {
+  return r.name === undefined ? `${r.method} ${r.path}` : `${r.name} (${r.method} ${r.path})`
+}
+
+/** The name of a header line "Name: value", in lower case (header names are case-insensitive). @param {string} line */
+function headerName (line) {
+  return line.slice(0, line.indexOf(':')).trim().toLowerCase()
+}
+
+/** The name of a cookie "name=value". @param {string} cookie */
+function cookieName (cookie) {
+  const eq = cookie.indexOf('=')
+  return (eq === -1 ? cookie : cookie.slice(0, eq)).trim()
+}
+
+/** @param {readonly string[]} a @param {readonly string[]} b */
+function sameList (a, b) {
+  return a.length === b.length && a.every((x, i) => x === b[i])
+}
+
+/**
+ * The routes and the request options of a run --app command line. A request flag given before any
+ * route is every route's; given after a --path or --request, that route's alone: its -H replaces a
+ * shared header of the same name and adds the others, its -C a shared cookie of the same name, its -A
+ * the shared -A (and a shared Authorization header); its -p / -u is its body, and makes a --path route
+ * POST / PUT as in ab (a --request names its method).
  * @param {{ kind: string, name?: string, rawName?: string, value?: string }[]} tokens  parseArgs' tokens, in order
  * @param {{ mix: boolean }} o
  * @returns {{ routes: AppRoute[], shared: SharedRequest }}
  */
 export function parseAppRequests (tokens, { mix }) {
-  /** @type {(AppRoute & { byPath: boolean })[]} */
-  const routes = []
+  /** @type {{ route: AppRoute, byPath: boolean, own: RequestFlags }[]} */
+  const given = []
   /** @type {Set<AppRoute>} */
   const weighed = new Set()
-  /** @type {string|null} -m, -p or -u: the method of the --path routes */
-  let method = null
-  /** @type {string|null} */
-  let methodFlag = null
-  /** @type {Buffer|undefined} */
-  let body
-  /** the flag and file that gave it */
-  let bodyGiven = ''
-  /** @type {string|undefined} */
-  let contentType
-  /** @type {SharedRequest} */
-  const shared = {}
-  // ab's rule: one method flag, except -m which may replace an earlier one
-  /** @param {string} flag @param {string} name */
-  const setMethod = (flag, name) => {
-    if (method !== null) throw new InvalidOptionError(`${flag} cannot be combined with ${methodFlag}: one method (${method} already chosen)`)
-    method = name
-    methodFlag = flag
-  }
+  const shared = noFlags()
   for (const token of tokens) {
     if (token.kind !== 'option' || token.value === undefined) continue
     const flag = /** @type {string} */ (token.rawName)
     const value = token.value
+    const last = given.at(-1)
+    // after a route, a request flag is that route's own; before any, every route's
+    const flags = last?.own ?? shared
+    // ab's rule, in each place: one method flag
+    /** @param {string} name */
+    const setMethod = (name) => {
+      if (flags.method !== null) throw new InvalidOptionError(`${flag} cannot be combined with ${flags.methodFlag}: one method (${flags.method} already chosen${last ? ` for ${routeShown(last.route)}` : ''})`)
+      flags.method = name
+      flags.methodFlag = flag
+    }
     switch (token.name) {
       case 'path': {
         const { name, rest } = splitLabel(value)
         const problem = pathProblem(rest)
         if (problem !== null) throw invalidOption('--path', value, problem)
-        routes.push({ method: 'GET', path: rest, ...(name === undefined ? {} : { name }), byPath: true })
+        given.push({ route: { method: 'GET', path: rest, ...(name === undefined ? {} : { name }) }, byPath: true, own: noFlags() })
         break
       }
-      case 'request': routes.push({ ...parseRequestOption(value), byPath: false }); break
+      case 'request': given.push({ route: parseRequestOption(value), byPath: false, own: noFlags() }); break
       case 'weight': {
-        const route = routes.at(-1)
+        const route = last?.route
         if (route === undefined) throw invalidOption('--weight', value, 'must follow the route it weighs (--path or --request)')
         if (weighed.has(route)) throw invalidOption('--weight', value, `weighs ${route.name ?? `${route.method} ${route.path}`} a second time`)
         const weight = /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN
@@ -115,38 +161,114 @@ export function parseAppRequests (tokens, { mix }) {
         weighed.add(route)
         break
       }
-      case 'method': setMethod(flag, parseLoadArg('method', flag, value)); break
-      case 'body-file': setMethod(flag, 'POST'); body = readBody(flag, value); bodyGiven = `${flag} ${value}`; break
-      case 'put-file': setMethod(flag, 'PUT'); body = readBody(flag, value); bodyGiven = `${flag} ${value}`; break
-      case 'content-type': contentType = parseLoadArg('contentType', flag, value); break
-      case 'header': (shared.headers ??= []).push(parseLoadArg('headers', flag, value)); break
-      case 'cookie': (shared.cookies ??= []).push(parseLoadArg('cookies', flag, value)); break
+      case 'method': {
+        const method = parseLoadArg('method', flag, value)
+        if (last !== undefined && !last.byPath) throw invalidOption(flag, value, `cannot follow --request "${last.route.method} ${last.route.path}", which names its method (-m before any route sets the --path routes')`)
+        setMethod(method)
+        break
+      }
+      // after a --request, the body only: the --request names the method
+      case 'body-file': setMethod('POST'); flags.body = readBody(flag, value); flags.bodyGiven = `${flag} ${value}`; break
+      case 'put-file': setMethod('PUT'); flags.body = readBody(flag, value); flags.bodyGiven = `${flag} ${value}`; break
+      case 'content-type': flags.contentType = parseLoadArg('contentType', flag, value); flags.contentTypeGiven = `${flag} ${value}`; break
+      case 'header': flags.headers.push(parseLoadArg('headers', flag, value)); break
+      case 'cookie': flags.cookies.push(parseLoadArg('cookies', flag, value)); break
       // ab skips leading blanks of the credentials
-      case 'auth': shared.auth = parseLoadArg('auth', flag, value.trimStart()); break
+      case 'auth': flags.auth = parseLoadArg('auth', flag, value.trimStart()); break
     }
   }
   if (weighed.size > 0 && !mix) throw invalidOption('--weight', String([...weighed][0].weight), 'applies to --mix only (without it each route is loaded in a run of its own)')
-  if (mix && routes.length < 2) throw invalidOption('--mix', routes.length === 0 ? 'no route' : `${routes[0].method} ${routes[0].path} alone`, 'needs two routes or more (--path, --request) to load together')
+  if (mix && given.length < 2) throw invalidOption('--mix', given.length === 0 ? 'no route' : `${given[0].route.method} ${given[0].route.path} alone`, 'needs two routes or more (--path, --request) to load together')
   // no route given: the app's root, as before routes had methods
-  if (routes.length === 0) routes.push({ method: 'GET', path: '/', byPath: true })
-  // --path routes: GET unless -m says otherwise; with -p / -u and no --request, POST / PUT as in ab
-  const explicit = routes.some((r) => !r.byPath)
-  for (const r of routes) {
-    if (!r.byPath) continue
-    if (method === null) continue
-    if (methodFlag === '-m' || !explicit) r.method = method
+  if (given.length === 0) given.push({ route: { method: 'GET', path: '/' }, byPath: true, own: noFlags() })
+  // --path routes: their own -m, -p or -u, else GET unless a shared -m says otherwise; with a shared
+  // -p / -u and no --request, POST / PUT as in ab
+  const explicit = given.some((g) => !g.byPath)
+  for (const { route, byPath, own } of given) {
+    if (!byPath) continue
+    if (own.method !== null) route.method = own.method
+    else if (shared.method !== null && (shared.methodFlag === '-m' || !explicit)) route.method = shared.method
   }
-  if (body !== undefined) {
-    if (!routes.some((r) => BODY_METHODS.has(r.method))) {
-      throw new InvalidOptionError(`${bodyGiven}: a body goes with a POST, PUT or PATCH route, and no route given is one (--request "POST /login")`)
+  const out = bodies(given, shared)
+  headerOptions(given, shared, out)
+  return { routes: given.map((g) => g.route), shared: out }
+}
+
+/**
+ * The shared body and each route's own (set on the route), checked against the routes' methods.
+ * @param {{ route: AppRoute, own: RequestFlags }[]} given  the routes, their methods final
+ * @param {RequestFlags} shared
+ * @returns {SharedRequest} the shared body and type
+ */
+function bodies (given, shared) {
+  /** @type {SharedRequest} */
+  const out = {}
+  if (shared.body !== undefined) {
+    if (!given.some((g) => BODY_METHODS.has(g.route.method))) {
+      throw new InvalidOptionError(`${shared.bodyGiven}: a body goes with a POST, PUT or PATCH route, and no route given is one (--request "POST /login")`)
     }
-    shared.body = body
+    if (!given.some((g) => BODY_METHODS.has(g.route.method) && g.own.body === undefined)) {
+      throw new InvalidOptionError(`${shared.bodyGiven}: given before any route, it goes with the POST, PUT and PATCH routes without a body of their own, and there is none`)
+    }
+    out.body = shared.body
     // ab's default type of a body
-    shared.contentType = contentType ?? 'text/plain'
-  } else if (contentType !== undefined) {
-    shared.contentType = contentType
+    out.contentType = shared.contentType ?? 'text/plain'
+  } else if (shared.contentType !== undefined) {
+    out.contentType = shared.contentType
   }
-  return { routes: routes.map(({ byPath, ...r }) => r), shared }
+  for (const { route, own } of given) {
+    if (own.body !== undefined) {
+      if (!BODY_METHODS.has(route.method)) throw new InvalidOptionError(`${own.bodyGiven}: a body goes with a POST, PUT or PATCH route, and ${routeShown(route)} is not one (--request "POST /login")`)
+      route.body = own.body
+      route.contentType = own.contentType ?? shared.contentType ?? 'text/plain'
+    } else if (own.contentType !== undefined) {
+      // the shared body, sent to this route with a type of its own
+      if (shared.body === undefined || !BODY_METHODS.has(route.method)) {
+        throw new InvalidOptionError(`${own.contentTypeGiven}: a content type goes with a body, and ${routeShown(route)} sends none (-p after the route gives it one)`)
+      }
+      route.body = shared.body
+      route.contentType = own.contentType
+    }
+  }
+  return out
+}
+
+/**
+ * Each route's headers, cookies and auth: the shared ones it does not replace, then its own. What
+ * every route sends alike stays shared (the load section, as ab sends it); the rest goes on the
+ * routes as header lines, -A and -C written as ab writes them.
+ * @param {{ route: AppRoute, own: RequestFlags }[]} given
+ * @param {RequestFlags} shared
+ * @param {SharedRequest} out  the shared options, added to
+ */
+function headerOptions (given, shared, out) {
+  const effective = given.map(({ own }) => {
+    const replaced = new Set(own.headers.map(headerName))
+    if (own.auth !== undefined) replaced.add('authorization')
+    if (own.cookies.length > 0) replaced.add('cookie')
+    const ownCookies = new Set(own.cookies.map(cookieName))
+    return {
+      headers: shared.headers.filter((h) => !replaced.has(headerName(h))),
+      // its own Cookie header replaces the shared cookies; its own -C, the shared cookies of their names
+      cookies: own.headers.some((h) => headerName(h) === 'cookie') ? [] : [...shared.cookies.filter((c) => !ownCookies.has(cookieName(c))), ...own.cookies],
+      auth: own.auth ?? (replaced.has('authorization') ? undefined : shared.auth)
+    }
+  })
+  const common = shared.headers.filter((h) => effective.every((e) => e.headers.includes(h)))
+  const commonCookies = effective.every((e) => sameList(e.cookies, shared.cookies))
+  const commonAuth = effective.every((e) => e.auth === shared.auth)
+  if (common.length > 0) out.headers = common
+  if (commonCookies && shared.cookies.length > 0) out.cookies = shared.cookies
+  if (commonAuth && shared.auth !== undefined) out.auth = shared.auth
+  for (const [i, { route, own }] of given.entries()) {
+    const e = effective[i]
+    const lines = e.headers.filter((h) => !common.includes(h))
+    // one Cookie line, as -C's are joined (lib/load/request.js)
+    if (!commonCookies && e.cookies.length > 0) lines.push(`Cookie: ${e.cookies.join('; ')}`)
+    if (!commonAuth && e.auth !== undefined) lines.push(`Authorization: ${basicAuth(e.auth)}`)
+    lines.push(...own.headers)
+    if (lines.length > 0) route.headers = lines
+  }
 }
 
 /**

@@ -224,6 +224,7 @@ const EXPERIMENT_LOAD_KEYS = loadOptionRules.filter((rule) => rule.flag !== null
  * @param {import('./app-requests.js').AppRoute[]} options.routes
  * @param {boolean} [options.mix]  the routes loaded together, shared out by weight (--mix)
  * @param {import('./app-requests.js').SharedRequest} [options.shared]  -H, -C, -A, -p / -u, -T: for every route
+ *        (a route's own are on the route: its headers, body and contentType)
  * @param {string} options.cwd     where the app runs (--cwd)
  * @param {Record<string, string>} [options.env]  for the app's process (--env)
  * @param {number} [options.port]
@@ -242,8 +243,14 @@ export function appExperiment ({ apps, routes, mix = false, shared = {}, cwd, en
     if (startTimeoutMs !== undefined) server.startTimeoutMs = startTimeoutMs
     return server
   }
-  /** @param {import('./app-requests.js').AppRoute} r */
-  const requestOf = (r) => ({ method: r.method, path: r.path })
+  // a route's own body comes later: the definition's schema takes a body as text, and -p's are bytes
+  /** @param {import('./app-requests.js').AppRoute} r @returns {RequestSpec} */
+  const requestOf = (r) => ({
+    method: r.method,
+    path: r.path,
+    ...(r.headers === undefined ? {} : { headers: r.headers }),
+    ...(r.contentType === undefined ? {} : { contentType: r.contentType })
+  })
   const variants = mix
     ? apps.map((app) => ({
       label: several ? `${app.name} mix` : 'mix',
@@ -257,7 +264,7 @@ export function appExperiment ({ apps, routes, mix = false, shared = {}, cwd, en
     }))
   const described = apps.map((a) => several ? `${a.name}: ${a.command}` : a.command).join('; ')
   const routeText = routes.map((r) => `${appRouteLabel(r)}${mix && r.weight !== undefined ? ` x${r.weight}` : ''}`).join(', ')
-  return validateExperiment({
+  const experiment = validateExperiment({
     name: 'app',
     title: several ? `Your server: ${apps.map((a) => a.name).join(' vs ')}` : `Your server: ${apps[0].name}`,
     description: `${described}, ${mix ? `a mix of ${routeText}` : `at ${routeText}`}`,
@@ -267,6 +274,14 @@ export function appExperiment ({ apps, routes, mix = false, shared = {}, cwd, en
     load: { requests: 200, concurrency: 10, keepAlive: true, ...shared },
     variants
   }, '--app')
+  // the routes' own bodies, once the definition is checked (as an experiment file's bodyFile is read after)
+  /** @param {RequestSpec} request @param {import('./app-requests.js').AppRoute} r @returns {RequestSpec} */
+  const withBody = (request, r) => r.body === undefined ? request : { ...request, body: r.body }
+  experiment.variants = experiment.variants.map((v, j) => v.mix
+    ? { ...v, mix: v.mix.map((m, k) => ({ ...m, request: withBody(m.request, routes[k]) })) }
+    // one variant per app and route, the routes in order within each app
+    : { ...v, request: withBody(/** @type {RequestSpec} */ (v.request), routes[j % routes.length]) })
+  return experiment
 }
 
 /**
