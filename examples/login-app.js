@@ -3,8 +3,8 @@
 // answer a bearer token for GET /me. GET /health does no work. Listens on $PORT (syncbench run --app
 // sets 0: a free port). BCRYPT_ROUNDS sets the hash's cost (default 10, bcrypt's).
 //
-//   syncbench run --app "node examples/login-app.js" --request "POST /login" --path /health \
-//     -p examples/login.json -T application/json --mix --weight 1 --profile
+//   syncbench run --app "node examples/login-app.js" --request "POST /login" \
+//     -p examples/login.json -T application/json --path /health --weight 4 --mix --profile
 import { randomBytes } from 'node:crypto'
 import express from 'express'
 import bcrypt from 'bcrypt'

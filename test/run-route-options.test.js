@@ -64,6 +64,9 @@ test('two routes with their own -A: each its own Authorization, a third route no
   const mixed = parsed(['-A', 'all:x', '--request', 'POST /login', '-A', 'alice:s3cret', '--path', '/-/ping'])
   assert.deepEqual(mixed.shared, {})
   assert.deepEqual(mixed.routes.map((r) => r.headers), [[`Authorization: ${basic('alice:s3cret')}`], [`Authorization: ${basic('all:x')}`]])
+  // the same route twice, told apart by labels
+  assert.deepEqual(parsed(['--request', 'alice=GET /me', '-A', 'alice:a', '--request', 'bob=GET /me', '-A', 'bob:b', '--mix']).routes.map((r) => [r.name, r.headers]),
+    [['alice', [`Authorization: ${basic('alice:a')}`]], ['bob', [`Authorization: ${basic('bob:b')}`]]])
   // a route's -A equal to the shared one changes nothing
   assert.deepEqual(parsed(['-A', 'u:p', '--request', 'POST /login', '-A', 'u:p', '--path', '/b']).shared, { auth: 'u:p' })
 })
@@ -106,7 +109,10 @@ for (const [args, message] of [
   [['--request', 'POST /login', '-m', 'PUT'], '-m cannot follow --request "POST /login", which names its method (-m before any route sets the --path routes\'), got "PUT"'],
   [['--path', '/a', '-p', LOGIN_BODY, '-u', LOGIN_BODY], '-u cannot be combined with -p: one method (POST already chosen for GET /a)'],
   [['--request', 'GET /a', '-T', 'application/json'], '-T application/json: a content type goes with a body, and GET /a sends none (-p after the route gives it one)'],
-  [['-p', LOGIN_BODY, '--request', 'POST /a', '-p', LOGIN_BODY], `-p ${LOGIN_BODY}: given before any route, it goes with the POST, PUT and PATCH routes without a body of their own, and there is none`]
+  [['-p', LOGIN_BODY, '--request', 'POST /a', '-p', LOGIN_BODY], `-p ${LOGIN_BODY}: given before any route, it goes with the POST, PUT and PATCH routes without a body of their own, and there is none`],
+  // one route twice, with other credentials: a label each tells them apart
+  [['--request', 'GET /me', '-A', 'alice:a', '--request', 'GET /me', '-A', 'bob:b'], '--request names GET /me a second time: give each its own label (--request "NAME=GET /me"), got "GET /me"'],
+  [['--path', '/me', '-A', 'alice:a', '--path', '/me', '-A', 'bob:b', '--mix'], '--path names GET /me a second time: give each its own label (--path "NAME=/me"), got "/me"']
 ]) {
   test(`a route's request flag is refused with the route named: ${args.join(' ')}`, () => {
     assert.throws(() => parsed(args), (err) => {

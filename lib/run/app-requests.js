@@ -123,7 +123,7 @@ function sameList (a, b) {
  * @returns {{ routes: AppRoute[], shared: SharedRequest }}
  */
 export function parseAppRequests (tokens, { mix }) {
-  /** @type {{ route: AppRoute, byPath: boolean, own: RequestFlags }[]} */
+  /** @type {{ route: AppRoute, byPath: boolean, own: RequestFlags, flag: string, value: string }[]} */
   const given = []
   /** @type {Set<AppRoute>} */
   const weighed = new Set()
@@ -147,10 +147,10 @@ export function parseAppRequests (tokens, { mix }) {
         const { name, rest } = splitLabel(value)
         const problem = pathProblem(rest)
         if (problem !== null) throw invalidOption('--path', value, problem)
-        given.push({ route: { method: 'GET', path: rest, ...(name === undefined ? {} : { name }) }, byPath: true, own: noFlags() })
+        given.push({ route: { method: 'GET', path: rest, ...(name === undefined ? {} : { name }) }, byPath: true, own: noFlags(), flag, value })
         break
       }
-      case 'request': given.push({ route: parseRequestOption(value), byPath: false, own: noFlags() }); break
+      case 'request': given.push({ route: parseRequestOption(value), byPath: false, own: noFlags(), flag, value }); break
       case 'weight': {
         const route = last?.route
         if (route === undefined) throw invalidOption('--weight', value, 'must follow the route it weighs (--path or --request)')
@@ -180,7 +180,7 @@ export function parseAppRequests (tokens, { mix }) {
   if (weighed.size > 0 && !mix) throw invalidOption('--weight', String([...weighed][0].weight), 'applies to --mix only (without it each route is loaded in a run of its own)')
   if (mix && given.length < 2) throw invalidOption('--mix', given.length === 0 ? 'no route' : `${given[0].route.method} ${given[0].route.path} alone`, 'needs two routes or more (--path, --request) to load together')
   // no route given: the app's root, as before routes had methods
-  if (given.length === 0) given.push({ route: { method: 'GET', path: '/' }, byPath: true, own: noFlags() })
+  if (given.length === 0) given.push({ route: { method: 'GET', path: '/' }, byPath: true, own: noFlags(), flag: '', value: '' })
   // --path routes: their own -m, -p or -u, else GET unless a shared -m says otherwise; with a shared
   // -p / -u and no --request, POST / PUT as in ab
   const explicit = given.some((g) => !g.byPath)
@@ -188,6 +188,14 @@ export function parseAppRequests (tokens, { mix }) {
     if (!byPath) continue
     if (own.method !== null) route.method = own.method
     else if (shared.method !== null && (shared.methodFlag === '-m' || !explicit)) route.method = shared.method
+  }
+  // the same route twice (with other credentials, say): tables and results.json tell routes apart by label
+  /** @type {Set<string>} */
+  const names = new Set()
+  for (const { route, flag, value } of given) {
+    const name = route.name ?? `${route.method} ${route.path}`
+    if (names.has(name)) throw invalidOption(flag, value, `names ${name} a second time: give each its own label (${flag} "NAME=${flag === '--path' ? route.path : `${route.method} ${route.path}`}")`)
+    names.add(name)
   }
   const out = bodies(given, shared)
   headerOptions(given, shared, out)
