@@ -137,6 +137,11 @@ test('the runner gets each route\'s own options: in a mix, on its route; one run
   assert.deepEqual([one.label, one.load.method, one.load.headers, one.load.body?.equals(body), one.load.contentType],
     ['login', 'POST', ['X-Shared: s', 'Cookie: sid=1', `Authorization: ${basic('alice:s3cret')}`], true, 'application/json'])
   assert.deepEqual([two.label, two.load.method, two.load.headers, two.load.body, two.load.contentType, two.load.auth], ['/-/ping', 'GET', ['X-Shared: s'], undefined, undefined, undefined])
+  // two apps (before/after): each app's runs of each route with that route's own options
+  const { options } = parsed(['--app', 'other=node other.js', ...args])
+  const runs = expandExperiment(appExperiment({ apps: options.apps, routes: options.routes, shared: options.shared, cwd: root }))
+  assert.deepEqual(runs.map((c) => [c.label, c.load.body?.equals(body) ?? false, c.load.headers.length]),
+    [['record-app login', true, 3], ['record-app /-/ping', false, 1], ['other login', true, 3], ['other /-/ping', false, 1]])
 })
 
 /**
