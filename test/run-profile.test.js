@@ -1,5 +1,5 @@
-// lib/analysis/profile.js on a hand-made V8 profile: self time charged to the app's nearest frame (with the
-// Node function it called), a garbage collection charged as the sample before it, Node's own work by
+// lib/analysis/profile.js on a hand-made V8 profile: self time charged to a call (the Node function the app's
+// frame called, and that frame), a garbage collection charged as the sample before it, Node's own work by
 // module, idle time apart, inclusive time once per sample, samples inside blocking windows apart, and
 // the runs of a configuration added up; time in native code or GC counted apart as outside JavaScript.
 import { test } from 'node:test'
@@ -36,15 +36,24 @@ const nodes = [
 // one sample per ms: 6 x hash (the 4th a GC after it), 2 x idle, 1 x Node's http, 1 x program, 1 x metrics
 const samples = [6, 6, 6, 8, 6, 6, 7, 7, 11, 9, 13]
 const profile = { nodes, startTime: 0, endTime: 11000, samples, timeDeltas: samples.map(() => 1000) }
+// the hash's row: pbkdf2Sync (Node's crypto) called by hashPasswordSlowly, its leaf the native run under
+// pbkdf2Sync; /srv/app/server.js is not there to read, so the line of the call is not known
+const hash = {
+  name: 'pbkdf2Sync',
+  location: 'node:internal/crypto/pbkdf2',
+  via: 'run',
+  entry: { name: 'pbkdf2Sync', package: 'node:crypto' },
+  caller: { name: 'hashPasswordSlowly', location: 'server.js:12' }
+}
 
-test('self time is charged to the app\'s nearest frame, naming the Node function it called', () => {
+test('self time is charged to the Node function the app called and the app\'s frame that called it', () => {
   const s = summarizeProfile(profile, { file: 'profiles/x.cpuprofile', intervalUs: 1000, root })
   assert.equal(s.samples, 11)
   assert.equal(s.totalMs, 11)
   assert.equal(s.idleMs, 2)
   assert.deepEqual(s.self, [
     // 5 samples in run (native) under pbkdf2Sync, and the GC right after one of them: all outside JavaScript
-    { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 6, nativeMs: 6 },
+    { ...hash, ms: 6, nativeMs: 6, leafMs: 6 },
     { name: 'Node.js internals', location: 'node:events', ms: 1 },
     { name: '(program)', location: 'Node/V8, outside JavaScript', ms: 1, nativeMs: 1 },
     { name: 'syncbench', location: 'its metrics and profiler', ms: 1 }
@@ -66,7 +75,7 @@ test('samples inside a blocking window (the loop late by more than the threshold
   const series = { intervalMs: 100, t: [6, 100], loopDelayMaxMs: [BLOCKING_DELAY_MS + 10, 5], cpuPercent: [100, 10], rssBytes: [1, 1] }
   const s = summarizeProfile(profile, { file: 'x', intervalUs: 1000, root, series, startOffsetMs: 0 })
   // samples at 1..6 ms are in [6 - 30 - 10, 6]: the five hash samples and the GC
-  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 6, self: [{ name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 6, nativeMs: 6 }] })
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 6, self: [{ ...hash, ms: 6, nativeMs: 6, leafMs: 6 }] })
   // the same samples, shifted 50 ms later on the window's clock, are outside it
   assert.equal(summarizeProfile(profile, { file: 'x', intervalUs: 1000, root, series, startOffsetMs: 50 }).blocking?.ms, 0)
 })
@@ -90,15 +99,14 @@ test('blocking samples are those inside the spans the metrics recorded, not a gu
   const long = { nodes, startTime: 0, endTime: 100_000, samples: timeline, timeDeltas: timeline.map(() => 1000) }
   const series = { intervalMs: 100, t: [100], loopDelayMaxMs: [50.3], cpuPercent: [90], rssBytes: [1] }
   const blocks = { thresholdMs: BLOCKING_DELAY_MS, spans: [[9.5, 70.3]], mergedGapMs: 0 }
-  const hash = { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync' }
   const s = summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series, blocks })
-  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 60, self: [{ ...hash, ms: 60, nativeMs: 60 }] })
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 60, self: [{ ...hash, ms: 60, nativeMs: 60, leafMs: 60 }] })
   // Lined up by the profile's start on the window's clock: a profile started 40 ms later has the hash at
   // 51 to 110 ms of the window, 20 ms of it inside the span.
   assert.equal(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series, blocks, startOffsetMs: 40 }).blocking?.ms, 20)
   // Without spans (a file from before them) the series' estimate is what there is.
   assert.deepEqual(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series }).blocking,
-    { thresholdMs: BLOCKING_DELAY_MS, ms: 61, self: [{ name: 'Node.js internals', location: 'node:events', ms: 30 }, { ...hash, ms: 31, nativeMs: 31 }].sort((a, b) => b.ms - a.ms) })
+    { thresholdMs: BLOCKING_DELAY_MS, ms: 61, self: [{ name: 'Node.js internals', location: 'node:events', ms: 30 }, { ...hash, ms: 31, nativeMs: 31, leafMs: 31 }].sort((a, b) => b.ms - a.ms) })
   // Spans in any order, overlapping, are counted once.
   const messy = { thresholdMs: BLOCKING_DELAY_MS, spans: [[60, 70.3], [9.5, 40], [30, 65]], mergedGapMs: 0 }
   assert.equal(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, blocks: messy }).blocking?.ms, 60)
@@ -109,7 +117,7 @@ test('the runs of a configuration add up', () => {
   const both = combineProfiles([one, { ...one, file: 'b' }])
   assert.equal(both?.runs, 2)
   assert.equal(both?.totalMs, 22)
-  assert.deepEqual(both?.self[0], { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 12, nativeMs: 12 })
+  assert.deepEqual(both?.self[0], { ...hash, ms: 12, nativeMs: 12, leafMs: 12 })
   assert.deepEqual(both?.files, ['a', 'b'])
   assert.equal(combineProfiles([]), null)
 })
@@ -129,8 +137,10 @@ test('time in native code is counted apart from the caller\'s JavaScript (execSy
   const timeline = [5, 5, 5, 5, 5, 5, 5, 5, 3, 6, 6]
   const s = summarizeProfile({ nodes: n, startTime: 0, endTime: 11000, samples: timeline, timeDeltas: timeline.map(() => 1000) }, { file: 'x', intervalUs: 1000, root })
   assert.deepEqual(s.self, [
-    { name: 'runShellCommand', location: 'server.js:5', via: 'execSync', ms: 9, nativeMs: 8 },
-    { name: 'parse', location: 'server.js:31', ms: 2 }
+    // the hottest leaf is spawnSync waiting in spawn (8 ms); execSync's own JavaScript (1 ms) is the same call
+    { name: 'spawnSync', location: 'node:internal/child_process', via: 'spawn', entry: { name: 'execSync', package: 'node:child_process' }, caller: { name: 'runShellCommand', location: 'server.js:5' }, ms: 9, nativeMs: 8, leafMs: 8 },
+    // the app's own code: its own caller, no entry
+    { name: 'parse', location: 'server.js:31', caller: { name: 'parse', location: 'server.js:31' }, ms: 2, leafMs: 2 }
   ])
 })
 
