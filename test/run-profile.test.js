@@ -2,10 +2,13 @@
 // frame called, and that frame), a garbage collection charged as the sample before it, Node's own work by
 // module, idle time apart, inclusive time once per sample, samples inside blocking windows apart, and
 // the runs of a configuration added up; time in native code or GC counted apart as outside JavaScript.
-import { test } from 'node:test'
+import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
+import os from 'node:os'
+import path from 'node:path'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { pathToFileURL, fileURLToPath } from 'node:url'
-import { summarizeProfile, combineProfiles, BLOCKING_DELAY_MS } from '../lib/analysis/profile.js'
+import { summarizeProfile, combineProfiles, BLOCKING_DELAY_MS, SCAN_LINES } from '../lib/analysis/profile.js'
 import { combinedProfile } from '../lib/analysis/summarize.js'
 
 const root = '/srv/app'
@@ -158,4 +161,84 @@ test('a configuration\'s routes: its runs\' added up, a mix route named by the u
   assert.equal(combined?.spansMs, 180)
   // runs that did not follow their routes (older files, a server without the preload): no routes at all
   assert.equal(combinedProfile([{ ...run([]), server: { loopBlocks: { thresholdMs: 20, spans: [], mergedGapMs: 0 } } }])?.routes, undefined)
+})
+
+/**
+ * A profile of one sample a millisecond per stack, the stacks given root first (their frames merged into
+ * one tree, as V8 merges them), each `count` times.
+ * @param {[object[], number][]} stacks
+ * @param {Record<number, { line: number, ticks: number }[]>} [ticks]  positionTicks by the stack's index
+ */
+function profileOf (stacks, ticks = {}) {
+  const nodes = [{ id: 1, callFrame: frame('(root)'), children: [] }]
+  const samples = []
+  for (const [i, [frames, count]] of stacks.entries()) {
+    let at = nodes[0]
+    for (const f of frames) {
+      let next = at.children.map((id) => nodes[id - 1]).find((n) => JSON.stringify(n.callFrame) === JSON.stringify(f))
+      if (!next) {
+        next = { id: nodes.length + 1, callFrame: f, children: [] }
+        nodes.push(next)
+        at.children.push(next.id)
+      }
+      at = next
+    }
+    if (ticks[i]) at.positionTicks = ticks[i]
+    for (let k = 0; k < count; k++) samples.push(at.id)
+  }
+  return { nodes, startTime: 0, endTime: samples.length * 1000, samples, timeDeltas: samples.map(() => 1000) }
+}
+
+test('the line of a call is read from the caller\'s body: by name, within the function, from V8\'s column on', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-call-line-'))
+  after(() => rm(dir, { recursive: true, force: true }))
+  const source = [
+    'function compareSync (password) {', //      1: a wrapper named as what it calls; V8's column is at "("
+    '  const x = xcompareSync(password)', //     2: another name that ends the same
+    '  const y = compareSyncAll(password)', //   3: one that starts the same
+    '  return bcrypt.compareSync(password, x + y)', // 4: the call
+    '}',
+    'function other () {', //                    6: calls it only after its body's end
+    '  return 1',
+    '}',
+    'bcrypt.compareSync("outside", "")', //      9
+    'function long () {', //                    10: a body longer than SCAN_LINES
+    ...Array(SCAN_LINES - 1).fill('  noop()'),
+    '  bcrypt.compareSync("far", "")', //        10 + SCAN_LINES: past the scan
+    '}'
+  ]
+  const file = path.join(dir, 'server.js')
+  await writeFile(file, source.join('\n'))
+  const url = pathToFileURL(file).href
+  const bcrypt = pathToFileURL(path.join(dir, 'node_modules/bcryptjs/index.js')).href
+  const enc = frame('_encipher', bcrypt, 800)
+  const cmp = frame('compareSync', bcrypt, 270)
+  const at = (name, line, column) => ({ ...frame(name, url, line - 1), columnNumber: column })
+  const lineOf = (caller) => summarizeProfile(profileOf([[[caller, cmp, enc], 1]]), { file: 'x', intervalUs: 1000, root: dir }).self[0].caller
+  assert.deepEqual(lineOf(at('compareSync', 1, 20)), { name: 'compareSync', location: 'server.js:1', line: 4 })
+  assert.deepEqual(lineOf(at('other', 6, 14)), { name: 'other', location: 'server.js:6' }, 'no call in its body: no line')
+  // the scan's edge: a call on the body's last scanned line is found, one line further is not
+  const long = at('long', 10, 13)
+  assert.equal(lineOf(long).line, undefined)
+  source.splice(10 + SCAN_LINES - 2, 0, '  bcrypt.compareSync("near", "")')
+  await writeFile(file, source.join('\n'))
+  assert.equal(lineOf(long).line, 10 + SCAN_LINES - 1)
+})
+
+test('Node working for a package is the package\'s time; a caller that is the leaf, or calls native code, has its line from the samples', () => {
+  const pkg = pathToFileURL('/srv/app/node_modules/etag/index.js').href
+  // handler (app) -> etag (package) -> createHash (node:crypto) -> Hash (native): the package's call, from the app
+  const handler = frame('handler', app, 9)
+  const s = summarizeProfile(profileOf([
+    [[handler, frame('etag', pkg, 20), frame('createHash', 'node:crypto', 130), frame('Hash')], 3],
+    // the handler itself (JSON.stringify, no frame of its own), its samples at lines 11 and 12
+    [[handler], 2],
+    // an addon's native function called by the handler directly: the leaf's lines are the handler's
+    [[handler, frame('work')], 1]
+  ], { 1: [{ line: 11, ticks: 1 }, { line: 12, ticks: 3 }], 2: [{ line: 14, ticks: 1 }] }), { file: 'x', intervalUs: 1000, root })
+  assert.deepEqual(s.self.map((e) => [e.entry?.name, e.entry?.package, e.caller?.line, e.via, e.ms]), [
+    ['etag', 'etag', undefined, 'Hash', 3],
+    [undefined, undefined, 12, undefined, 2],
+    [undefined, undefined, 14, 'work', 1]
+  ])
 })

@@ -41,7 +41,7 @@ const OWN_DIR = fileURLToPath(new URL('../lab/', import.meta.url))
 /** How many functions a run keeps per list (the report shows fewer; runs are added before it cuts). */
 const KEEP = 15
 /** How far into a caller's source the line of its call is looked for (a function longer is cut there). */
-const SCAN_LINES = 400
+export const SCAN_LINES = 400
 /** Node's modules whose functions run work scheduled for later: a package entered from them runs in slices. */
 const SCHEDULERS = new Set(['node:internal/timers', 'node:internal/process/task_queues'])
 const require = createRequire(import.meta.url)
