@@ -353,8 +353,12 @@ function charger (tree) {
   const done = new Map()
   /** @type {Map<string, string[]|null>} a file's lines, read once */
   const sources = new Map()
+  /** @type {Map<string, ReturnType<typeof callLine>>} the line of a caller's call of a function */
+  const lines = new Map()
   /** @type {Map<string, number[]>|null} node ids by function, for a chunk's first slice */
   let byFunction = null
+  /** @type {Map<string, ReturnType<typeof firstSlice>>} a chunk's first slice by its function, found once */
+  const slices = new Map()
   /** @param {number} id */
   const framesOf = (id) => {
     const ids = stackOf(tree, id)
@@ -378,7 +382,10 @@ function charger (tree) {
       if (line !== undefined) return { caller: { ...caller, line } }
     }
     if (at === 0) return { caller }
-    const found = callLine(sources, frame, callNames(frames[at - 1]))
+    // many nodes share a caller and what it called: their line is looked for once
+    const key = `${frame.url}:${frame.lineNumber}:${frame.columnNumber}\0${frames[at - 1].key}`
+    if (!lines.has(key)) lines.set(key, callLine(sources, frame, callNames(frames[at - 1])))
+    const found = lines.get(key)
     return found ? { caller: { ...caller, line: found.line }, calledAs: found.name } : { caller }
   }
 
@@ -406,14 +413,27 @@ function charger (tree) {
    * @returns {{ entry: Frame, by: ReturnType<typeof callerAt> }|null}
    */
   function firstSlice (entry, owner) {
+    const key = `${entry.url}:${entry.lineNumber}:${entry.columnNumber}`
+    if (!slices.has(key)) slices.set(key, findSlice(key, owner))
+    return slices.get(key) ?? null
+  }
+
+  /**
+   * @param {string} key  the chunk's outermost function, by its place
+   * @param {string} owner
+   * @returns {{ entry: Frame, by: ReturnType<typeof callerAt> }|null}
+   */
+  function findSlice (key, owner) {
     if (!byFunction) {
       byFunction = new Map()
       for (const [id, { frame }] of tree) {
-        const key = `${frame.url}:${frame.lineNumber}:${frame.columnNumber}`
-        byFunction.set(key, [...(byFunction.get(key) ?? []), id])
+        const at = `${frame.url}:${frame.lineNumber}:${frame.columnNumber}`
+        const ids = byFunction.get(at)
+        if (ids) ids.push(id)
+        else byFunction.set(at, [id])
       }
     }
-    for (const id of byFunction.get(`${entry.url}:${entry.lineNumber}:${entry.columnNumber}`) ?? []) {
+    for (const id of byFunction.get(key) ?? []) {
       const { ids, frames } = framesOf(id)
       const owners = ownersOf(frames)
       const found = enter(owners, owner)
