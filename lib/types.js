@@ -400,14 +400,41 @@
  */
 
 /**
- * One function in a profile's reduction (lib/analysis/profile.js).
+ * One row of a profile's reduction (lib/analysis/profile.js). In self time (with `entry` or `caller`) a row
+ * is a call: the samples charged to the package entry its caller called at one line, `name` and `location`
+ * naming the hottest of their leaves. Files from before calls, and inclusive time, have a function per row.
  * @typedef {object} ProfileEntry
- * @property {string} name        the function ("hashPasswordSlowly", "(anonymous)", "Node.js internals", "syncbench")
+ * @property {string} name        the function ("_encipher", "(anonymous)", "Node.js internals", "syncbench")
  * @property {string} location    file:line (relative to the app's folder; a package's files from its name on), or a node: module
- * @property {string} [via]       self time: the first Node/V8 function the app's frame called, whose time is charged to it
+ * @property {string} [via]       the native function the leaf was in ("run", "native code" when V8 gives no name);
+ *                                in files from before calls: the first Node/V8 function the app's frame called
  * @property {number} ms
  * @property {number} [nativeMs]  of ms, the samples in native code, garbage collection or "(program)": outside
  *                                JavaScript (absent when none, and from older files)
+ * @property {ProfileCallEntry} [entry]  where control entered the leaf's package (bcryptjs's compareSync; Node's
+ *                                pbkdf2Sync); absent when the leaf is the caller's own code
+ * @property {ProfileCaller} [caller]  the first frame of the app's own code above the entry (of the calling
+ *                                package when the app is itself a package); absent for a chunk whose start no
+ *                                sample shows
+ * @property {boolean} [chunked]  the package's work ran in slices from Node's timers or ticks (bcryptjs's async
+ *                                compare): `caller` is the call that started it, seen in a first slice
+ * @property {number} [leafMs]    of ms, the leaf's (name, location, via); absent in files from before calls
+ */
+
+/**
+ * A package's function where control entered it.
+ * @typedef {object} ProfileCallEntry
+ * @property {string} name       "compareSync"
+ * @property {string} package    "bcryptjs", "@scope/name", or a Node module ("node:crypto"; "node" when internal)
+ */
+
+/**
+ * The app's function that made a call, and the line of the call.
+ * @typedef {object} ProfileCaller
+ * @property {string} name       "login", "(anonymous)"
+ * @property {string} location   the function's file:line (its first line), as ProfileEntry's
+ * @property {number} [line]     the line of the call in that file: from the samples' lines when the caller is
+ *                               the leaf, else from the caller's source; absent when neither tells it
  */
 
 /**

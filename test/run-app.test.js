@@ -130,31 +130,35 @@ for (const [framework, command, where, noReport] of frameworks) {
       assert.ok((await readdir(path.join(out, 'profiles'))).includes(path.basename(run.profile.file)), run.profile.file)
     }
     const [hash, hashAsync] = results.runs
-    assert.deepEqual({ name: hash.profile.self[0].name, location: hash.profile.self[0].location, via: hash.profile.self[0].via },
-      { name: 'hashPasswordSlowly', location: where, via: 'pbkdf2Sync' })
+    // the call: pbkdf2Sync (Node's crypto) from hashPasswordSlowly at the line of the call, the line after its first
+    const [file, line] = where.split(':')
+    const call = `pbkdf2Sync (node:crypto) from hashPasswordSlowly at ${file}:${Number(line) + 1}`
+    const first = hash.profile.self[0]
+    assert.deepEqual({ entry: first.entry, caller: first.caller, via: first.via },
+      { entry: { name: 'pbkdf2Sync', package: 'node:crypto' }, caller: { name: 'hashPasswordSlowly', location: where, line: Number(line) + 1 }, via: 'run' })
     // What blocks is what the blocking windows hold: the sync route's loop was late, its hash is first.
     assert.ok(Math.max(...hash.server.series.loopDelayMaxMs) > BLOCKING_DELAY_MS, `the loop was late past the threshold: ${hash.server.series.loopDelayMaxMs}`)
     assert.ok(hash.server.loopBlocks.spans.length > 0, `the metrics recorded when the loop was held: ${JSON.stringify(hash.server.loopBlocks)}`)
     assert.ok(hash.profile.blocking.ms > 0, `a sample inside a blocking span (startOffsetMs lines them up): ${JSON.stringify(hash.server.loopBlocks)}`)
-    assert.equal(hash.profile.blocking.self[0].name, 'hashPasswordSlowly')
+    assert.equal(hash.profile.blocking.self[0].caller?.name, 'hashPasswordSlowly')
     // Every hash held the loop past the threshold, so (nearly) all of its samples are inside the spans; the
     // series' estimate, which placed each block at its 100 ms sample's end, had lost up to half of them.
     const hashSelf = hash.profile.self[0].ms
     assert.ok(hash.profile.blocking.self[0].ms >= 0.9 * hashSelf, `${hash.profile.blocking.self[0].ms} of the hash's ${hashSelf} ms counted as blocking: ${JSON.stringify(hash.server.loopBlocks)}`)
     assert.ok(hash.profile.inclusive.some((e) => e.name === 'pbkdf2Sync' && e.location.startsWith('node:')))
     // The async route never runs the hash on the main thread.
-    assert.equal(hashAsync.profile.self.find((e) => e.name === 'hashPasswordSlowly'), undefined)
+    assert.equal(hashAsync.profile.self.find((e) => e.caller?.name === 'hashPasswordSlowly'), undefined)
     const lines = stdout.split('\n')
-    const at = lines.indexOf('Where the event loop went (self time, share of the measured window):')
+    const at = lines.indexOf('Where the event loop went (self time by call, your line first; share of the measured window):')
     assert.ok(at >= 0, stdout)
-    assert.match(lines[at + 1], new RegExp(`^  /hash +\\d+\\.\\d%  hashPasswordSlowly \\(${where.replace(/\./g, '\\.')}\\) -> pbkdf2Sync$`))
+    assert.match(lines[at + 1], new RegExp(`^  /hash +\\d+\\.\\d%  ${call.replace(/[.()]/g, '\\$&')}$`))
     const summary = await readFile(path.join(out, 'summary.md'), 'utf8')
     assert.match(summary, /### Where the event loop went/)
-    assert.match(summary, new RegExp(`\\*\\*/hash: main thread [\\d.]+% busy[^\\n]*\\n\\n\\| function[^\\n]*\\n\\|[^\\n]*\\n\\| hashPasswordSlowly \\(${where.replace(/\./g, '\\.')}\\) -> pbkdf2Sync \\|`))
+    assert.match(summary, new RegExp(`\\*\\*/hash: main thread [\\d.]+% busy[^\\n]*\\n\\n\\| call[^\\n]*\\n\\|[^\\n]*\\n\\| ${call.replace(/[.()]/g, '\\$&')} \\|`))
     if (!noReport) {
       const html = await readFile(path.join(out, 'report.html'), 'utf8')
       assert.match(html, /<h3 id="app-event-loop">Where the event loop went<\/h3>/)
-      assert.match(html, /hashPasswordSlowly \(test\/fixtures\/apps\/express-app\.js:8\) -&gt; pbkdf2Sync/)
+      assert.match(html, /<td>pbkdf2Sync \(node:crypto\) from hashPasswordSlowly at test\/fixtures\/apps\/express-app\.js:9<\/td>/)
     }
     const log = await readFile(path.join(out, 'apps', `${path.basename(command.split(' ')[1]).replace(/\.[^.]+$/, '')}.log`), 'utf8')
     assert.equal(log.match(/^# syncbench: .* starting /gm)?.length, 2, 'one start line per run in the app log')

@@ -1,11 +1,14 @@
-// lib/analysis/profile.js on a hand-made V8 profile: self time charged to the app's nearest frame (with the
-// Node function it called), a garbage collection charged as the sample before it, Node's own work by
+// lib/analysis/profile.js on a hand-made V8 profile: self time charged to a call (the Node function the app's
+// frame called, and that frame), a garbage collection charged as the sample before it, Node's own work by
 // module, idle time apart, inclusive time once per sample, samples inside blocking windows apart, and
 // the runs of a configuration added up; time in native code or GC counted apart as outside JavaScript.
-import { test } from 'node:test'
+import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
+import os from 'node:os'
+import path from 'node:path'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { pathToFileURL, fileURLToPath } from 'node:url'
-import { summarizeProfile, combineProfiles, BLOCKING_DELAY_MS } from '../lib/analysis/profile.js'
+import { summarizeProfile, combineProfiles, BLOCKING_DELAY_MS, SCAN_LINES } from '../lib/analysis/profile.js'
 import { combinedProfile } from '../lib/analysis/summarize.js'
 
 const root = '/srv/app'
@@ -36,15 +39,24 @@ const nodes = [
 // one sample per ms: 6 x hash (the 4th a GC after it), 2 x idle, 1 x Node's http, 1 x program, 1 x metrics
 const samples = [6, 6, 6, 8, 6, 6, 7, 7, 11, 9, 13]
 const profile = { nodes, startTime: 0, endTime: 11000, samples, timeDeltas: samples.map(() => 1000) }
+// the hash's row: pbkdf2Sync (Node's crypto) called by hashPasswordSlowly, its leaf the native run under
+// pbkdf2Sync; /srv/app/server.js is not there to read, so the line of the call is not known
+const hash = {
+  name: 'pbkdf2Sync',
+  location: 'node:internal/crypto/pbkdf2',
+  via: 'run',
+  entry: { name: 'pbkdf2Sync', package: 'node:crypto' },
+  caller: { name: 'hashPasswordSlowly', location: 'server.js:12' }
+}
 
-test('self time is charged to the app\'s nearest frame, naming the Node function it called', () => {
+test('self time is charged to the Node function the app called and the app\'s frame that called it', () => {
   const s = summarizeProfile(profile, { file: 'profiles/x.cpuprofile', intervalUs: 1000, root })
   assert.equal(s.samples, 11)
   assert.equal(s.totalMs, 11)
   assert.equal(s.idleMs, 2)
   assert.deepEqual(s.self, [
     // 5 samples in run (native) under pbkdf2Sync, and the GC right after one of them: all outside JavaScript
-    { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 6, nativeMs: 6 },
+    { ...hash, ms: 6, nativeMs: 6, leafMs: 6 },
     { name: 'Node.js internals', location: 'node:events', ms: 1 },
     { name: '(program)', location: 'Node/V8, outside JavaScript', ms: 1, nativeMs: 1 },
     { name: 'syncbench', location: 'its metrics and profiler', ms: 1 }
@@ -66,7 +78,7 @@ test('samples inside a blocking window (the loop late by more than the threshold
   const series = { intervalMs: 100, t: [6, 100], loopDelayMaxMs: [BLOCKING_DELAY_MS + 10, 5], cpuPercent: [100, 10], rssBytes: [1, 1] }
   const s = summarizeProfile(profile, { file: 'x', intervalUs: 1000, root, series, startOffsetMs: 0 })
   // samples at 1..6 ms are in [6 - 30 - 10, 6]: the five hash samples and the GC
-  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 6, self: [{ name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 6, nativeMs: 6 }] })
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 6, self: [{ ...hash, ms: 6, nativeMs: 6, leafMs: 6 }] })
   // the same samples, shifted 50 ms later on the window's clock, are outside it
   assert.equal(summarizeProfile(profile, { file: 'x', intervalUs: 1000, root, series, startOffsetMs: 50 }).blocking?.ms, 0)
 })
@@ -90,15 +102,14 @@ test('blocking samples are those inside the spans the metrics recorded, not a gu
   const long = { nodes, startTime: 0, endTime: 100_000, samples: timeline, timeDeltas: timeline.map(() => 1000) }
   const series = { intervalMs: 100, t: [100], loopDelayMaxMs: [50.3], cpuPercent: [90], rssBytes: [1] }
   const blocks = { thresholdMs: BLOCKING_DELAY_MS, spans: [[9.5, 70.3]], mergedGapMs: 0 }
-  const hash = { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync' }
   const s = summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series, blocks })
-  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 60, self: [{ ...hash, ms: 60, nativeMs: 60 }] })
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 60, self: [{ ...hash, ms: 60, nativeMs: 60, leafMs: 60 }] })
   // Lined up by the profile's start on the window's clock: a profile started 40 ms later has the hash at
   // 51 to 110 ms of the window, 20 ms of it inside the span.
   assert.equal(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series, blocks, startOffsetMs: 40 }).blocking?.ms, 20)
   // Without spans (a file from before them) the series' estimate is what there is.
   assert.deepEqual(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, series }).blocking,
-    { thresholdMs: BLOCKING_DELAY_MS, ms: 61, self: [{ name: 'Node.js internals', location: 'node:events', ms: 30 }, { ...hash, ms: 31, nativeMs: 31 }].sort((a, b) => b.ms - a.ms) })
+    { thresholdMs: BLOCKING_DELAY_MS, ms: 61, self: [{ name: 'Node.js internals', location: 'node:events', ms: 30 }, { ...hash, ms: 31, nativeMs: 31, leafMs: 31 }].sort((a, b) => b.ms - a.ms) })
   // Spans in any order, overlapping, are counted once.
   const messy = { thresholdMs: BLOCKING_DELAY_MS, spans: [[60, 70.3], [9.5, 40], [30, 65]], mergedGapMs: 0 }
   assert.equal(summarizeProfile(long, { file: 'x', intervalUs: 1000, root, blocks: messy }).blocking?.ms, 60)
@@ -109,7 +120,7 @@ test('the runs of a configuration add up', () => {
   const both = combineProfiles([one, { ...one, file: 'b' }])
   assert.equal(both?.runs, 2)
   assert.equal(both?.totalMs, 22)
-  assert.deepEqual(both?.self[0], { name: 'hashPasswordSlowly', location: 'server.js:12', via: 'pbkdf2Sync', ms: 12, nativeMs: 12 })
+  assert.deepEqual(both?.self[0], { ...hash, ms: 12, nativeMs: 12, leafMs: 12 })
   assert.deepEqual(both?.files, ['a', 'b'])
   assert.equal(combineProfiles([]), null)
 })
@@ -129,8 +140,10 @@ test('time in native code is counted apart from the caller\'s JavaScript (execSy
   const timeline = [5, 5, 5, 5, 5, 5, 5, 5, 3, 6, 6]
   const s = summarizeProfile({ nodes: n, startTime: 0, endTime: 11000, samples: timeline, timeDeltas: timeline.map(() => 1000) }, { file: 'x', intervalUs: 1000, root })
   assert.deepEqual(s.self, [
-    { name: 'runShellCommand', location: 'server.js:5', via: 'execSync', ms: 9, nativeMs: 8 },
-    { name: 'parse', location: 'server.js:31', ms: 2 }
+    // the hottest leaf is spawnSync waiting in spawn (8 ms); execSync's own JavaScript (1 ms) is the same call
+    { name: 'spawnSync', location: 'node:internal/child_process', via: 'spawn', entry: { name: 'execSync', package: 'node:child_process' }, caller: { name: 'runShellCommand', location: 'server.js:5' }, ms: 9, nativeMs: 8, leafMs: 8 },
+    // the app's own code: its own caller, no entry
+    { name: 'parse', location: 'server.js:31', caller: { name: 'parse', location: 'server.js:31' }, ms: 2, leafMs: 2 }
   ])
 })
 
@@ -148,4 +161,84 @@ test('a configuration\'s routes: its runs\' added up, a mix route named by the u
   assert.equal(combined?.spansMs, 180)
   // runs that did not follow their routes (older files, a server without the preload): no routes at all
   assert.equal(combinedProfile([{ ...run([]), server: { loopBlocks: { thresholdMs: 20, spans: [], mergedGapMs: 0 } } }])?.routes, undefined)
+})
+
+/**
+ * A profile of one sample a millisecond per stack, the stacks given root first (their frames merged into
+ * one tree, as V8 merges them), each `count` times.
+ * @param {[object[], number][]} stacks
+ * @param {Record<number, { line: number, ticks: number }[]>} [ticks]  positionTicks by the stack's index
+ */
+function profileOf (stacks, ticks = {}) {
+  const nodes = [{ id: 1, callFrame: frame('(root)'), children: [] }]
+  const samples = []
+  for (const [i, [frames, count]] of stacks.entries()) {
+    let at = nodes[0]
+    for (const f of frames) {
+      let next = at.children.map((id) => nodes[id - 1]).find((n) => JSON.stringify(n.callFrame) === JSON.stringify(f))
+      if (!next) {
+        next = { id: nodes.length + 1, callFrame: f, children: [] }
+        nodes.push(next)
+        at.children.push(next.id)
+      }
+      at = next
+    }
+    if (ticks[i]) at.positionTicks = ticks[i]
+    for (let k = 0; k < count; k++) samples.push(at.id)
+  }
+  return { nodes, startTime: 0, endTime: samples.length * 1000, samples, timeDeltas: samples.map(() => 1000) }
+}
+
+test('the line of a call is read from the caller\'s body: by name, within the function, from V8\'s column on', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-call-line-'))
+  after(() => rm(dir, { recursive: true, force: true }))
+  const source = [
+    'function compareSync (password) {', //      1: a wrapper named as what it calls; V8's column is at "("
+    '  const x = xcompareSync(password)', //     2: another name that ends the same
+    '  const y = compareSyncAll(password)', //   3: one that starts the same
+    '  return bcrypt.compareSync(password, x + y)', // 4: the call
+    '}',
+    'function other () {', //                    6: calls it only after its body's end
+    '  return 1',
+    '}',
+    'bcrypt.compareSync("outside", "")', //      9
+    'function long () {', //                    10: a body longer than SCAN_LINES
+    ...Array(SCAN_LINES - 1).fill('  noop()'),
+    '  bcrypt.compareSync("far", "")', //        10 + SCAN_LINES: past the scan
+    '}'
+  ]
+  const file = path.join(dir, 'server.js')
+  await writeFile(file, source.join('\n'))
+  const url = pathToFileURL(file).href
+  const bcrypt = pathToFileURL(path.join(dir, 'node_modules/bcryptjs/index.js')).href
+  const enc = frame('_encipher', bcrypt, 800)
+  const cmp = frame('compareSync', bcrypt, 270)
+  const at = (name, line, column) => ({ ...frame(name, url, line - 1), columnNumber: column })
+  const lineOf = (caller) => summarizeProfile(profileOf([[[caller, cmp, enc], 1]]), { file: 'x', intervalUs: 1000, root: dir }).self[0].caller
+  assert.deepEqual(lineOf(at('compareSync', 1, 20)), { name: 'compareSync', location: 'server.js:1', line: 4 })
+  assert.deepEqual(lineOf(at('other', 6, 14)), { name: 'other', location: 'server.js:6' }, 'no call in its body: no line')
+  // the scan's edge: a call on the body's last scanned line is found, one line further is not
+  const long = at('long', 10, 13)
+  assert.equal(lineOf(long).line, undefined)
+  source.splice(10 + SCAN_LINES - 2, 0, '  bcrypt.compareSync("near", "")')
+  await writeFile(file, source.join('\n'))
+  assert.equal(lineOf(long).line, 10 + SCAN_LINES - 1)
+})
+
+test('Node working for a package is the package\'s time; a caller that is the leaf, or calls native code, has its line from the samples', () => {
+  const pkg = pathToFileURL('/srv/app/node_modules/etag/index.js').href
+  // handler (app) -> etag (package) -> createHash (node:crypto) -> Hash (native): the package's call, from the app
+  const handler = frame('handler', app, 9)
+  const s = summarizeProfile(profileOf([
+    [[handler, frame('etag', pkg, 20), frame('createHash', 'node:crypto', 130), frame('Hash')], 3],
+    // the handler itself (JSON.stringify, no frame of its own), its samples at lines 11 and 12
+    [[handler], 2],
+    // an addon's native function called by the handler directly: the leaf's lines are the handler's
+    [[handler, frame('work')], 1]
+  ], { 1: [{ line: 11, ticks: 1 }, { line: 12, ticks: 3 }], 2: [{ line: 14, ticks: 1 }] }), { file: 'x', intervalUs: 1000, root })
+  assert.deepEqual(s.self.map((e) => [e.entry?.name, e.entry?.package, e.caller?.line, e.via, e.ms]), [
+    ['etag', 'etag', undefined, 'Hash', 3],
+    [undefined, undefined, 12, undefined, 2],
+    [undefined, undefined, 14, 'work', 1]
+  ])
 })

@@ -146,10 +146,11 @@ test('POST /login with the right body answers 2xx and the sync compare is named 
   assert.equal(login.load.options.method, 'POST')
   assert.equal(me.load.options.method, 'GET')
   assert.equal(me.load.options.body, undefined, 'the body goes with the POST only')
-  // the compare holds the loop: the app's own function or bcrypt's, first
-  assert.match(login.profile.self[0].name, /^(checkPasswordSync|compareSync)$/, JSON.stringify(login.profile.self.slice(0, 3)))
+  // the compare holds the loop: bcrypt's compareSync, from the app's line that calls it, first
+  const first = login.profile.self[0]
+  assert.deepEqual([first.entry, first.caller?.name, first.caller?.line], [{ name: 'compareSync', package: 'bcrypt' }, 'checkPasswordSync', 19], JSON.stringify(login.profile.self.slice(0, 3)))
   // a verdict's part wraps at 100 columns, its continuation lines indented two spaces: joined back here
-  assert.match(stdout.replace(/\n {2}(?=\S)/g, ' '), /^app: POST \/login holds the event loop most: loop p99 [\d.]+ m?s, late [\d.]+% of the window; first in where the event loop went: (checkPasswordSync|compareSync) \(/m)
+  assert.match(stdout.replace(/\n {2}(?=\S)/g, ' '), /^app: POST \/login holds the event loop most: loop p99 [\d.]+ m?s, late [\d.]+% of the window; first in where the event loop went: compareSync \(bcrypt\) from checkPasswordSync at login-app\.js:19, /m)
 })
 
 test('--mix of a blocking POST and a cheap GET: both routes\' rows, the GET waiting behind the POST\'s compare', async () => {

@@ -105,16 +105,43 @@ export interface ServerHandle {
   stop: (graceMs?: number) => Promise<void>
 }
 
-/** One function in a profile's reduction. */
+/**
+ * One row of a profile's reduction: in self time with `entry` or `caller`, a call (the package entry its
+ * caller called at one line), `name` and `location` naming its hottest leaf; otherwise one function.
+ */
 export interface ProfileEntry {
   name: string
   /** file:line relative to the app's folder, or a node: module */
   location: string
-  /** self time: the Node/V8 function the app's frame called */
+  /** the native function the leaf was in; in files from before calls, the Node/V8 function the app's frame called */
   via?: string
   ms: number
   /** of ms, native code, garbage collection or "(program)": outside JavaScript */
   nativeMs?: number
+  /** where control entered the leaf's package; absent when the leaf is the caller's own code */
+  entry?: ProfileCallEntry
+  /** the app's frame (the calling package's, for an app that is a package) that made the call */
+  caller?: ProfileCaller
+  /** the package's work ran in slices from Node's timers or ticks */
+  chunked?: boolean
+  /** of ms, the leaf's */
+  leafMs?: number
+}
+
+/** A package's function where control entered it. */
+export interface ProfileCallEntry {
+  name: string
+  /** "bcryptjs", or a Node module ("node:crypto"; "node" when internal) */
+  package: string
+}
+
+/** The function that made a call, and the line of the call. */
+export interface ProfileCaller {
+  name: string
+  /** the function's file:line */
+  location: string
+  /** the line of the call in that file, when the samples or the source tell it */
+  line?: number
 }
 
 /** Where a user's app's main thread went in a measured window. */

@@ -1,8 +1,10 @@
-// "Where the event loop went": per configuration of a user's app (--app), the functions that held its
+// "Where the event loop went": per configuration of a user's app (--app), the calls that held its
 // main thread during the measured windows, from its runs' CPU profiles added up (Row.profile,
-// lib/analysis/summarize.js): self time charged to the app's code first, the part of it inside blocking
-// windows (the loop late by more than the threshold), and inclusive time. Shared by the terminal (top
-// three), summary.md and report.html (top functions), as tables (lib/report/tables.js renders them everywhere).
+// lib/analysis/summarize.js): self time by call, the user's line first ("compareSync (bcryptjs) from login
+// at server.js:3") with the hottest leaf beneath, and the part of it inside blocking windows (the loop late
+// by more than the threshold). Results files from before calls have a function per row and its inclusive
+// time, shown as they were. Shared by the terminal (top three), summary.md and report.html (top rows), as
+// tables (lib/report/tables.js renders them everywhere).
 import { combinedProfile } from '../analysis/summarize.js'
 
 /** How many functions summary.md and report.html list per configuration; the terminal shows three. */
@@ -48,6 +50,48 @@ export function functionText (e) {
   return `${e.name} (${e.location})${e.via ? ` -> ${e.via}` : ''}`
 }
 
+/** @param {import('../types.js').ProfileEntry} e */
+const isCall = (e) => e.entry !== undefined || e.caller !== undefined
+
+/**
+ * A row as the report leads with it: the user's line for a call ("compareSync (bcryptjs) from login at
+ * server.js:3"; "shop at shop.js:23" for the app's own code), the function for a row from before calls.
+ * @param {import('../types.js').ProfileEntry} e
+ */
+export function callText (e) {
+  if (!isCall(e)) return functionText(e)
+  const { entry, caller } = e
+  const chunked = e.chunked ? ', chunked' : ''
+  if (!caller) return `${entry ? `${entry.name} (${entry.package})` : e.name}, chunked; no sample shows its caller`
+  const file = caller.location.replace(/:\d+$/, '')
+  const named = caller.name === '(anonymous)' ? '' : caller.name
+  const at = caller.line === undefined ? `${caller.name} (${caller.location})` : `${named ? `${named} at ` : ''}${file}:${caller.line}`
+  return entry ? `${entry.name} (${entry.package}) from ${at}${chunked}` : at
+}
+
+/**
+ * The leaf beneath a call: "_encipher (bcryptjs/dist/bcrypt.js:959)"; null for a row from before calls,
+ * or one whose leaf is its caller (a handler's own code, JSON.stringify's time).
+ * @param {import('../types.js').ProfileEntry} e
+ */
+export function leafText (e) {
+  if (!isCall(e)) return null
+  if (!e.entry && !e.via && e.caller?.name === e.name && e.caller.location === e.location) return null
+  return `leaf: ${functionText(e)}`
+}
+
+/**
+ * Whether two rows are the same call (or, from before calls, the same function).
+ * @param {import('../types.js').ProfileEntry} a
+ * @param {import('../types.js').ProfileEntry} b
+ */
+function sameRow (a, b) {
+  if (isCall(a) || isCall(b)) {
+    return a.entry?.name === b.entry?.name && a.entry?.package === b.entry?.package && a.caller?.location === b.caller?.location && a.caller?.line === b.caller?.line
+  }
+  return a.name === b.name && a.location === b.location && a.via === b.via
+}
+
 /**
  * @param {number} ms
  * @param {number} totalMs
@@ -57,8 +101,10 @@ function percent (ms, totalMs) {
 }
 
 /**
- * One table per configuration: its top functions by self time, with the share of the window, the
- * share of the blocking time and inclusive time of the same function.
+ * One table per configuration: its top rows by self time, with the share of the window and the share of
+ * the blocking time. A call's row has its leaf beneath; its share counts every sample beneath the call,
+ * so it has no inclusive column. Rows from before calls (a function each) keep the inclusive time of the
+ * same function.
  * @param {LoopSection} section
  * @param {number} [limit]
  * @returns {import('./tables.js').Table}
@@ -66,22 +112,32 @@ function percent (ms, totalMs) {
 export function loopTable ({ label, profile }, limit = REPORT_TOP) {
   const busy = profile.totalMs - profile.idleMs
   const blocking = profile.blocking
-  const inclusive = new Map(profile.inclusive.map((e) => [`${e.name}\0${e.location}`, e.ms]))
   const shown = profile.self.slice(0, limit)
+  const calls = shown.some(isCall)
+  const inclusive = new Map(profile.inclusive.map((e) => [`${e.name}\0${e.location}`, e.ms]))
   // Profiles from before nativeMs have no such column (and read as they did).
   const native = shown.some((e) => e.nativeMs !== undefined)
-  const rows = shown.map((e) => {
-    const blocked = blocking?.self.find((b) => b.name === e.name && b.location === e.location && b.via === e.via)
-    const incl = inclusive.get(`${e.name}\0${e.location}`)
-    const row = [functionText(e), percent(e.ms, profile.totalMs), blocking ? percent(blocked?.ms ?? 0, blocking.ms) : '-', incl === undefined ? '' : percent(incl, profile.totalMs)]
-    return native ? [...row, nativeText(e)] : row
+  const rows = shown.flatMap((e) => {
+    const blocked = blocking?.self.find((b) => sameRow(b, e))
+    const row = [callText(e), percent(e.ms, profile.totalMs), blocking ? percent(blocked?.ms ?? 0, blocking.ms) : '-']
+    if (!calls) {
+      const incl = inclusive.get(`${e.name}\0${e.location}`)
+      row.push(incl === undefined ? '' : percent(incl, profile.totalMs))
+    }
+    if (native) row.push(nativeText(e))
+    const leaf = leafText(e)
+    if (!leaf) return [row]
+    return [row, [`  ${leaf}`, percent(e.leafMs ?? e.ms, profile.totalMs), '', ...(native ? [''] : [])]]
   })
-  rows.push(['(idle: waiting for events)', percent(profile.idleMs, profile.totalMs), '', '', ...(native ? [''] : [])])
+  rows.push(['(idle: waiting for events)', percent(profile.idleMs, profile.totalMs), '', ...(calls ? [] : ['']), ...(native ? [''] : [])])
   const blockedShare = blocking ? `; the loop was late by more than ${blocking.thresholdMs} ms for ${percent(blocking.ms, profile.totalMs)} of it` : ''
+  const columns = calls
+    ? ['call (its hottest leaf beneath)', 'of the window', 'of blocking time']
+    : ['function (self time; Node/V8 time charged to the caller)', 'of the window', 'of blocking time', 'inclusive']
   return {
     title: `${label}: main thread ${percent(busy, profile.totalMs)} busy over ${(profile.totalMs / 1000).toFixed(2)} s measured (${profile.runs} run${profile.runs === 1 ? '' : 's'})${blockedShare}`,
-    columns: ['function (self time; Node/V8 time charged to the caller)', 'of the window', 'of blocking time', 'inclusive', ...(native ? [NATIVE_COLUMN] : [])],
-    align: ['left', 'right', 'right', 'right', ...(native ? /** @type {const} */ (['left']) : [])],
+    columns: [...columns, ...(native ? [NATIVE_COLUMN] : [])],
+    align: [...columns.map((_, i) => i === 0 ? /** @type {const} */ ('left') : /** @type {const} */ ('right')), ...(native ? /** @type {const} */ (['left']) : [])],
     rows
   }
 }
@@ -119,17 +175,20 @@ export function routeTable ({ label, profile }) {
 }
 
 /**
- * The terminal's lines: each configuration's top three functions, one line each.
+ * The terminal's lines: each configuration's top three rows, one line each, a call's leaf beneath it.
  * @param {LoopSection[]} sections
  * @returns {string[]}
  */
 export function loopLines (sections) {
   if (sections.length === 0) return []
   const width = Math.max(...sections.map((s) => s.label.length))
-  const lines = ['Where the event loop went (self time, share of the measured window):']
+  const calls = sections.some((s) => s.profile.self.some(isCall))
+  const lines = [calls ? 'Where the event loop went (self time by call, your line first; share of the measured window):' : 'Where the event loop went (self time, share of the measured window):']
   for (const { label, profile } of sections) {
     profile.self.slice(0, TERMINAL_TOP).forEach((e, i) => {
-      lines.push(`  ${(i === 0 ? label : '').padEnd(width)}  ${percent(e.ms, profile.totalMs).padStart(6)}  ${functionText(e)}`)
+      lines.push(`  ${(i === 0 ? label : '').padEnd(width)}  ${percent(e.ms, profile.totalMs).padStart(6)}  ${callText(e)}`)
+      const leaf = leafText(e)
+      if (leaf) lines.push(`  ${''.padEnd(width)}  ${percent(e.leafMs ?? e.ms, profile.totalMs).padStart(6)}    ${leaf}`)
     })
     const route = profile.routes?.[0]
     if (route) lines.push(`  ${''.padEnd(width)}  ${percent(route.ms, profile.totalMs).padStart(6)}  loop held while ${route.route} was in progress`)
@@ -137,8 +196,19 @@ export function loopLines (sections) {
   return lines
 }
 
-/** The note under the section: what the figures mean and where the raw profiles are. */
+/** The note under the section for results from before calls: what the figures mean and where the raw profiles are. */
 export const LOOP_NOTE = 'Self time: a sample inside Node or V8 (a native call, node:internal code) is charged to the nearest function of the app or of a package it calls, "-> " naming what it called; garbage collection is charged as the sample before it. "Of blocking time": the samples taken while the event loop was late. The raw profiles (profiles/*.cpuprofile) open in Chrome DevTools and speedscope.'
+
+/** The same for rows that are calls. */
+export const CALL_NOTE = 'Self time by call: each sample is charged to the function where control entered the package it ran in (bcryptjs\'s compareSync, or Node\'s pbkdf2Sync) and to the app\'s line that called it (the calling package\'s, for an app that is itself a package), its hottest leaf beneath; a built-in with no frame of its own (JSON.stringify) is its caller\'s time at the line of the call. The line comes from the profile\'s per-line samples where the caller is the leaf, else from the caller\'s source (the first line of its body calling that function by name). "Chunked": the package ran its work in slices from Node\'s timers; the call named is the one whose first slice the profile shows ("no sample shows its caller" when none does). Garbage collection is charged as the sample before it. "Of blocking time": the samples taken while the event loop was late. The raw profiles (profiles/*.cpuprofile) open in Chrome DevTools and speedscope.'
+
+/**
+ * The note for these sections: CALL_NOTE once any row is a call.
+ * @param {LoopSection[]} sections
+ */
+export function loopNote (sections) {
+  return sections.some((s) => s.profile.self.some(isCall)) ? CALL_NOTE : LOOP_NOTE
+}
 
 /** The note under the route table, where there is one. */
 export const ROUTE_NOTE = 'Routes: the part of the time the loop was held (the spans from the tick before a late tick to it, so a block of B ms is B to B + 10 ms) during which a request of the route was in progress (from its start to its response\'s finish, from Node\'s diagnostics_channel). A handler that holds the loop is in progress for all of its block; a request that only waits through another\'s block (its handler awaiting I/O) is counted too, so the shares can add up to more than 100%. "Outside JavaScript": samples in native code (a synchronous system call such as execSync, a C++ library such as pbkdf2), in garbage collection or in "(program)".'

@@ -2,7 +2,7 @@
 // forbids any) with the machine, the seeds' tables, the charts and every run's details. Readable on a
 // phone: the charts scale to the width, wide tables scroll inside their own box (at 1280 px none needs
 // to: headers and text cells wrap, numbers never do). It opens with the answer in a few sentences.
-import { loopSections, loopSectionsOfRuns, loopTable, routeTable, LOOP_NOTE, ROUTE_NOTE } from './event-loop.js'
+import { loopSections, loopSectionsOfRuns, loopTable, routeTable, loopNote, ROUTE_NOTE } from './event-loop.js'
 import { drawFlame, FLAME_CSS, FLAME_SCRIPT, FLAME_SCRIPT_SOURCE } from './flame.js'
 import { summariesOf } from './model.js'
 import { describeRuns, describeTransports } from './phrases.js'
@@ -92,13 +92,16 @@ export function renderHtml (results, charts, summaries = summariesOf(results), f
 
 /**
  * The functions a flame graph draws as blocking: those "where the event loop went" names with 5% of the
- * blocking time or more (syncbench's own frames and Node's, named by module, are no function of the graph).
+ * blocking time or more, a call's leaf and its caller (syncbench's own frames and Node's, named by module,
+ * are no function of the graph).
  * @param {import('../analysis/summarize.js').ConfigurationProfile} profile
+ * @returns {Pick<import('../types.js').ProfileEntry, 'name'|'location'>[]}
  */
 function blockingFunctions (profile) {
   const blocking = profile.blocking
   if (!blocking || blocking.ms <= 0) return []
   return blocking.self.filter((e) => e.ms >= 0.05 * blocking.ms && e.name !== 'syncbench' && e.name !== 'Node.js internals')
+    .flatMap((e) => e.caller ? [e, e.caller] : [e])
 }
 
 /** @param {ResultsFile} r */
@@ -213,7 +216,7 @@ function experimentSection (experiment, runs, summary, charts, flames) {
       const tree = flames.get(`${experiment.name}\0${section.label}`)
       if (tree) out.push(drawFlame(tree, { id: `${anchor(experiment.name)}-flame-${i + 1}`, title: `${section.label}: flame graph of the main thread's busy time`, blocking: blockingFunctions(section.profile) }))
     }
-    out.push(`<p class="rule">${esc(LOOP_NOTE)}${loops.some((s) => s.profile.routes) ? ` ${esc(ROUTE_NOTE)}` : ''}</p>`)
+    out.push(`<p class="rule">${esc(loopNote(loops))}${loops.some((s) => s.profile.routes) ? ` ${esc(ROUTE_NOTE)}` : ''}</p>`)
   }
   for (const seed of summary?.articles ?? []) {
     out.push(tableHtml(articleTable(seed), 'article'), `<p class="reproduce">${esc(seed.line)}</p>`, `<p class="rule">${esc(REPRODUCE_RULE)}</p>`)

@@ -1,6 +1,6 @@
 // summary.md: the run's tables as markdown pipe tables, with the verdicts and the machine, ready to
 // paste into a blog post. The tables are lib/report/tables.js's, so terminal and markdown never differ.
-import { loopSections, loopTable, routeTable, LOOP_NOTE, ROUTE_NOTE } from './event-loop.js'
+import { loopSections, loopTable, routeTable, loopNote, ROUTE_NOTE } from './event-loop.js'
 import { experimentTables } from './tables.js'
 import { describeRuns, describeTransports, measuredAt } from './phrases.js'
 import { articleTable, REPRODUCE_RULE } from './articles.js'
@@ -60,7 +60,7 @@ export function renderSummaryMarkdown (results, summaries) {
       for (const section of loops) {
         for (const t of [routeTable(section), loopTable(section)]) if (t) out.push(`**${mdText(t.title)}**`, '', renderMarkdownTable(t))
       }
-      out.push(`_${mdText(LOOP_NOTE)}${loops.some((l) => l.profile.routes) ? ` ${mdText(ROUTE_NOTE)}` : ''}_`, '')
+      out.push(`_${mdText(loopNote(loops))}${loops.some((l) => l.profile.routes) ? ` ${mdText(ROUTE_NOTE)}` : ''}_`, '')
     }
     // the seed article this experiment reproduces: its figures beside these, and whether it holds here
     for (const seed of s.articles) {

@@ -5,7 +5,7 @@
 // "where the event loop went", and what that did to the other routes (their latency beside it in a
 // mix, or the probe's wait).
 import { generic, comparisonVerdict, ratiosText, invalidNote, singleRunNote } from './generic.js'
-import { functionText } from '../event-loop.js'
+import { callText, leafText } from '../event-loop.js'
 import { formatMs } from '../chart-style.js'
 import { routeTail } from '../route-table.js'
 
@@ -72,14 +72,17 @@ function holding (r) {
 }
 
 /**
- * "first in where the event loop went: compareSync (bcrypt/bcrypt.js:160), 87% of the window".
+ * "first in where the event loop went: compareSync (bcryptjs) from login at server.js:3, 94% of the window
+ * (leaf: _encipher (bcryptjs/dist/bcrypt.js:959), 87%)"; a row from before calls names its function.
  * @param {Row} r
  * @param {string} [scope] what the profile covers
  */
 function firstFunction (r, scope = '') {
   const first = r.profile?.self[0]
   if (!first || !r.profile || !(r.profile.totalMs > 0)) return ''
-  return `first in where the event loop went${scope}: ${functionText(first)}, ${percent(first.ms / r.profile.totalMs)} of the window`
+  const leaf = leafText(first)
+  const beneath = leaf ? ` (${leaf}, ${percent((first.leafMs ?? first.ms) / r.profile.totalMs)})` : ''
+  return `first in where the event loop went${scope}: ${callText(first)}, ${percent(first.ms / r.profile.totalMs)} of the window${beneath}`
 }
 
 /**
@@ -124,7 +127,7 @@ function rowSentence (r) {
 
 /**
  * "app: POST /login holds the event loop most: loop p99 227 ms, late 87% of the window; first in where
- * the event loop went: compareSync (bcrypt/bcrypt.js:160), 87% of the window; 25.22 req/s, p99 402 ms;
+ * the event loop went: compareSync (bcrypt) from server.js:3, 87% of the window; 25.22 req/s, p99 402 ms;
  * /health alone: loop p99 3.1 ms, 2750 req/s". The comparison kind's sentence where apps are
  * compared (before/after) or nothing was measured.
  * @param {ExperimentSummary} s
