@@ -122,3 +122,35 @@ test('cutMiddle and cutEnd: the text whole up to the width, one character over c
   assert.equal(cutEnd('abcdef', 6), 'abcdef')
   assert.equal(cutEnd('abcdefg', 6), 'abcde…')
 })
+
+test('a text column the same in every row is said once under the table from 12 characters on, kept below', () => {
+  /** @param {string} value @returns {import('../lib/report/tables.js').Table} */
+  const same = (value) => ({
+    title: 't',
+    columns: ['name', 'p99', 'runs combined'],
+    align: ['left', 'right', 'left'],
+    rows: [['sync', '1', value], ['async', '2', value]]
+  })
+  const noted = renderTerminal(same('a'.repeat(12)))
+  assert.doesNotMatch(noted, /^name +p99 +runs combined$/m)
+  assert.match(noted, /^runs combined, every row: a{12}\.$/m)
+  const kept = renderTerminal(same('a'.repeat(11)))
+  assert.match(kept, /^name +p99 +runs combined$/m)
+  assert.match(kept, /^async +2 +a{11}$/m)
+  assert.doesNotMatch(kept, /every row/)
+})
+
+test('a column whose terminal cells are all empty (folded into another\'s) is left out without a note; two key columns repeat in every part', () => {
+  const text = renderTerminal({
+    title: 't',
+    columns: ['Experiment', 'Configuration', 'p-value', 'signif.', 'gate'],
+    align: ['left', 'left', 'right', 'left', 'left'],
+    rows: [['e', 'sync', '0.001', '***', 'slower']],
+    textRows: [['e', 'sync', '0.001 ***', '', 'slower']],
+    parts: [false, false, false, false, true]
+  }, { width: 40, keys: 2 })
+  assert.doesNotMatch(text, /signif|Also in/)
+  assert.match(text, /^e +sync +0\.001 \*\*\*$/m)
+  assert.match(text, /^e +sync +slower$/m)
+  assert.equal(lines(text).filter((l) => l.startsWith('Experiment  Configuration')).length, 2)
+})
