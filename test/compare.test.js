@@ -68,9 +68,12 @@ test('compare prints p99 and p50 latency of each side from its runs\' merged his
   const fixture = new URL('./fixtures/results.json', import.meta.url).pathname
   const { code, stdout, stderr } = await runCli(['compare', fixture, fixture])
   assert.equal(code, 0, stderr)
-  assert.match(stdout, /^latency per request \(total time, ms\): b \(.+\) against a \(.+\)$/m)
+  // the title wraps at 100 columns
+  assert.match(stdout.replace(/\n(?!-)/g, ' '), /latency per request \(total time, ms\): b \(.+\) against a \(.+\) Experiment/)
   // 750 requests of seed-bcrypt sync support p99 (not p99.9): the same merged value on both sides, +0.00%
-  assert.match(stdout, /^seed-bcrypt +sync +(\d+) +\1 +\+0\.00% +\d+ +\d+ +merged histograms of 3 runs$/m)
+  assert.match(stdout, /^seed-bcrypt +sync +(\d+) +\1 +\+0\.00% +\d+ +\d+$/m)
+  // how the runs merged differs between the experiments: left to --markdown on a terminal
+  assert.match(stdout, /^Also in syncbench compare --markdown: runs combined\.$/m)
   const md = await runCli(['compare', fixture, fixture, '--markdown'])
   assert.match(md.stdout, /^\*\*latency per request \(total time, ms\): /m)
   assert.match(md.stdout, /^\| seed-bcrypt \| sync \| \d+ \| \d+ \| \+0\.00% \| \d+ \| \d+ \| merged histograms of 3 runs \|$/m)

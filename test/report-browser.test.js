@@ -1,7 +1,8 @@
 // report.html in a real browser: Debian's chromium driven by playwright-core opens the file from disk,
 // and the page must make no request but itself, log no console error, draw every chart with marks (the
 // server-over-time charts too), open with the answer before any table, label its reference lines on the
-// line, need no horizontal scrolling of the page or of any table at 1280 px, and fit a phone's width. Screenshots go to the test's temp folder (kept when SYNCBENCH_KEEP_SHOTS
+// line, need no horizontal scrolling of the page or of any table at 1280 px, break no table header inside a
+// word, and fit a phone's width. Screenshots go to the test's temp folder (kept when SYNCBENCH_KEEP_SHOTS
 // names a folder to copy them to).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -30,6 +31,24 @@ function fixtureWithSeries () {
     }
   }
   return results
+}
+
+/** Runs in the page: each table header's word laid out over more than one line ("inclusiv" / "e"). */
+function brokenHeaderWords () {
+  const broken = []
+  for (const th of document.querySelectorAll('th')) {
+    for (const node of th.childNodes) {
+      if (node.nodeType !== 3) continue // a text node
+      for (const word of node.textContent.matchAll(/\S+/g)) {
+        const range = document.createRange()
+        range.setStart(node, word.index)
+        range.setEnd(node, word.index + word[0].length)
+        const lines = new Set([...range.getClientRects()].map((box) => Math.round(box.top)))
+        if (lines.size > 1) broken.push(`${th.closest('table').querySelector('caption')?.textContent}: ${word[0]}`)
+      }
+    }
+  }
+  return broken
 }
 
 /** Runs in the page: the answer's place, the reference lines' words, and what would scroll sideways. */
@@ -128,6 +147,7 @@ test('report.html in chromium: no request, no console error, every chart drawn, 
   assert.equal(page.pageOverflow, 0, 'no horizontal scrolling of the page at 1280 px')
   assert.ok(page.tables > 20, `${page.tables} tables checked`)
   assert.deepEqual(page.scrolling, [], 'no table scrolls sideways at 1280 px')
+  assert.deepEqual(await desktop.page.evaluate(brokenHeaderWords), [], 'no header word broken over two lines at 1280 px')
   const labels = page.referenceLabels.filter((l) => l.chart === 'seed-bcrypt-throughput')
   assert.deepEqual(labels.map((l) => l.text), ['ceiling 30.8 req/s', 'one core 15.4 req/s'])
   assert.ok(page.referenceLabels.every((l) => l.drawn), 'every reference label is laid out')
@@ -140,6 +160,7 @@ test('report.html in chromium: no request, no console error, every chart drawn, 
   const phone = await open({ width: 375, height: 812 })
   const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
   assert.equal(overflow, 0, 'no horizontal scrolling of the page on a phone')
+  assert.deepEqual(await phone.page.evaluate(brokenHeaderWords), [], 'no header word broken over two lines on a phone')
   const phoneCharts = await phone.page.evaluate(inspectCharts)
   for (const c of phoneCharts) {
     assert.equal(c.visible, c.layout === 'chart-narrow', `${c.id}: on a phone only the narrow layout shows`)

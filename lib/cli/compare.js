@@ -7,7 +7,9 @@ import { InvalidOptionError, MissingArgumentError, ResultsError, invalidOption }
 import { readResultsFile } from '../run/results-writer.js'
 import { compareResults, invalidReason } from '../analysis/summarize.js'
 import { describeRuns, transportNote } from '../report/phrases.js'
-import { compareTable, compareLatencyTable, renderText } from '../report/tables.js'
+import { compareTable, compareLatencyTable } from '../report/tables.js'
+import { renderTerminal } from '../report/text-table.js'
+import { wrap } from '../report/wrap.js'
 import { renderMarkdownTable } from '../report/markdown.js'
 import { compareJson } from '../report/compare-json.js'
 import { resultsFileOf } from '../run/results-path.js'
@@ -100,13 +102,16 @@ export async function main (argv, io) {
   const latency = compareLatencyTable(rows, names)
   for (const t of latency ? [table, latency] : [table]) {
     // In markdown a blank line ends the table: GitHub's (a job summary) would take the next line as a row.
-    io.stdout.write(parsed.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}\n` : renderText(t))
+    io.stdout.write(parsed.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}\n` : renderTerminal(t, { whole: 'syncbench compare --markdown', keys: 2 }))
   }
-  const transports = transportNote(a, b)
-  if (transports !== null) io.stdout.write(`${transports}\n`)
-  if (invalid) io.stdout.write(`(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)\n`)
-  if (!rows.some((r) => r.test.p >= 0)) io.stdout.write('(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)\n')
-  if (gate) io.stdout.write(gateSummary(gate, rows, EXIT_SLOWER) + '\n')
+  // the notes under the tables, wrapped on a terminal like the tables' own (a markdown paragraph wraps itself)
+  const notes = [
+    transportNote(a, b),
+    invalid ? `(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)` : null,
+    rows.some((r) => r.test.p >= 0) ? null : '(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)',
+    gate ? gateSummary(gate, rows, EXIT_SLOWER) : null
+  ]
+  for (const note of notes) if (note !== null) io.stdout.write((parsed.markdown ? note : wrap(note, undefined, '  ')) + '\n')
   return exitCode
 }
 

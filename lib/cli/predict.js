@@ -9,7 +9,7 @@ import { resultsFileOf } from '../run/results-path.js'
 import { checkResults } from '../report/check-results.js'
 import { summarizeExperiments } from '../analysis/summarize.js'
 import { projectBound } from '../analysis/bounds.js'
-import { renderText } from '../report/tables.js'
+import { renderTerminal } from '../report/text-table.js'
 import { formatNumber } from '../format.js'
 
 export const help = `Usage: syncbench predict <results.json> [options]
@@ -85,14 +85,17 @@ export async function main (argv, io) {
     return 0
   }
   const asked = [to.cores && `${to.cores} cores`, to.pool && `UV_THREADPOOL_SIZE=${to.pool}`, to.workers && `${to.workers} workers`].filter(Boolean).join(', ')
+  // why a configuration has no prediction is a sentence, said once under the table and pointed to
+  const reasons = [...new Set(predictions.flatMap((p) => p.bound === null && p.why ? [p.why] : []))]
   const rows = predictions.map((p) => [p.experiment, p.label, p.measuredRps === null ? '' : formatNumber(p.measuredRps), p.here === null ? '' : formatNumber(p.here),
-    p.predictedRps === null ? '—' : formatNumber(p.predictedRps), p.bound ?? p.why ?? ''])
-  io.stdout.write(renderText({
+    p.predictedRps === null ? '—' : formatNumber(p.predictedRps), p.bound ?? (p.why ? `none (${reasons.indexOf(p.why) + 1})` : '')])
+  io.stdout.write(renderTerminal({
     title: `predicted req/s ${asked ? `with ${asked}` : 'on the machine it ran on'} (the rest as measured)`,
     columns: ['Experiment', 'Configuration', 'measured', 'bound here', 'predicted', 'bound there'],
     align: ['left', 'left', 'right', 'right', 'right', 'left'],
-    rows
-  }))
+    rows,
+    ...(reasons.length && { note: reasons.map((why, i) => `(${i + 1}) ${why}`).join('\n') })
+  }, { whole: 'syncbench predict --json', keys: 2 }))
   return 0
 }
 

@@ -20,7 +20,8 @@ import { createOutDir } from '../run/results-writer.js'
 import { summarizeResults } from '../report/model.js'
 import { getTool, toolNames, checkOpenLoopTool } from '../run/tools.js'
 import { expandExperiment, openLoops } from '../run/plan.js'
-import { experimentTables, renderWrapped } from '../report/tables.js'
+import { experimentTables } from '../report/tables.js'
+import { renderTerminal, fitLine } from '../report/text-table.js'
 import { wrap } from '../report/wrap.js'
 import { textCharts } from '../report/text-chart.js'
 import { createProgress } from './progress-line.js'
@@ -405,16 +406,17 @@ export function answerText (results, summaries, paint) {
   for (const s of summaries) {
     const tables = experimentTables(s)
     if (tables.length === 0) continue
-    out.push('\n' + tables.map(renderWrapped).join('\n') + '\n')
+    out.push('\n' + tables.map((t) => renderTerminal(t)).join('\n') + '\n')
     out.push(paint('bold', verdictLines(s.verdictParts)) + '\n')
-    const loops = loopLines(loopSections(s))
+    // a function's file can be long (a package's, under node_modules): its directories are cut to fit
+    const loops = loopLines(loopSections(s)).map((line) => fitLine(line))
     if (loops.length) out.push('\n' + loops.join('\n') + '\n')
   }
   const charts = textCharts(results)
   if (charts) out.push('\n' + charts + '\n')
   const articles = summaries.flatMap((s) => s.articles)
   for (const seed of articles) {
-    out.push('\n' + renderWrapped(articleTable(seed)))
+    out.push('\n' + renderTerminal(articleTable(seed)))
     out.push(paint('bold', wrap(seed.line)) + '\n')
   }
   if (articles.length) out.push(paint('dim', wrap(REPRODUCE_RULE)) + '\n')
@@ -432,7 +434,7 @@ export function answerText (results, summaries, paint) {
 function versionsText (versions, paint) {
   const out = ['\n' + paint('bold', 'Node.js versions') + '\n' + paint('dim', wrap(BASELINE_NOTE)) + '\n' + binaryLines(versions).map((line) => wrap(line, undefined, '  ')).join('\n') + '\n']
   for (const e of versions.summary.experiments) {
-    out.push('\n' + versionTables(versions, e.name).map(renderWrapped).join('\n'))
+    out.push('\n' + versionTables(versions, e.name).map((t) => renderTerminal(t)).join('\n'))
   }
   for (const v of versions.verdicts) out.push('\n' + paint('bold', wrap(v.line)) + '\n')
   return out.join('')

@@ -16,6 +16,8 @@ import { samplesFor } from '../analysis/latency.js'
 import { articleTable, REPRODUCE_RULE } from './articles.js'
 import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from './version-report.js'
 
+// A table header breaks between its words only (th's overflow-wrap): body's overflow-wrap:anywhere, which
+// keeps long paths in prose from widening the page, would break a narrow column's header inside a word.
 const CSS = `
 :root{--ink:#1b1e23;--muted:#5b6270;--line:#d9dde3;--soft:#f4f6f8;--accent:#1f77b4}
 *{box-sizing:border-box}
@@ -31,7 +33,7 @@ dl.env{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin
 table{border-collapse:collapse;font-size:.85rem;font-variant-numeric:tabular-nums;margin:.25rem 0 1rem}
 caption{text-align:left;font-weight:600;padding:.25rem 0;caption-side:top}
 th,td{padding:.3rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
-th{background:var(--soft);text-align:left;font-weight:600;line-height:1.25;vertical-align:bottom}td.r,th.r{text-align:right}
+th{background:var(--soft);text-align:left;font-weight:600;line-height:1.25;vertical-align:bottom;overflow-wrap:normal}td.r,th.r{text-align:right}
 td.r{white-space:nowrap}td{min-width:4.5rem}td:first-child{overflow-wrap:normal}
 .answer{background:var(--soft);border-left:4px solid var(--accent);padding:.25rem 1rem .5rem;margin-top:1rem}
 .answer h2{border:0;margin-top:.5rem}.answer li{margin:.2rem 0}

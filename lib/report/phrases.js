@@ -182,6 +182,34 @@ export function significance (r, rows) {
 }
 
 /**
+ * significance's cell as a terminal shows it, under a header that names the baseline (sharedBaseline):
+ * "1.97x (1.90x..2.04x), p = 0.00312 **", "1.02x (2 runs), p = 0.0794", "1.02x (one run)".
+ * @param {Row} r
+ * @param {Row[]} rows
+ */
+export function shortSignificance (r, rows) {
+  if (!r.comparison) return ''
+  const base = rows.find((b) => b.label === r.comparison?.baseline)
+  const n = Math.min(r.runs.length, base?.runs.length ?? 0)
+  const ratio = `${r.comparison.ratio.toFixed(2)}x`
+  if (n < 2) return `${ratio} (one run)`
+  const { low, high } = r.comparison.interval ?? { low: NaN, high: NaN }
+  const interval = Number.isFinite(low) && Number.isFinite(high) ? `${low.toFixed(2)}x..${high.toFixed(2)}x` : `${n} runs`
+  return `${ratio} (${interval}), ${formatP(r.comparison.test)}`
+}
+
+/**
+ * The one baseline every compared row is compared with, null when they have several (a sweep's
+ * configurations each against their own) or none.
+ * @param {Row[]} rows
+ * @returns {string|null}
+ */
+export function sharedBaseline (rows) {
+  const names = new Set(rows.flatMap((r) => r.comparison ? [r.comparison.baseline] : []))
+  return names.size === 1 ? [...names][0] : null
+}
+
+/**
  * A row's flags in words, '' when none (the Flags column is then left out).
  * @param {Row} r
  */

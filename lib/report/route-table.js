@@ -47,7 +47,9 @@ export function routesTable (s, rows) {
     title: `${s.name}: each route of the mix, loaded together (latency per request, ms, from each route's own histogram)`,
     columns: ['Configuration', 'route', 'weight', 'connections', 'requests', 'req/s', 'errors', ...SHOWN.map((k) => `${k} ms`), 'max ms', 'runs combined'],
     align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', ...SHOWN.map(() => /** @type {const} */ ('right')), 'right', 'left'],
-    rows: body
+    rows: body,
+    // the title says ms
+    short: ['Configuration', 'route', 'weight', 'conns', 'requests', 'req/s', 'errors', ...SHOWN, 'max', 'runs combined']
   }
 }
 

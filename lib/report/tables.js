@@ -1,10 +1,9 @@
 // The tables of `syncbench run` and `syncbench compare`, as data ({ title, columns, rows }) built from
 // lib/analysis/summarize.js's statistics: an experiment's (its kind's comparison table, then the
-// latency, probe and server tables every kind shares) and compare's; their plain-text rendering for the
-// terminal. lib/report/markdown.js renders the same tables for summary.md.
+// latency, probe and server tables every kind shares) and compare's; their plain-text rendering.
+// lib/report/text-table.js fits them to a terminal, lib/report/markdown.js renders them for summary.md.
 import { formatPValue, formatEfficiency, boundCells, boundNotes } from './phrases.js'
 import { MIB, formatNumber } from '../format.js'
-import { wrap } from './wrap.js'
 import { probeTable } from './probe.js'
 import { routesTable } from './route-table.js'
 import { kindOf } from './kinds.js'
@@ -18,6 +17,13 @@ import { formatRatioInterval, formatThreshold, gateText } from './compare-gate.j
  * @property {string[]} columns
  * @property {('left'|'right')[]} align
  * @property {string[][]} rows
+ * @property {string[]} [short]       the headers on a terminal (lib/report/text-table.js), the units and
+ *           the rules they leave out said once in `note`
+ * @property {string[][]} [textRows]  the cells on a terminal, where shorter than `rows`' (seed 001's ab text)
+ * @property {boolean[]} [hidden]     the columns a terminal leaves out: summary.md and report.html show them
+ * @property {boolean[]} [parts]      the columns that start a group: where a terminal too narrow for the
+ *           whole table splits it first
+ * @property {string} [note]          the line under the table on a terminal
  */
 
 /** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
@@ -49,7 +55,17 @@ function dropEmptyColumns (table) {
   const keep = table.columns.map((_, i) => i === 0 || table.rows.some((r) => (r[i] ?? '') !== ''))
   /** @template T @param {T[]} cells */
   const pick = (cells) => cells.filter((_, i) => keep[i])
-  return { ...table, columns: pick(table.columns), align: pick(table.align), rows: table.rows.map(pick) }
+  const { short, textRows, hidden, parts } = table
+  return {
+    ...table,
+    columns: pick(table.columns),
+    align: pick(table.align),
+    rows: table.rows.map(pick),
+    ...(short && { short: pick(short) }),
+    ...(textRows && { textRows: textRows.map(pick) }),
+    ...(hidden && { hidden: pick(hidden) }),
+    ...(parts && { parts: pick(parts) })
+  }
 }
 
 /**
@@ -71,7 +87,35 @@ function serverTable (s, rows) {
     column('peak RSS MiB', 'peakRssBytes'), column('threads', 'threads'), 'bound', 'predicted req/s', 'of bound', 'of machine']
   /** @type {Table['align']} */
   const align = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'right']
-  return { title: `${s.name}: server metrics (measured window)`, columns, align, rows: body }
+  return {
+    title: `${s.name}: server metrics (measured window)`,
+    columns,
+    align,
+    rows: body,
+    short: ['Strategy', 'loop p99', 'loop max', 'ELU', 'CPU %', 'RSS MiB', 'threads', 'bound', 'predicted req/s', 'of bound', 'of machine'],
+    // the figures of the server, then what bounds it: a terminal splits the table there first
+    parts: columns.map((_, i) => i === 7),
+    note: serverNote(rows)
+  }
+}
+
+/**
+ * Under the server table on a terminal, what its short headers leave out: the units, and how each
+ * figure combines its runs when some configuration has several.
+ * @param {Row[]} rows  the measured ones
+ */
+function serverNote (rows) {
+  const units = 'loop p99 and max: event-loop delay, ms; RSS: peak resident memory'
+  if (!rows.some((r) => r.runs.length > 1)) return `${units}.`
+  /** @type {Record<string, string>} */
+  const names = { loopP99: 'loop p99', loopMax: 'loop max', elu: 'ELU', cpuPercent: 'CPU %', peakRssBytes: 'RSS', threads: 'threads' }
+  /** @type {Map<string, string[]>} */
+  const byRule = new Map()
+  for (const [figure, name] of Object.entries(names)) {
+    const rule = SERVER_FIGURES[/** @type {import('../analysis/summarize.js').ServerFigure} */ (figure)].rule
+    byRule.set(rule, [...byRule.get(rule) ?? [], name])
+  }
+  return `${units}; ${[...byRule].map(([rule, list]) => `${list.join(', ')}: ${rule}`).join('; ')}.`
 }
 
 /**
@@ -128,7 +172,9 @@ function latencyTable (s, rows) {
     title: `${s.name}: latency per request (total time, ms${rows.some((r) => r.runs.some((run) => run.load.openLoop)) ? '; open loop: from each request\'s intended send time, corrected for coordinated omission' : ''})`,
     columns: ['Configuration', 'requests', ...TABLE_PERCENTILES.map((q) => `${q.label} ms`), 'max ms', 'runs combined'],
     align: ['left', 'right', ...TABLE_PERCENTILES.map(() => /** @type {const} */ ('right')), 'right', 'left'],
-    rows: body
+    rows: body,
+    // the title says ms
+    short: ['Configuration', 'requests', ...TABLE_PERCENTILES.map((q) => q.label), 'max', 'runs combined']
   }
 }
 
@@ -159,7 +205,10 @@ export function compareTable (comparisons, names, gate) {
   const columns = ['Experiment', 'Configuration', 'a req/s', 'b req/s', 'change', ...(ci ? ['b/a 95% CI'] : []), 'p-value', 'signif.', ...(gate ? [`gate (${formatThreshold(gate.threshold)})`] : [])]
   /** @type {Table['align']} */
   const align = ['left', 'left', 'right', 'right', 'right', ...(ci ? /** @type {const} */ (['right']) : []), 'right', 'left', ...(gate ? /** @type {const} */ (['left']) : [])]
-  return { title: `req/s: b (${names.b}) against a (${names.a})`, columns, align, rows }
+  // on a terminal the stars follow the p-value in its cell ("5.04e-8 ***"): a column less to fit
+  const p = columns.indexOf('p-value')
+  const textRows = rows.map((r) => r.map((cell, i) => i === p ? `${cell} ${r[p + 1]}`.trim() : i === p + 1 ? '' : cell))
+  return { title: `req/s: b (${names.b}) against a (${names.a})`, columns, align, rows, textRows, ...(gate && { parts: columns.map((c) => c.startsWith('gate')) }) }
 }
 
 /**
@@ -188,7 +237,12 @@ export function compareLatencyTable (comparisons, names) {
     title: `latency per request (total time, ms): b (${names.b}) against a (${names.a})`,
     columns: ['Experiment', 'Configuration', 'a p99 ms', 'b p99 ms', 'p99 change', 'a p50 ms', 'b p50 ms', 'runs combined'],
     align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'],
-    rows
+    rows,
+    // the title says ms
+    short: ['Experiment', 'Configuration', 'a p99', 'b p99', 'p99 change', 'a p50', 'b p50', 'runs combined'],
+    // how each row's runs were merged qualifies its figures: a terminal says it under the table when
+    // every row's is the same, and leaves it to --markdown when not
+    hidden: [false, false, false, false, false, false, false, true]
   })
 }
 
@@ -203,14 +257,4 @@ export function renderText (table) {
   /** @param {string[]} cells */
   const line = (cells) => cells.map((c, i) => table.align[i] === 'right' ? (c ?? '').padStart(widths[i]) : (c ?? '').padEnd(widths[i])).join('  ').trimEnd()
   return [table.title, line(table.columns), widths.map((w) => '-'.repeat(w)).join('  '), ...table.rows.map(line)].join('\n') + '\n'
-}
-
-/**
- * renderText with the title (a note's whole text, for a table without columns) wrapped as prose is
- * (lib/report/wrap.js): syncbench run's answer and report --text. The rows keep the table's width.
- * @param {Table} table
- * @returns {string}
- */
-export function renderWrapped (table) {
-  return renderText({ ...table, title: wrap(table.title) })
 }

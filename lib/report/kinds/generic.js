@@ -3,7 +3,7 @@
 // with what it rests on, the efficiency against the ceiling, the flags), its verdict line (the ratios,
 // the ceiling, the flags, the invalid runs) and its charts (lib/report/chart-comparison.js, then the probe).
 import { formatNumber } from '../../format.js'
-import { formatComparison, formatEfficiency, formatCeilingSpread, formatFlag, formatRateInterval, invalidCell, significance, flagsText, leftOut, tableTitle } from '../phrases.js'
+import { formatComparison, formatEfficiency, formatCeilingSpread, formatFlag, formatRateInterval, invalidCell, significance, shortSignificance, sharedBaseline, flagsText, leftOut, tableTitle } from '../phrases.js'
 
 /** @typedef {import('../../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
 /** @typedef {import('../../analysis/summarize.js').Row} Row */
@@ -35,7 +35,37 @@ function genericTable (s, rows) {
         formatEfficiency(r),
         flagsText(r),
         leftOut(r)])
-  return { title: tableTitle(s), columns: ['Configuration', 'Req/s', 'Req/s 95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling', 'Flags', 'invalid runs'], align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left', 'left'], rows: body }
+  const columns = ['Configuration', 'Req/s', 'Req/s 95% CI', 'Time/req ms', 'across ms', 'vs baseline', 'of ceiling', 'Flags', 'invalid runs']
+  return {
+    title: tableTitle(s),
+    columns,
+    align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left', 'left'],
+    rows: body,
+    ...terminalRatios(rows, body, columns, 5),
+    // time per request is req/s again, divided into the connections: a terminal can do without it
+    hidden: columns.map((c) => c === 'Time/req ms' || c === 'across ms'),
+    parts: columns.map((c) => c === 'Flags')
+  }
+}
+
+/**
+ * A terminal's form of a table's ratio column (at `at`): shortSignificance's cells, under a header
+ * naming the baseline when the rows share one ("vs sync", the ratio and its interval said in the note),
+ * and the cells as the table has them when they do not (each names its own).
+ * @param {Row[]} rows  the table's, in its order
+ * @param {string[][]} body  its cells
+ * @param {string[]} columns  its headers
+ * @param {number} at  the ratio column
+ * @returns {{ short?: string[], textRows?: string[][], note?: string }}
+ */
+export function terminalRatios (rows, body, columns, at) {
+  const baseline = sharedBaseline(rows)
+  if (baseline === null) return {}
+  return {
+    short: columns.map((c, i) => i === at ? `vs ${baseline}` : c),
+    textRows: body.map((cells, k) => cells.map((c, i) => i === at && rows[k].runs.length > 0 ? shortSignificance(rows[k], rows) : c)),
+    note: `vs ${baseline}: req/s ratio (95% CI), Welch's p.`
+  }
 }
 
 /**

@@ -40,7 +40,8 @@ export const seed001 = {
  * The seed 001 comparison rows, labels as the article prints them (ab's own labels): label, figure
  * (lib/analysis/summarize.js FIGURES), format of its mean. Requests per second is the mean over the runs; the
  * figures ab derives from it (time per request, transfer rate) are derived again from that mean (DERIVED).
- * @type {[string, string, (x: number) => string][]}
+ * A fourth element is the format on a terminal, where ab's own is too wide for two configurations side by side.
+ * @type {[string, string, (x: number) => string, ((x: number) => string)?][]}
  */
 const SEED_001_ROWS = [
   ['Concurrency Level', 'concurrency', (x) => int(x)],
@@ -52,7 +53,7 @@ const SEED_001_ROWS = [
   ['HTML transferred:', 'htmlTransferredBytes', (x) => `${int(x)} bytes`],
   ['Requests per second:', 'requestsPerSecond', (x) => `${x.toFixed(2)} [#/sec] (mean)`],
   ['Time per request:', 'timePerRequestMs', (x) => `${x.toFixed(3)} [ms] (mean)`],
-  ['Time per request:', 'timePerRequestAcrossMs', (x) => `${x.toFixed(3)} [ms] (mean, across all concurrent requests)`],
+  ['Time per request:', 'timePerRequestAcrossMs', (x) => `${x.toFixed(3)} [ms] (mean, across all concurrent requests)`, (x) => `${x.toFixed(3)} [ms] (mean, across all)`],
   ['Transfer rate:', 'transferRateKBps', (x) => `${x.toFixed(2)} [Kbytes/sec] received`]
 ]
 
@@ -62,16 +63,27 @@ const SEED_001_ROWS = [
  * @returns {import('../tables.js').Table}
  */
 function seed001Table (s, rows) {
-  const body = SEED_001_ROWS.map(([name, figure, format]) => [name, ...rows.map((r) => r.runs.length === 0
-    ? (figure === 'requestsPerSecond' ? invalidCell(r) : '')
-    : format(figureOf(r, figure)))])
+  /** @param {boolean} terminal  a terminal's format where the row has one, else ab's */
+  const figures = (terminal) => SEED_001_ROWS.map(([name, figure, ab, short]) => {
+    const format = (terminal && short) || ab
+    return [name, ...rows.map((r) => r.runs.length === 0
+      ? (figure === 'requestsPerSecond' ? invalidCell(r) : '')
+      : format(figureOf(r, figure)))]
+  })
+  const more = []
   if (rows.some((r) => r.runs.length > 1)) {
-    body.push(['Runs', ...rows.map((r) => String(r.runs.length))])
-    body.push(['Req/s 95% CI', ...rows.map((r) => r.runs.length ? formatRateInterval(r, 2) : '')])
+    more.push(['Runs', ...rows.map((r) => String(r.runs.length))])
+    more.push(['Req/s 95% CI', ...rows.map((r) => r.runs.length ? formatRateInterval(r, 2) : '')])
   }
-  if (rows.some((r) => r.flags?.length)) body.push(['Flags', ...rows.map(flagsText)])
-  if (rows.some((r) => leftOut(r) !== '')) body.push(['Invalid runs', ...rows.map(leftOut)])
-  return { title: tableTitle(s), columns: ['Metrics', ...rows.map((r) => r.label)], align: ['left', ...rows.map(() => /** @type {const} */ ('left'))], rows: body }
+  if (rows.some((r) => r.flags?.length)) more.push(['Flags', ...rows.map(flagsText)])
+  if (rows.some((r) => leftOut(r) !== '')) more.push(['Invalid runs', ...rows.map(leftOut)])
+  return {
+    title: tableTitle(s),
+    columns: ['Metrics', ...rows.map((r) => r.label)],
+    align: ['left', ...rows.map(() => /** @type {const} */ ('left'))],
+    rows: [...figures(false), ...more],
+    textRows: [...figures(true), ...more]
+  }
 }
 
 /** @type {Record<string, keyof import('../../analysis/summarize.js').Derived>} */

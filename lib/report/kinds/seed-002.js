@@ -4,7 +4,7 @@
 // holds or not on a machine) is judged by lib/report/articles.js. The verdict and the charts are the
 // comparison kind's.
 import { MIB } from '../../format.js'
-import { generic } from './generic.js'
+import { generic, terminalRatios } from './generic.js'
 import { formatRateInterval, invalidCell, flagsText, leftOut, significance, tableTitle } from '../phrases.js'
 
 /** @typedef {import('../../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
@@ -68,11 +68,16 @@ function seed002Table (s, rows) {
         flagsText(r),
         significance(r, rows),
         leftOut(r)])
+  const columns = ['Mode', 'Req/s', `% of ${refLabel}`, 'Time/req ms', 'across ms', 'Req/s 95% CI', 'Flags', `vs ${refLabel}`, 'invalid runs']
   return {
     title: tableTitle(s),
-    columns: ['Mode', 'Req/s', `% of ${refLabel}`, 'Time/req ms', 'across ms', 'Req/s 95% CI', 'Flags', `vs ${refLabel}`, 'invalid runs'],
+    columns,
     align: ['left', 'right', 'right', 'right', 'right', 'right', 'left', 'left', 'left'],
-    rows: body
+    rows: body,
+    ...terminalRatios(rows, body, columns, 7),
+    // time per request is req/s again, divided into the connections: a terminal can do without it
+    hidden: columns.map((c) => c === 'Time/req ms' || c === 'across ms'),
+    parts: columns.map((c) => c === 'Flags')
   }
 }
 
