@@ -57,6 +57,19 @@ function percent (ms, totalMs) {
 }
 
 /**
+ * The share of the measured windows the loop was late past the threshold: the metrics' spans over the
+ * windows (heldShare); else, for a file from before the spans, the profile's samples inside its
+ * blocking windows; null without either. The verdict and the section's title give this one figure.
+ * @param {number|null|undefined} held  heldShare of the runs
+ * @param {{ totalMs: number, blocking: { ms: number }|null }|null} profile
+ * @returns {number|null}
+ */
+export function lateShareOf (held, profile) {
+  if (held !== null && held !== undefined) return held
+  return profile?.blocking && profile.totalMs > 0 ? profile.blocking.ms / profile.totalMs : null
+}
+
+/**
  * One table per configuration: its top functions by self time, with the share of the window, the
  * share of the blocking time and inclusive time of the same function.
  * @param {LoopSection} section
@@ -77,7 +90,8 @@ export function loopTable ({ label, profile }, limit = REPORT_TOP) {
     return native ? [...row, nativeText(e)] : row
   })
   rows.push(['(idle: waiting for events)', percent(profile.idleMs, profile.totalMs), '', '', ...(native ? [''] : [])])
-  const blockedShare = blocking ? `; the loop was late by more than ${blocking.thresholdMs} ms for ${percent(blocking.ms, profile.totalMs)} of it` : ''
+  const late = lateShareOf(profile.heldShare, profile)
+  const blockedShare = blocking && late !== null ? `; the loop was late by more than ${blocking.thresholdMs} ms for ${percent(late, 1)} of it` : ''
   return {
     title: `${label}: main thread ${percent(busy, profile.totalMs)} busy over ${(profile.totalMs / 1000).toFixed(2)} s measured (${profile.runs} run${profile.runs === 1 ? '' : 's'})${blockedShare}`,
     columns: ['function (self time; Node/V8 time charged to the caller)', 'of the window', 'of blocking time', 'inclusive', ...(native ? [NATIVE_COLUMN] : [])],
