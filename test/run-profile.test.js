@@ -149,3 +149,23 @@ test('a configuration\'s routes: its runs\' added up, a mix route named by the u
   // runs that did not follow their routes (older files, a server without the preload): no routes at all
   assert.equal(combinedProfile([{ ...run([]), server: { loopBlocks: { thresholdMs: 20, spans: [], mergedGapMs: 0 } } }])?.routes, undefined)
 })
+
+test('only the window\'s samples count: those before it (the warm-up, the profiler\'s own start) and after it are left out', () => {
+  // 100 samples of 1 ms: 40 of a hash before the window (the profile starts before the warm-up), then
+  // 50 idle inside it, then 10 of Node's HTTP work after its end (the profile stops after the window's read).
+  const timeline = [...Array(40).fill(6), ...Array(50).fill(7), ...Array(10).fill(11)]
+  const long = { nodes, startTime: 0, endTime: 100_000, samples: timeline, timeDeltas: timeline.map(() => 1000) }
+  // the profile's first sample is at 1 ms of its clock: 41 ms on it is the window's 0.5 ms
+  const blocks = { thresholdMs: BLOCKING_DELAY_MS, spans: [], mergedGapMs: 0 }
+  const s = summarizeProfile(long, { file: 'x', intervalUs: 1000, root, startOffsetMs: -40.5, windowMs: 50, blocks })
+  assert.equal(s.samples, 50)
+  assert.equal(s.totalMs, 50)
+  assert.equal(s.idleMs, 50)
+  assert.deepEqual(s.self, [])
+  assert.deepEqual(s.inclusive, [])
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 0, self: [] })
+  // Without a window's length, what follows its start counts.
+  const open = summarizeProfile(long, { file: 'x', intervalUs: 1000, root, startOffsetMs: -40.5 })
+  assert.equal(open.samples, 60)
+  assert.deepEqual(open.self, [{ name: 'Node.js internals', location: 'node:events', ms: 10 }])
+})

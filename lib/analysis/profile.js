@@ -44,12 +44,14 @@ const KEEP = 15
  * @param {string} options.file         as the summary names it
  * @param {number} options.intervalUs
  * @param {string} [options.root]       the app's folder: locations are relative to it
- * @param {number} [options.startOffsetMs]  the profile's start minus the metrics window's start
+ * @param {number} [options.startOffsetMs]  the profile's start minus the metrics window's start: negative when
+ *        the profile started before the window (the runner starts it before the warm-up)
+ * @param {number} [options.windowMs]  the window's length: samples after it are left out too (none: all after its start count)
  * @param {import('../types.js').LoopBlocks} [options.blocks]  when the loop was held (the metrics window's)
  * @param {import('../types.js').ServerMetricsSeries} [options.series]  without `blocks`: the estimate
  * @returns {ProfileSummary}
  */
-export function summarizeProfile (profile, { file, intervalUs, root = process.cwd(), startOffsetMs = 0, blocks, series }) {
+export function summarizeProfile (profile, { file, intervalUs, root = process.cwd(), startOffsetMs = 0, windowMs = Infinity, blocks, series }) {
   /** @type {Map<number, { frame: Frame, parent: number|null }>} */
   const nodes = new Map()
   for (const node of profile.nodes) nodes.set(node.id, { frame: frameOf(node.callFrame, root), parent: null })
@@ -72,9 +74,14 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
   /** @type {Frame[]} */
   let previousStack = []
   let clockUs = 0
+  let counted = 0
   const n = profile.samples.length
   for (let i = 0; i < n; i++) {
     clockUs += profile.timeDeltas[i] ?? 0
+    // Only the window's samples: not the warm-up's, nor the profiler's own start, before it.
+    const at = startOffsetMs + clockUs / 1000
+    if (at < 0 || at > windowMs) { previous = null; continue }
+    counted++
     // A sample stands for the time until the next one.
     const ms = Math.max(0, (i + 1 < n ? profile.timeDeltas[i + 1] : intervalUs) / 1000)
     totalMs += ms
@@ -90,7 +97,6 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
     previousStack = stack
     const outside = leaf.kind === 'gc' || leaf.kind === 'program' || (leaf.kind === 'internal' && leaf.location === 'native')
     add(self, charged.key, charged.entry, ms, outside)
-    const at = startOffsetMs + clockUs / 1000
     if (windows && inside(windows, at)) {
       blockingMs += ms
       add(blocking, charged.key, charged.entry, ms, outside)
@@ -108,7 +114,7 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
   return {
     file,
     intervalUs,
-    samples: n,
+    samples: counted,
     totalMs: roundTo(totalMs),
     idleMs: roundTo(idleMs),
     self: top(self),
