@@ -413,11 +413,10 @@
 /**
  * Where a run's main thread went (RunRecord.profile): a CPU profile of the measured window, reduced.
  * @typedef {object} ProfileSummary
- * @property {string} file              the .cpuprofile, relative to the results folder: the whole profile, from
- *                                      before the warm-up to after the window (the reduction counts the window's)
+ * @property {string} file              the .cpuprofile (the window's samples), relative to the results folder
  * @property {number} intervalUs        sampling interval asked of V8
- * @property {number} samples           of the window
- * @property {number} totalMs           the window's samples' duration (the measured window)
+ * @property {number} samples
+ * @property {number} totalMs           the profile's duration (the measured window)
  * @property {number} idleMs            of it, the main thread waiting for events
  * @property {ProfileEntry[]} self      by charged self time, largest first
  * @property {ProfileEntry[]} inclusive by inclusive time (the app's functions and what they call), largest first

@@ -200,6 +200,10 @@ test('--profile stalls no measured window: an idle app with a large heap shows n
   assert.ok(run.server.eventLoopDelay.max <= BLOCKING_DELAY_MS, `loop max ${run.server.eventLoopDelay.max} ms`)
   assert.deepEqual(run.profile.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 0, self: [] })
   assert.deepEqual(late, { verdict: 0, section: 0 })
+  // The profile ran from before the warm-up: its file keeps the window's samples, those counted.
+  const profile = JSON.parse(await readFile(path.join(dir, `idle-heap-${tries.length}`, run.profile.file), 'utf8'))
+  assert.equal(profile.samples.length, run.profile.samples)
+  assert.ok((profile.endTime - profile.startTime) / 1000 <= run.server.windowMs + 0.001, `${profile.startTime} to ${profile.endTime} in a window of ${run.server.windowMs} ms`)
 })
 
 test('--app before=... --app after=...: each path of after is compared with before, interleaved; a shell command and npm start work', async () => {

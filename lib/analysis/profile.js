@@ -39,7 +39,7 @@ const KEEP = 15
  */
 
 /**
- * @param {CpuProfile} profile
+ * @param {CpuProfile} whole
  * @param {object} options
  * @param {string} options.file         as the summary names it
  * @param {number} options.intervalUs
@@ -51,7 +51,9 @@ const KEEP = 15
  * @param {import('../types.js').ServerMetricsSeries} [options.series]  without `blocks`: the estimate
  * @returns {ProfileSummary}
  */
-export function summarizeProfile (profile, { file, intervalUs, root = process.cwd(), startOffsetMs = 0, windowMs = Infinity, blocks, series }) {
+export function summarizeProfile (whole, { file, intervalUs, root = process.cwd(), startOffsetMs: offsetMs = 0, windowMs, blocks, series }) {
+  // Only the window's samples: not the warm-up's, nor the profiler's own start, before it.
+  const { profile, startOffsetMs } = windowProfile(whole, { startOffsetMs: offsetMs, windowMs })
   /** @type {Map<number, { frame: Frame, parent: number|null }>} */
   const nodes = new Map()
   for (const node of profile.nodes) nodes.set(node.id, { frame: frameOf(node.callFrame, root), parent: null })
@@ -74,14 +76,9 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
   /** @type {Frame[]} */
   let previousStack = []
   let clockUs = 0
-  let counted = 0
   const n = profile.samples.length
   for (let i = 0; i < n; i++) {
     clockUs += profile.timeDeltas[i] ?? 0
-    // Only the window's samples: not the warm-up's, nor the profiler's own start, before it.
-    const at = startOffsetMs + clockUs / 1000
-    if (at < 0 || at > windowMs) { previous = null; continue }
-    counted++
     // A sample stands for the time until the next one.
     const ms = Math.max(0, (i + 1 < n ? profile.timeDeltas[i + 1] : intervalUs) / 1000)
     totalMs += ms
@@ -97,6 +94,7 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
     previousStack = stack
     const outside = leaf.kind === 'gc' || leaf.kind === 'program' || (leaf.kind === 'internal' && leaf.location === 'native')
     add(self, charged.key, charged.entry, ms, outside)
+    const at = startOffsetMs + clockUs / 1000
     if (windows && inside(windows, at)) {
       blockingMs += ms
       add(blocking, charged.key, charged.entry, ms, outside)
@@ -114,12 +112,49 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
   return {
     file,
     intervalUs,
-    samples: counted,
+    samples: n,
     totalMs: roundTo(totalMs),
     idleMs: roundTo(idleMs),
     self: top(self),
     inclusive: top(inclusive),
     blocking: windows ? { thresholdMs, ms: roundTo(blockingMs), self: top(blocking) } : null
+  }
+}
+
+/**
+ * A profile cut to the metrics window, on a clock that starts with it where it started before it (the
+ * runner starts the profile before the warm-up, and stops it after the window's read). A sample is the
+ * window's when its time, `startOffsetMs` plus its time since the profile's start, is from 0 to
+ * `windowMs`. Each node's hitCount counts the samples kept; its positionTicks (V8 counts lines per node,
+ * not per sample) stay the whole profile's.
+ * @param {CpuProfile} profile
+ * @param {{ startOffsetMs?: number, windowMs?: number }} window  startOffsetMs: the profile's start minus
+ *        the window's (ms); windowMs: its length (none: every sample after its start)
+ * @returns {{ profile: CpuProfile, startOffsetMs: number }}  startOffsetMs: the cut profile's, 0 unless it
+ *        started after the window did
+ */
+export function windowProfile (profile, { startOffsetMs = 0, windowMs = Infinity }) {
+  // the window on the profile's clock (microseconds)
+  const fromUs = profile.startTime - startOffsetMs * 1000
+  const toUs = fromUs + windowMs * 1000
+  const startTime = Math.max(profile.startTime, fromUs)
+  /** @type {number[]} */ const samples = []
+  /** @type {number[]} */ const timeDeltas = []
+  /** @type {Map<number, number>} */ const hits = new Map()
+  let clockUs = profile.startTime
+  let lastUs = startTime
+  profile.samples.forEach((id, i) => {
+    clockUs += profile.timeDeltas[i] ?? 0
+    if (clockUs < fromUs || clockUs > toUs) return
+    samples.push(id)
+    timeDeltas.push(clockUs - lastUs)
+    lastUs = clockUs
+    hits.set(id, (hits.get(id) ?? 0) + 1)
+  })
+  const nodes = profile.nodes.map((node) => 'hitCount' in node ? { ...node, hitCount: hits.get(node.id) ?? 0 } : node)
+  return {
+    profile: { ...profile, nodes, startTime, endTime: Math.min(profile.endTime, toUs), samples, timeDeltas },
+    startOffsetMs: Math.max(0, startOffsetMs)
   }
 }
 
