@@ -440,7 +440,7 @@
 /**
  * Where a run's main thread went (RunRecord.profile): a CPU profile of the measured window, reduced.
  * @typedef {object} ProfileSummary
- * @property {string} file              the .cpuprofile, relative to the results folder
+ * @property {string} file              the .cpuprofile (the window's samples), relative to the results folder
  * @property {number} intervalUs        sampling interval asked of V8
  * @property {number} samples
  * @property {number} totalMs           the profile's duration (the measured window)

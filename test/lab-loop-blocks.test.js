@@ -170,3 +170,89 @@ test('a real server child over IPC: a 200 ms block in a handler is one span of i
     await server.stop()
   }
 })
+
+/**
+ * A window of the real metrics holding one block that makes the ticker's next tick `lateMs` late. The
+ * metrics' ticker and an interval created right after it share Node's 10 ms timer list, so the interval
+ * runs right after each tick: there the window opens and the loop is held up to `lateMs` past the tick's
+ * due time (the window's start + 10 ms), and the next run of the interval, right after the late tick,
+ * reads the window. How late the tick came is the window's eventLoopDelay.max: the hold's end is a floor,
+ * and a busy machine may add to it.
+ * @param {number} lateMs
+ * @returns {Promise<{ late: number, spans: [number, number][] }>}
+ */
+async function windowWithLateTick (lateMs) {
+  const metrics = createServerMetrics()
+  let runs = 0
+  /** @type {(window: import('../lib/types.js').ServerMetrics) => void} */
+  let done = () => {}
+  const read = /** @type {Promise<import('../lib/types.js').ServerMetrics>} */ (new Promise((resolve) => { done = resolve }))
+  const follower = setInterval(() => {
+    runs++
+    // a few ticks first: the ticker's and this interval's order settled, the code warm
+    if (runs === 3) {
+      metrics.reset()
+      busyWait(metrics.windowStart() + 10 + lateMs - performance.now())
+    } else if (runs === 4) {
+      done(metrics.read())
+    }
+  }, 10)
+  try {
+    const window = await read
+    return { late: window.eventLoopDelay.max, spans: /** @type {import('../lib/types.js').LoopBlocks} */ (window.loopBlocks).spans }
+  } finally {
+    clearInterval(follower)
+    metrics.close()
+  }
+}
+
+// The rule's edge (BLOCKING_DELAY_MS): a tick later than 20 ms makes a span, one 20 ms late or less does
+// not. A block of B ms makes the tick B - 10 to B ms late, by where in the 10 ms between ticks it began
+// (docs/run.md: a block of B ms is a span of B to B + 10 ms); these blocks begin at a tick's due time, so
+// the tick is as late as the block's end. A try whose tick a busy machine made later than its band (a
+// 19 ms tick that came 20.5 ms late) says nothing of the edge: on a 2-core machine running a dozen
+// processes a third of the tries came late, so up to eight tries (each some 60 ms). Each band ends below
+// the next threshold a wrong rule could have: 20, 25, 40 ms.
+const TRIES = 8
+for (const { lateMs, below, spans } of [
+  { lateMs: 19, below: 20, spans: 0 },
+  { lateMs: 21, below: 24.5, spans: 1 },
+  { lateMs: 30, below: 39.5, spans: 1 }
+]) {
+  test(`a tick ${lateMs} ms late (the real metrics' ticker, a busy-wait in-process) makes ${spans ? 'a blocking span' : 'no blocking span'}`, async () => {
+    assert.ok(lateMs < below)
+    /** @type {{ late: number, spans: [number, number][] }[]} */
+    const tries = []
+    for (let i = 0; i < TRIES; i++) {
+      const window = await windowWithLateTick(lateMs)
+      tries.push(window)
+      if (window.late >= lateMs - 0.01 && window.late < below) break
+    }
+    const { late, spans: found } = tries[tries.length - 1]
+    assert.ok(late >= lateMs - 0.01 && late < below, `the tick came ${lateMs} to ${below} ms late in one of ${TRIES} tries: ${JSON.stringify(tries)}`)
+    assert.equal(found.length, spans, `a tick ${late} ms late: ${JSON.stringify(found)}`)
+    if (spans) assert.ok(found[0][1] - found[0][0] >= lateMs + 10 - 0.1, `the span covers the hold from the window's start: ${JSON.stringify(found)}`)
+  })
+}
+
+test('the read that opens a window is not in it: a hold just before a reset makes no span after it', async () => {
+  // The first read of a cold process (the runner's reset before the measured load) took 30-60 ms; its
+  // tick interval straddled the reset, and the window began with a span from 0.
+  /** @type {[number, number][][]} */
+  const tries = []
+  for (let i = 0; i < 3; i++) {
+    const metrics = createServerMetrics()
+    try {
+      await delay(30)
+      busyWait(45)
+      metrics.reset()
+      await delay(30)
+      const spans = /** @type {import('../lib/types.js').LoopBlocks} */ (metrics.read().loopBlocks).spans
+      tries.push(spans)
+      if (spans.length === 0) break
+    } finally {
+      metrics.close()
+    }
+  }
+  assert.deepEqual(tries[tries.length - 1], [], `a span in each of three tries: ${JSON.stringify(tries)}`)
+})

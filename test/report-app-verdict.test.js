@@ -4,6 +4,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { appVerdict } from '../lib/report/kinds/app.js'
+import { loopTable } from '../lib/report/event-loop.js'
+import { combinedProfile } from '../lib/analysis/summarize.js'
 
 /**
  * A route measured once, as summarize.js makes its row: late `lateMs` of a 10 s window, loop p99 `p99`.
@@ -37,4 +39,21 @@ test('app verdict: two routes late the same shown share rank by their loop p99',
 test('app verdict: a larger shown share ranks first whatever the p99', () => {
   const line = verdict([row('GET /health', 1000, 90), row('POST /login', 8700, 40)])
   assert.match(line, /^app: POST \/login holds the event loop most: loop p99 40 ms, late 87% of the window/)
+})
+
+test('app verdict and "where the event loop went" give one figure for the time the loop was late', () => {
+  // The loop held 240 ms of a 1 s window (a span at its start), while only 23 ms of the profile's samples
+  // fell inside that span (the rest was before the profile, or idle): the spans' share is the figure.
+  const blocking = { thresholdMs: 20, ms: 23, self: [{ name: 'f', location: 'a.js:1', ms: 23 }] }
+  const profile = { file: 'p', intervalUs: 1000, samples: 1000, totalMs: 1000, idleMs: 900, self: [{ name: 'f', location: 'a.js:1', ms: 100 }], inclusive: [], blocking }
+  const server = { windowMs: 1000, loopBlocks: { thresholdMs: 20, spans: [[0, 240]], mergedGapMs: 0 } }
+  const run = { id: 'app/#1', label: '/', config: {}, error: null, invalid: null, load: { aborted: false, completeRequests: 200 }, profile, server }
+  const r = { ...row('/', 0, 89), runs: [run], profile: combinedProfile(/** @type {any} */ ([run])) }
+  assert.match(verdict([r]), /late 24% of the window/)
+  assert.match(loopTable(/** @type {any} */ ({ label: '/', profile: r.profile })).title, /the loop was late by more than 20 ms for 24\.0% of it$/)
+  // A file from before the spans: both fall back to the profile's samples.
+  const old = { ...run, server: { windowMs: 1000 } }
+  const r2 = { ...row('/', 0, 89), runs: [old], profile: combinedProfile(/** @type {any} */ ([old])) }
+  assert.match(verdict([r2]), /late 2\.3% of the window/)
+  assert.match(loopTable(/** @type {any} */ ({ label: '/', profile: r2.profile })).title, /for 2\.3% of it$/)
 })

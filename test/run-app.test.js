@@ -154,6 +154,8 @@ for (const [framework, command, where, noReport] of frameworks) {
     assert.match(lines[at + 1], new RegExp(`^  /hash +\\d+\\.\\d%  ${call.replace(/[.()]/g, '\\$&')}$`))
     const summary = await readFile(path.join(out, 'summary.md'), 'utf8')
     assert.match(summary, /### Where the event loop went/)
+    const late = lateShares(summary)
+    assert.ok(Math.abs(late.verdict - late.section) <= (late.verdict < 10 ? 0.1 : 0.55), `one figure: ${JSON.stringify(late)}`)
     assert.match(summary, new RegExp(`\\*\\*/hash: main thread [\\d.]+% busy[^\\n]*\\n\\n\\| call[^\\n]*\\n\\|[^\\n]*\\n\\| ${call.replace(/[.()]/g, '\\$&')} \\|`))
     if (!noReport) {
       const html = await readFile(path.join(out, 'report.html'), 'utf8')
@@ -164,6 +166,49 @@ for (const [framework, command, where, noReport] of frameworks) {
     assert.equal(log.match(/^# syncbench: .* starting /gm)?.length, 2, 'one start line per run in the app log')
   })
 }
+
+// The share of the window the loop was late, as the verdict gives it ("late 24% of the window") and as
+// summary.md's "where the event loop went" does ("... for 24.3% of it"): one figure, each rounded its way.
+/** @param {string} summary */
+function lateShares (summary) {
+  const verdict = /late (\d+(?:\.\d)?)% of the window/.exec(summary)
+  const section = /the loop was late by more than \d+ ms for (\d+\.\d)% of it/.exec(summary)
+  assert.ok(verdict && section, summary)
+  return { verdict: Number(verdict[1]), section: Number(section[1]) }
+}
+
+test('--profile stalls no measured window: an idle app with a large heap shows no blocking span, and the verdict and summary.md agree', async () => {
+  // Starting V8's profiler holds this app's loop about 100 ms (it walks the heap); started inside the window,
+  // that was a blocking span at the window's start, "late 24% of the window" for an app that blocks nothing.
+  // An idle loop is late too while a machine whose cores are all busy does not run it: up to three tries,
+  // each a fresh app, with a short window (the stall, when there was one, came at every window's start).
+  const tries = []
+  for (let i = 1; i <= 3; i++) {
+    const out = path.join(dir, `idle-heap-${i}`)
+    const { code, stderr } = await runCli(['run', '--app', 'node --expose-gc test/fixtures/apps/heap-app.js', '-n', '40', '-c', '1', '--profile', '--no-report', '--out', out],
+      { cwd: root, timeoutMs: 60_000 })
+    assert.equal(code, 0, stderr)
+    const [run] = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')).runs
+    assert.equal(run.server.requests, 40)
+    // the app's heap is large: its profiler start is the slow one
+    assert.ok(run.server.memory.heapUsedBytes > 100 * 2 ** 20, `heap ${run.server.memory.heapUsedBytes}`)
+    assert.ok(run.profile.samples > 0)
+    // whatever the machine did, the verdict and summary.md give one figure
+    const late = lateShares(await readFile(path.join(out, 'summary.md'), 'utf8'))
+    assert.ok(Math.abs(late.verdict - late.section) <= (late.verdict < 10 ? 0.1 : 0.55), `one figure: ${JSON.stringify(late)}`)
+    tries.push({ run, late })
+    if (run.server.loopBlocks.spans.length === 0) break
+  }
+  const { run, late } = tries[tries.length - 1]
+  assert.deepEqual(run.server.loopBlocks.spans, [], `a blocking span in each of ${tries.length} tries: ${tries.map((t) => JSON.stringify(t.run.server.loopBlocks.spans)).join(', ')}`)
+  assert.ok(run.server.eventLoopDelay.max <= BLOCKING_DELAY_MS, `loop max ${run.server.eventLoopDelay.max} ms`)
+  assert.deepEqual(run.profile.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 0, self: [] })
+  assert.deepEqual(late, { verdict: 0, section: 0 })
+  // The profile ran from before the warm-up: its file keeps the window's samples, those counted.
+  const profile = JSON.parse(await readFile(path.join(dir, `idle-heap-${tries.length}`, run.profile.file), 'utf8'))
+  assert.equal(profile.samples.length, run.profile.samples)
+  assert.ok((profile.endTime - profile.startTime) / 1000 <= run.server.windowMs + 0.001, `${profile.startTime} to ${profile.endTime} in a window of ${run.server.windowMs} ms`)
+})
 
 test('--app before=... --app after=...: each path of after is compared with before, interleaved; a shell command and npm start work', async () => {
   const work = path.join(dir, 'npm-app')

@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { pathToFileURL, fileURLToPath } from 'node:url'
-import { summarizeProfile, combineProfiles, BLOCKING_DELAY_MS, SCAN_LINES } from '../lib/analysis/profile.js'
+import { summarizeProfile, combineProfiles, windowProfile, BLOCKING_DELAY_MS, SCAN_LINES } from '../lib/analysis/profile.js'
 import { combinedProfile } from '../lib/analysis/summarize.js'
 
 const root = '/srv/app'
@@ -241,4 +241,42 @@ test('Node working for a package is the package\'s time; a caller that is the le
     [undefined, undefined, 12, undefined, 2],
     [undefined, undefined, 14, 'work', 1]
   ])
+})
+
+test('only the window\'s samples count: those before it (the warm-up, the profiler\'s own start) and after it are left out', () => {
+  // 100 samples of 1 ms: 40 of a hash before the window (the profile starts before the warm-up), then
+  // 50 idle inside it, then 10 of Node's HTTP work after its end (the profile stops after the window's read).
+  const timeline = [...Array(40).fill(6), ...Array(50).fill(7), ...Array(10).fill(11)]
+  const long = { nodes, startTime: 0, endTime: 100_000, samples: timeline, timeDeltas: timeline.map(() => 1000) }
+  // the profile's first sample is at 1 ms of its clock: 41 ms on it is the window's 0.5 ms
+  const blocks = { thresholdMs: BLOCKING_DELAY_MS, spans: [], mergedGapMs: 0 }
+  const s = summarizeProfile(long, { file: 'x', intervalUs: 1000, root, startOffsetMs: -40.5, windowMs: 50, blocks })
+  assert.equal(s.samples, 50)
+  assert.equal(s.totalMs, 50)
+  assert.equal(s.idleMs, 50)
+  assert.deepEqual(s.self, [])
+  assert.deepEqual(s.inclusive, [])
+  assert.deepEqual(s.blocking, { thresholdMs: BLOCKING_DELAY_MS, ms: 0, self: [] })
+  // Without a window's length, what follows its start counts.
+  const open = summarizeProfile(long, { file: 'x', intervalUs: 1000, root, startOffsetMs: -40.5 })
+  assert.equal(open.samples, 60)
+  assert.deepEqual(open.self, [{ name: 'Node.js internals', location: 'node:events', ms: 10 }])
+})
+
+test('the profile file keeps the window\'s samples, on a clock that starts with the window', () => {
+  const timeline = [...Array(40).fill(6), ...Array(50).fill(7), ...Array(10).fill(11)]
+  const counted = nodes.map((n) => ({ ...n, hitCount: timeline.filter((id) => id === n.id).length }))
+  const long = { nodes: counted, startTime: 5_000_000, endTime: 5_100_000, samples: timeline, timeDeltas: timeline.map(() => 1000) }
+  const { profile: cut, startOffsetMs } = windowProfile(long, { startOffsetMs: -40.5, windowMs: 50 })
+  assert.equal(startOffsetMs, 0)
+  // the window opened 40.5 ms after the profile started, and lasted 50 ms
+  assert.equal(cut.startTime, 5_040_500)
+  assert.equal(cut.endTime, 5_090_500)
+  assert.deepEqual(cut.samples, Array(50).fill(7))
+  assert.deepEqual(cut.timeDeltas, [500, ...Array(49).fill(1000)])
+  assert.deepEqual(cut.nodes.map((n) => [n.id, n.hitCount]).filter(([, hits]) => hits > 0), [[7, 50]])
+  // cutting again changes nothing; a profile that started after the window opened keeps its offset
+  assert.deepEqual(windowProfile(cut, { startOffsetMs: 0, windowMs: 50 }), { profile: cut, startOffsetMs: 0 })
+  assert.equal(windowProfile(long, { startOffsetMs: 3 }).startOffsetMs, 3)
+  assert.equal(windowProfile(long, { startOffsetMs: 3 }).profile.samples.length, 100)
 })

@@ -76,17 +76,21 @@ const require = createRequire(import.meta.url)
  */
 
 /**
- * @param {CpuProfile} profile
+ * @param {CpuProfile} whole
  * @param {object} options
  * @param {string} options.file         as the summary names it
  * @param {number} options.intervalUs
  * @param {string} [options.root]       the app's folder: locations are relative to it
- * @param {number} [options.startOffsetMs]  the profile's start minus the metrics window's start
+ * @param {number} [options.startOffsetMs]  the profile's start minus the metrics window's start: negative when
+ *        the profile started before the window (the runner starts it before the warm-up)
+ * @param {number} [options.windowMs]  the window's length: samples after it are left out too (none: all after its start count)
  * @param {import('../types.js').LoopBlocks} [options.blocks]  when the loop was held (the metrics window's)
  * @param {import('../types.js').ServerMetricsSeries} [options.series]  without `blocks`: the estimate
  * @returns {ProfileSummary}
  */
-export function summarizeProfile (profile, { file, intervalUs, root = process.cwd(), startOffsetMs = 0, blocks, series }) {
+export function summarizeProfile (whole, { file, intervalUs, root = process.cwd(), startOffsetMs: offsetMs = 0, windowMs, blocks, series }) {
+  // Only the window's samples: not the warm-up's, nor the profiler's own start, before it.
+  const { profile, startOffsetMs } = windowProfile(whole, { startOffsetMs: offsetMs, windowMs })
   /** @type {Map<number, TreeNode>} */
   const tree = new Map()
   for (const node of profile.nodes) tree.set(node.id, { frame: frameOf(node.callFrame, root), parent: null, node })
@@ -153,6 +157,43 @@ export function summarizeProfile (profile, { file, intervalUs, root = process.cw
     self: top(self),
     inclusive: top(inclusive),
     blocking: windows ? { thresholdMs, ms: roundTo(blockingMs), self: top(blocking) } : null
+  }
+}
+
+/**
+ * A profile cut to the metrics window, on a clock that starts with it where it started before it (the
+ * runner starts the profile before the warm-up, and stops it after the window's read). A sample is the
+ * window's when its time, `startOffsetMs` plus its time since the profile's start, is from 0 to
+ * `windowMs`. Each node's hitCount counts the samples kept; its positionTicks (V8 counts lines per node,
+ * not per sample) stay the whole profile's.
+ * @param {CpuProfile} profile
+ * @param {{ startOffsetMs?: number, windowMs?: number }} window  startOffsetMs: the profile's start minus
+ *        the window's (ms); windowMs: its length (none: every sample after its start)
+ * @returns {{ profile: CpuProfile, startOffsetMs: number }}  startOffsetMs: the cut profile's, 0 unless it
+ *        started after the window did
+ */
+export function windowProfile (profile, { startOffsetMs = 0, windowMs = Infinity }) {
+  // the window on the profile's clock (microseconds)
+  const fromUs = profile.startTime - startOffsetMs * 1000
+  const toUs = fromUs + windowMs * 1000
+  const startTime = Math.max(profile.startTime, fromUs)
+  /** @type {number[]} */ const samples = []
+  /** @type {number[]} */ const timeDeltas = []
+  /** @type {Map<number, number>} */ const hits = new Map()
+  let clockUs = profile.startTime
+  let lastUs = startTime
+  profile.samples.forEach((id, i) => {
+    clockUs += profile.timeDeltas[i] ?? 0
+    if (clockUs < fromUs || clockUs > toUs) return
+    samples.push(id)
+    timeDeltas.push(clockUs - lastUs)
+    lastUs = clockUs
+    hits.set(id, (hits.get(id) ?? 0) + 1)
+  })
+  const nodes = profile.nodes.map((node) => 'hitCount' in node ? { ...node, hitCount: hits.get(node.id) ?? 0 } : node)
+  return {
+    profile: { ...profile, nodes, startTime, endTime: Math.min(profile.endTime, toUs), samples, timeDeltas },
+    startOffsetMs: Math.max(0, startOffsetMs)
   }
 }
 

@@ -66,7 +66,10 @@ export function invalidRuns (runs) {
  * @property {import('./routes-summary.js').RouteSummary[]|null} routes  a mix: each route over the runs (null: no mix)
  */
 
-/** @typedef {NonNullable<ReturnType<typeof combineProfiles>> & { routes?: import('../types.js').RouteBlocks[], spansMs?: number }} ConfigurationProfile */
+/**
+ * @typedef {NonNullable<ReturnType<typeof combineProfiles>> & { routes?: import('../types.js').RouteBlocks[], spansMs?: number, heldShare?: number|null }} ConfigurationProfile
+ *   heldShare: the share of the runs' windows the loop was held (heldShare()), the figure the verdict gives
+ */
 
 /**
  * How runs combine into one cross-run figure: 'mean' (with a 95% CI where one is drawn), 'max' (the
@@ -255,10 +258,13 @@ function row (label, runs, calibration) {
  */
 export function combinedProfile (runs) {
   const profiled = runs.filter((r) => r.profile && isMeasured(r))
-  const combined = combineProfiles(profiled.map((r) => /** @type {import('../types.js').ProfileSummary} */ (r.profile)))
+  const profiles = combineProfiles(profiled.map((r) => /** @type {import('../types.js').ProfileSummary} */ (r.profile)))
+  if (!profiles) return null
+  // How long the loop was held: the metrics' spans over the measured runs' windows, as the verdict says it.
+  const combined = { ...profiles, heldShare: heldShare(runs.filter(isMeasured)) }
   // Which routes' requests were in progress while the loop was held: the metrics', beside the profile.
   const named = combineRoutes(profiled.map((r) => r.server?.loopBlocks?.routes))
-  if (!combined || !named) return combined
+  if (!named) return combined
   // A mix's route named by the user ("login") is shown by its name beside what the server saw.
   /** @type {Map<string, string>} */
   const names = new Map()
@@ -272,6 +278,21 @@ export function combinedProfile (runs) {
   // The time of the spans themselves: what the routes' shares of blocking time are shares of.
   const spansMs = profiled.reduce((a, r) => a + (r.server?.loopBlocks?.spans ?? []).reduce((b, [from, to]) => b + to - from, 0), 0)
   return { ...combined, routes, spansMs }
+}
+
+/**
+ * The share of runs' measured windows the event loop was held past the blocking threshold: their spans
+ * (ServerMetrics.loopBlocks) over their windows; null when no run recorded spans (a server without the
+ * preload, a file from before them). The verdict and "where the event loop went" both give this figure.
+ * @param {Pick<import('../types.js').RunRecord, 'server'>[]} runs
+ * @returns {number|null}
+ */
+export function heldShare (runs) {
+  const windows = runs.flatMap((run) => run.server?.loopBlocks && run.server.windowMs > 0 ? [run.server] : [])
+  if (windows.length === 0) return null
+  const held = windows.reduce((n, s) => n + /** @type {import('../types.js').LoopBlocks} */ (s.loopBlocks).spans.reduce((m, [from, to]) => m + (to - from), 0), 0)
+  const total = windows.reduce((n, s) => n + s.windowMs, 0)
+  return Math.min(1, held / total)
 }
 
 /**

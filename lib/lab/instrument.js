@@ -8,8 +8,8 @@
 //   following each request by route to its 'http.server.response.finish' (lib/lab/route-blocks.js);
 // - started by syncbench (SYNCBENCH_CONTROL names a Unix socket or named pipe): connects to it and
 //   speaks the protocol of lib/lab/ipc.js: ready with the server's address, metrics windows, live reads, a CPU
-//   profile of the main thread during the measured window (node:inspector, one sample every
-//   PROFILE_INTERVAL_US), written where the runner asks;
+//   profile of the main thread from before the warm-up to after the measured window (node:inspector, one
+//   sample every PROFILE_INTERVAL_US), written where the runner asks;
 // - by hand (SYNCBENCH_METRICS_PORT=<port>): serves GET /__syncbench/metrics (?reset=1 starts a new
 //   window) and GET /__syncbench/env on 127.0.0.1:<port>, a server of its own beside the app's.
 // SYNCBENCH_PARENT_PID: a watchdog thread (lib/lab/parent-watch.js) ends this process once that
@@ -115,7 +115,8 @@ function serveMetrics (port, read, env) {
 }
 
 /**
- * The main thread's CPU profile, started with a metrics reset and stopped on request.
+ * The main thread's CPU profile, started and stopped on request; its stop says where the profile starts
+ * on the clock of the last metrics window (the window opens after the start: the offset is negative).
  */
 function createProfiler () {
   /** @type {Session|null} */

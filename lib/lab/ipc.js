@@ -45,9 +45,11 @@
 //   parent -> child  { type: 'syncbench:profile', id, action: 'stop', file }
 //   child -> parent  { type: 'syncbench:profile', id, profile: ProfileInfo|null }
 //                    a CPU profile of the main thread (node:inspector, PROFILE_INTERVAL_US): `start`
-//                    with a metrics reset, `stop` after the window's metrics were read; the profile is
-//                    written to `file` (a .cpuprofile) by the server itself. null: nothing profiles
-//                    this server (a user's non-Node app found by --port).
+//                    before the warm-up and the metrics reset (starting V8's profiler holds the loop,
+//                    which the window must not count), `stop` after the window's metrics were read; the
+//                    profile is written to `file` (a .cpuprofile) by the server itself, and
+//                    `startOffsetMs` (negative) says which of its samples are the window's. null:
+//                    nothing profiles this server (a user's non-Node app found by --port).
 //   child -> parent  { type: 'syncbench:error', code, message, stderr?: string[] }
 //                    the server could not start (no id); the child exits 1. stderr: the last lines of a
 //                    process the child started on the parent's behalf; for the child itself the parent

@@ -30,8 +30,9 @@ const LIVE_TICKS_MAX = 1000
  */
 export function createServerMetrics () {
   // The sampler of perf_hooks.monitorEventLoopDelay, in JS: the native one forgets its last tick on
-  // reset(), so a block starting within 10 ms of a reset went unseen. Each tick records the time
-  // since the previous one; the part beyond the interval is the loop's delay.
+  // reset(), so a block starting within 10 ms of a reset went unseen; here the first tick of a window
+  // counts from the reset. Each tick records the time since the previous one; the part beyond the
+  // interval is the loop's delay.
   const histogram = createHistogram()
   let lastTick = performance.now()
   // The largest loop delay the ticker saw since the series' last sample.
@@ -122,6 +123,9 @@ export function createServerMetrics () {
       if (live) live.requests -= state.requests
       histogram.reset()
       start = performance.now()
+      // The window's first tick counts from its start: what the loop did since the tick before (the read
+      // that asked for this reset, cold on its first call; the warm-up's last requests) is the last window's.
+      lastTick = start
       elu = performance.eventLoopUtilization()
       cpu = process.cpuUsage()
       mainCpuNs = mainThreadCpuNs()

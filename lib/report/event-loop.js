@@ -101,6 +101,19 @@ function percent (ms, totalMs) {
 }
 
 /**
+ * The share of the measured windows the loop was late past the threshold: the metrics' spans over the
+ * windows (heldShare); else, for a file from before the spans, the profile's samples inside its
+ * blocking windows; null without either. The verdict and the section's title give this one figure.
+ * @param {number|null|undefined} held  heldShare of the runs
+ * @param {{ totalMs: number, blocking: { ms: number }|null }|null} profile
+ * @returns {number|null}
+ */
+export function lateShareOf (held, profile) {
+  if (held !== null && held !== undefined) return held
+  return profile?.blocking && profile.totalMs > 0 ? profile.blocking.ms / profile.totalMs : null
+}
+
+/**
  * One table per configuration: its top rows by self time, with the share of the window and the share of
  * the blocking time. A call's row has its leaf beneath; its share counts every sample beneath the call,
  * so it has no inclusive column. Rows from before calls (a function each) keep the inclusive time of the
@@ -130,7 +143,8 @@ export function loopTable ({ label, profile }, limit = REPORT_TOP) {
     return [row, [`  ${leaf}`, percent(e.leafMs ?? e.ms, profile.totalMs), '', ...(native ? [''] : [])]]
   })
   rows.push(['(idle: waiting for events)', percent(profile.idleMs, profile.totalMs), '', ...(calls ? [] : ['']), ...(native ? [''] : [])])
-  const blockedShare = blocking ? `; the loop was late by more than ${blocking.thresholdMs} ms for ${percent(blocking.ms, profile.totalMs)} of it` : ''
+  const late = lateShareOf(profile.heldShare, profile)
+  const blockedShare = blocking && late !== null ? `; the loop was late by more than ${blocking.thresholdMs} ms for ${percent(late, 1)} of it` : ''
   const columns = calls
     ? ['call (its hottest leaf beneath)', 'of the window', 'of blocking time']
     : ['function (self time; Node/V8 time charged to the caller)', 'of the window', 'of blocking time', 'inclusive']

@@ -7,7 +7,7 @@ import { version } from '../version.js'
 import { readFile } from 'node:fs/promises'
 import { spawnServer, spawnWorkloadServer, spawnAppServer, queryWorkloadHandlers } from '../lab/spawn.js'
 import { makeDirectory } from '../fs-dir.js'
-import { summarizeProfile } from '../analysis/profile.js'
+import { summarizeProfile, windowProfile } from '../analysis/profile.js'
 import { runFileName } from './run-reports.js'
 import { collectEnvironment } from '../lab/metrics.js'
 import { expandExperiment, baselines, schedule, openLoops, OFFERED_AXIS } from './plan.js'
@@ -354,13 +354,17 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     }
     const profiling = Boolean(configuration.server.command && configuration.server.profile && handle.profile)
     record.serverEnv = await within(Promise.resolve(handle.env))
+    // The profile starts before the warm-up and the window: starting V8's profiler holds the app's loop
+    // while it records the code already compiled (about 10 ms in a bare app, 100 ms and more with a large
+    // heap), a stall of syncbench's own that the window must not count. Its samples from before the
+    // window are left out (saveProfile: the profile's startOffsetMs is negative).
+    if (profiling) await within(/** @type {NonNullable<MeasuredServer['profile']>} */ (handle.profile)({ action: 'start', signal }))
     const warmup = experiment.warmup ?? { requests: 4, concurrency: 2 }
     if (warmup.requests > 0 && !runSignal.aborted) {
       await builtinTool.run({ url, ...warmupRequest(configuration.load, warmup), keepAlive: configuration.load.keepAlive, signal: runSignal })
     }
     // `signal`: after a Ctrl-C a server blocked in its handler gets 2 s to answer, then its metrics are missing.
     await within(handle.metrics({ reset: true, signal }))
-    if (profiling) await within(/** @type {NonNullable<MeasuredServer['profile']>} */ (handle.profile)({ action: 'start', signal }))
     // the probe covers the measured load, from its start to its end (lib/run/prober.js)
     const prober = probe ? startProbe({ origin: new URL(url).origin, ...(probePath === undefined ? {} : { path: probePath }), signal: runSignal, ...onSecond && { onSecond: (second) => onSecond('probe', second) } }) : null
     // the built-in generator keeps the load over time (LoadResult.series) and hands each second to a live view
@@ -491,8 +495,11 @@ async function saveProfile (handle, { record, outDir, profileNames, signal, root
   const file = path.join(dir, name)
   const info = await /** @type {NonNullable<MeasuredServer['profile']>} */ (handle.profile)({ action: 'stop', file, signal })
   if (!info) return null
-  const profile = JSON.parse(await readFile(file, 'utf8'))
-  return summarizeProfile(profile, { file: path.join(PROFILES_DIR, name), intervalUs: info.intervalUs, startOffsetMs: info.startOffsetMs, root, blocks: record.server?.loopBlocks, series: record.server?.series })
+  // The profile ran from before the warm-up to after the window's read: the file keeps the window's
+  // samples, those the reduction counts and the flame graph draws.
+  const { profile, startOffsetMs } = windowProfile(JSON.parse(await readFile(file, 'utf8')), { startOffsetMs: info.startOffsetMs, windowMs: record.server?.windowMs })
+  await writeAtomic(file, JSON.stringify(profile))
+  return summarizeProfile(profile, { file: path.join(PROFILES_DIR, name), intervalUs: info.intervalUs, startOffsetMs, root, blocks: record.server?.loopBlocks, series: record.server?.series })
 }
 
 /**

@@ -5,7 +5,8 @@
 // "where the event loop went", and what that did to the other routes (their latency beside it in a
 // mix, or the probe's wait).
 import { generic, comparisonVerdict, ratiosText, invalidNote, singleRunNote } from './generic.js'
-import { callText, leafText } from '../event-loop.js'
+import { callText, leafText, lateShareOf } from '../event-loop.js'
+import { heldShare } from '../../analysis/summarize.js'
 import { formatMs } from '../chart-style.js'
 import { routeTail } from '../route-table.js'
 
@@ -20,21 +21,13 @@ export const app = {
 }
 
 /**
- * The share of a row's measured windows the event loop was late past the blocking threshold: its
- * runs' blocking spans (ServerMetrics.loopBlocks) over their windows; else its profile's blocking
- * samples; null without either.
+ * The share of a row's measured windows the event loop was late past the blocking threshold, as "where
+ * the event loop went" gives it (lateShareOf).
  * @param {Row} r
  * @returns {number|null}
  */
-export function lateShare (r) {
-  const windows = r.runs.flatMap((run) => run.server?.loopBlocks && run.server.windowMs > 0 ? [run.server] : [])
-  if (windows.length > 0) {
-    const late = windows.reduce((n, s) => n + /** @type {import('../../types.js').LoopBlocks} */ (s.loopBlocks).spans.reduce((m, [from, to]) => m + (to - from), 0), 0)
-    const total = windows.reduce((n, s) => n + s.windowMs, 0)
-    return Math.min(1, late / total)
-  }
-  const p = r.profile
-  return p?.blocking && p.totalMs > 0 ? p.blocking.ms / p.totalMs : null
+function lateShare (r) {
+  return lateShareOf(heldShare(r.runs), r.profile)
 }
 
 /** A share as the verdict prints it: whole percents, tenths below 10%. @param {number} share */
