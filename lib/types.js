@@ -41,6 +41,8 @@
  * @property {string[]} [cookies=[]]      -C: "name=value" pairs, sent as one Cookie header joined by "; "
  * @property {string} [auth]              -A: "user:password" for Basic authentication
  * @property {string} [proxyAuth]         -P: "user:password" for Proxy-Authorization
+ * @property {string[]} [secretHeaders]   --secret-header: names of headers whose values are credentials, starred
+ *                                        where they are written or printed (lib/redact.js) as Authorization's are
  * @property {Buffer} [body]              the -p / -u file's bytes
  * @property {string} [contentType]       -T: Content-Type of the body (ab's default: text/plain)
  * @property {Route[]} [routes] a mix of routes loaded together (--request, --mix): each connection

@@ -83,6 +83,8 @@ export interface LoadOptions {
   auth?: string
   /** -P: "user:password" */
   proxyAuth?: string
+  /** --secret-header: names of headers whose values are credentials, starred where written or printed */
+  secretHeaders?: string[]
   /** the -p / -u file's bytes */
   body?: Buffer
   /** -T */

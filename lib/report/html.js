@@ -15,6 +15,7 @@ import { invalidReason } from '../analysis/summarize.js'
 import { samplesFor } from '../analysis/latency.js'
 import { articleTable, REPRODUCE_RULE } from './articles.js'
 import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from './version-report.js'
+import { redactArgv } from '../redact.js'
 
 const CSS = `
 :root{--ink:#1b1e23;--muted:#5b6270;--line:#d9dde3;--soft:#f4f6f8;--accent:#1f77b4}
@@ -101,10 +102,13 @@ function blockingFunctions (profile) {
   return blocking.self.filter((e) => e.ms >= 0.05 * blocking.ms && e.name !== 'syncbench' && e.name !== 'Node.js internals')
 }
 
-/** @param {ResultsFile} r */
+/**
+ * The run's line: its command starred again, for a results.json written before syncbench starred it.
+ * @param {ResultsFile} r
+ */
 function headline (r) {
   const state = r.finishedAt ? `finished ${r.finishedAt}` : 'did not finish (partial results)'
-  return `Started ${r.createdAt}, ${state}. ${r.runs.length} runs. Command: ${['syncbench run', ...(r.argv ?? [])].join(' ')}`
+  return `Started ${r.createdAt}, ${state}. ${r.runs.length} runs. Command: ${['syncbench run', ...redactArgv(r.argv ?? [])].join(' ')}`
 }
 
 /**
