@@ -180,12 +180,12 @@ export function redactLoadOptions (options) {
  */
 export function redactRequestHead (head, secretHeaders) {
   const secret = secretHeaderSet(secretHeaders)
-  return head.split('\n').map((line, i) => {
+  return head.split('\r\n').map((line, i) => {
     if (i > 0) return redactHeader(line, secret)
     const parts = line.split(' ')
     if (parts.length > 1) parts[1] = redactUrl(parts[1])
     return parts.join(' ')
-  }).join('\n')
+  }).join('\r\n')
 }
 
 /** The flags whose value is a credential, as typed (ab's and run's spellings). */
