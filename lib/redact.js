@@ -30,6 +30,8 @@ export const STARS = '***'
 const SCHEMED = new Set(['authorization', 'proxy-authorization'])
 /** A value redacted already, with or without its digest: left as it is, so redaction can be repeated. */
 const REDACTED = /^\*\*\*(~[0-9a-f]{8})?$/
+/** The shortest credential starred in free text (secretsOfArgv). */
+const MIN_SCRUBBED = 8
 /** The salt of the digest when SYNCBENCH_SECRET_SALT is not set. */
 const DEFAULT_SALT = 'syncbench/secret-digest/1'
 /** scrypt's cost: 2^14 blocks of 128 * 8 bytes, 16 MiB and about 30 ms a value. */
@@ -268,8 +270,9 @@ export function redactArgv (argv) {
 /**
  * The credentials of a command line as raw text, to keep out of what is printed: each value, a
  * basic-auth value's base64 as an Authorization header carries it, a URL's user info and its
- * credential parameters. Values shorter than 4 characters are left out: starring every "ab" of a
- * report would garble it, and what is printed is starred by its writer already.
+ * credential parameters. Values shorter than 8 characters are left out: a password "test" would star
+ * every "test" of a report, and what is printed is starred by its writer already (this is the net
+ * under the writers, lib/cli/output.js guardOutput).
  * @param {readonly string[]} argv
  * @returns {string[]}
  */
@@ -303,7 +306,7 @@ export function secretsOfArgv (argv) {
     }
   }
   // the longest first, so a value inside another is not starred half
-  return [...new Set(values.filter((v) => v.length >= 4 && !REDACTED.test(v)))].sort((a, b) => b.length - a.length)
+  return [...new Set(values.filter((v) => v.length >= MIN_SCRUBBED && !REDACTED.test(v)))].sort((a, b) => b.length - a.length)
 }
 
 /**

@@ -105,11 +105,11 @@ test('argv: each credential flag in every spelling starred with its digest, ever
 })
 
 test('the text net: every credential of argv, a Basic header\'s base64 of it, left out of any text; short values are not', () => {
-  const secrets = secretsOfArgv(['-A', 'user:pass-word', '-H', 'Authorization: Bearer tok-123456', '-C', 'sid=cookie-v', 'http://me:pw12@h/?key=qkey-99', '-A', 'a:b'])
-  for (const s of ['user:pass-word', 'pass-word', Buffer.from('user:pass-word').toString('base64'), 'tok-123456', 'Bearer tok-123456', 'cookie-v', 'me:pw12', 'pw12', 'qkey-99']) {
+  const secrets = secretsOfArgv(['-A', 'user:pass-word', '-H', 'Authorization: Bearer tok-123456', '-C', 'sid=cookie-value', 'http://me:pw123456@h/?key=qkey-9999', '-A', 'a:test'])
+  for (const s of ['user:pass-word', 'pass-word', Buffer.from('user:pass-word').toString('base64'), 'tok-123456', 'Bearer tok-123456', 'cookie-value', 'me:pw123456', 'pw123456', 'qkey-9999']) {
     assert.ok(secrets.includes(s), s)
   }
-  assert.ok(!secrets.includes('b') && !secrets.includes('a:b'), 'values under 4 characters are not starred in free text')
+  assert.ok(!secrets.includes('test') && !secrets.includes('a:test'), 'values under 8 characters are not starred in free text: every "test" of a report would be')
   assert.equal(scrubText('got "Bearer tok-123456" and dXNlcjpwYXNzLXdvcmQ= then pass-word', secrets), 'got "***" and *** then ***')
   assert.deepEqual(secretsOfArgv(['-n', '10', '-H', 'Accept: text/plain', 'http://h/?page=2']), [])
 })
