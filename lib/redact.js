@@ -10,7 +10,7 @@
 // Where a value decides whether two results measured the same thing (syncbench merge refuses parts
 // whose headers differ), the structured copy keeps a digest beside the stars, `***~1a2b3c4d`: the
 // first 32 bits of scrypt(value, salt). scrypt rather than a plain hash, because a password given to -A
-// may be short enough to guess: each guess costs tens of milliseconds of memory-hard work instead of
+// may be short enough to guess: each guess costs milliseconds of memory-hard work instead of
 // nanoseconds. The salt is SYNCBENCH_SECRET_SALT when set, else a constant of syncbench's; it cannot be
 // random per file, since two runs made apart (the shards of one distributed run, on other machines)
 // must give the same digest for the same credential. With SYNCBENCH_SECRET_SALT set to a value kept
@@ -34,8 +34,8 @@ const REDACTED = /^\*\*\*(~[0-9a-f]{8})?$/
 const MIN_SCRUBBED = 8
 /** The salt of the digest when SYNCBENCH_SECRET_SALT is not set. */
 const DEFAULT_SALT = 'syncbench/secret-digest/1'
-/** scrypt's cost: 2^14 blocks of 128 * 8 bytes, 16 MiB and about 30 ms a value. */
-const SCRYPT = Object.freeze({ N: 1 << 14, r: 8, p: 1 })
+/** scrypt's cost: 2^12 blocks of 128 * 8 bytes, 4 MiB and 5 to 20 ms a value (a run pays it once per credential, after its load). */
+const SCRYPT = Object.freeze({ N: 1 << 12, r: 8, p: 1 })
 
 /** @type {Map<string, string>} each value's digest, computed once per process and salt */
 const digests = new Map()
