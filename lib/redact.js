@@ -150,28 +150,45 @@ export function redactUrl (url, digest = false) {
 }
 
 /**
+ * @typedef {{ headers?: readonly string[], cookies?: readonly string[], auth?: string, proxyAuth?: string }} RequestCredentials
+ *   what a request's options may carry as credentials: the run's, or one route's of a mix
+ */
+
+/**
  * The load options as a LoadResult echoes them: every credential starred with its digest (merge
- * compares them), the request itself unchanged. Any object with these optional fields.
- * @template {{ url?: string, headers?: readonly string[], cookies?: readonly string[], auth?: string, proxyAuth?: string, secretHeaders?: readonly string[], routes?: readonly { path: string, name?: string, headers?: readonly string[] }[] }} T
+ * compares them), the request itself unchanged; a mix's routes alike, each with its own path, name
+ * and request options. Any object with these optional fields.
+ * @template {RequestCredentials & { url?: string, secretHeaders?: readonly string[], routes?: readonly (RequestCredentials & { path: string, name?: string })[] }} T
  * @param {T} options
  * @returns {T}
  */
 export function redactLoadOptions (options) {
   const secret = secretHeaderSet(options.secretHeaders)
-  const out = { ...options }
+  const out = redactCredentials(options, secret)
   if (out.url !== undefined) out.url = redactUrl(out.url, true)
+  if (out.routes !== undefined) {
+    out.routes = out.routes.map((r) => {
+      const route = { ...redactCredentials(r, secret), path: redactUrl(r.path, true) }
+      if (r.name !== undefined) route.name = redactUrl(r.name)
+      return route
+    })
+  }
+  return out
+}
+
+/**
+ * A copy with the credentials among its request options starred with their digests.
+ * @template {RequestCredentials} T
+ * @param {T} options
+ * @param {Set<string>} secret  the credential headers' names
+ * @returns {T}
+ */
+function redactCredentials (options, secret) {
+  const out = { ...options }
   if (out.headers !== undefined) out.headers = out.headers.map((h) => redactHeader(h, secret, true))
   if (out.cookies !== undefined) out.cookies = out.cookies.map((c) => redactCookies(c, true))
   if (out.auth !== undefined) out.auth = redactValue(out.auth, true)
   if (out.proxyAuth !== undefined) out.proxyAuth = redactValue(out.proxyAuth, true)
-  if (out.routes !== undefined) {
-    out.routes = out.routes.map((r) => {
-      const route = { ...r, path: redactUrl(r.path, true) }
-      if (r.name !== undefined) route.name = redactUrl(r.name)
-      if (r.headers !== undefined) route.headers = r.headers.map((h) => redactHeader(h, secret, true))
-      return route
-    })
-  }
   return out
 }
 

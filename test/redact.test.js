@@ -66,7 +66,7 @@ test('digests: the same value the same digest, two values two, again redacted no
   assert.equal(redactValue(a, true), a)
   assert.equal(redactValue('***', true), '***')
   assert.equal(redactValue('s3cret'), '***')
-  const options = { url: 'http://u:p@h/x?token=t', headers: ['Authorization: Bearer t', 'X-A: 1'], cookies: ['s=t'], auth: 'u:p', proxyAuth: 'q:p', routes: [{ path: '/r?key=t', name: 'GET /r?key=t', headers: ['X-Api-Key: t'] }] }
+  const options = { url: 'http://u:p@h/x?token=t', headers: ['Authorization: Bearer t', 'X-A: 1'], cookies: ['s=t'], auth: 'u:p', proxyAuth: 'q:p', routes: [{ path: '/r?key=t', name: 'GET /r?key=t', headers: ['X-Api-Key: t'], cookies: ['c=t'], auth: 'u:p' }] }
   const once = redactLoadOptions(options)
   assert.deepEqual(redactLoadOptions(once), once)
   const t = digestOf('t')
@@ -76,7 +76,7 @@ test('digests: the same value the same digest, two values two, again redacted no
     cookies: [`s=***~${t}`],
     auth: `***~${digestOf('u:p')}`,
     proxyAuth: `***~${digestOf('q:p')}`,
-    routes: [{ path: `/r?key=***~${t}`, name: 'GET /r?key=***', headers: [`X-Api-Key: ***~${t}`] }]
+    routes: [{ path: `/r?key=***~${t}`, name: 'GET /r?key=***', headers: [`X-Api-Key: ***~${t}`], cookies: [`c=***~${t}`], auth: `***~${digestOf('u:p')}` }]
   })
   assert.equal(options.headers[0], 'Authorization: Bearer t', 'the options given are not changed')
   // another process, another salt: another digest; the same salt: the same one
