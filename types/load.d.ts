@@ -194,7 +194,7 @@ export interface LoadResult {
   tool: { name: 'syncbench', version: string }
   /** this run's id (syncbench merge refuses a run given twice); absent from an external tool's result */
   runId?: string
-  /** the options used, the body replaced by its length */
+  /** the options used, the body replaced by its length, every credential starred with its digest ("Authorization: Bearer ***~1a2b3c4d") */
   options: Omit<LoadOptions, 'body' | 'signal' | 'onProgress' | 'onRequest' | 'onSecond'> & { bodyBytes?: number }
   startedAt: string
   endedAt?: string
