@@ -269,7 +269,7 @@ test('run --app, --app --mix, run --target, compare and report: the canary is in
 
   // one route, watched live
   const appOut = path.join(dir, 'app')
-  const live = await withDashboard(['run', '--app', 'node app.mjs', '--path', `/me?token=${CANARY}`, ...APP_SECRETS, ...env, ...common, '--dashboard', '--out', appOut],
+  const live = await withDashboard(['run', '--app', 'node app.mjs', '--path', `/me?token=${CANARY}`, '--probe-path', `/health?api_key=${CANARY}`, ...APP_SECRETS, ...env, ...common, '--dashboard', '--out', appOut],
     () => { writeFile(gateFile, '') })
   assert.equal(live.code, 0, live.stderr)
   assertPrintedClean('run --app', live)
@@ -277,7 +277,8 @@ test('run --app, --app --mix, run --target, compare and report: the canary is in
   assertClean('run --app: the dashboard stream', live.stream)
   assert.match(live.stream, /token=\*\*\*/, 'the stream shows the route, its credential starred')
   assert.ok(await assertFolderClean(appOut) >= 4)
-  const requests = (await readFile(received, 'utf8')).trim().split('\n').map((l) => JSON.parse(l))
+  // the load's requests as given (the probe's, beside them, ask its own path)
+  const requests = (await readFile(received, 'utf8')).trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.url.startsWith('/me'))
   assert.ok(requests.length >= 10)
   for (const r of requests) {
     assert.equal(r.url, `/me?token=${CANARY}`)
@@ -287,6 +288,7 @@ test('run --app, --app --mix, run --target, compare and report: the canary is in
   const results = JSON.parse(await readFile(path.join(appOut, 'results.json'), 'utf8'))
   assert.ok(results.argv.some((/** @type {string} */ a) => /^\/me\?token=\*\*\*~[0-9a-f]{8}$/.test(a)), results.argv.join(' '))
   assert.ok(results.argv.some((/** @type {string} */ a) => /^Authorization: Bearer \*\*\*~[0-9a-f]{8}$/.test(a)), results.argv.join(' '))
+  assert.equal(results.runs[0].probe.path, '/health?api_key=***')
 
   // two routes in one run
   const mixOut = path.join(dir, 'mix')

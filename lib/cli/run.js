@@ -336,7 +336,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, nodes,
       probePath: options.probePath,
       outDir,
       argv,
-      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null, ...(options.probePath === undefined ? {} : { probePath: options.probePath }) },
+      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null, ...(options.probePath === undefined ? {} : { probePath: redactUrl(options.probePath, true) }) },
       signal,
       progress,
       nodes
