@@ -273,13 +273,15 @@ export function secretHeaderNames (argv) {
  */
 export function redactArgv (argv) {
   const secret = secretHeaderSet(secretHeaderNames(argv))
+  // URLs first (a --target, ab's URL, a -H Referer's): the flags below star the rest of their values
   const out = argv.map((arg) => /:\/\/|\?/.test(arg) ? redactUrl(arg, true) : arg)
-  for (const { index, start, kind, value } of argvSecrets(argv)) {
+  for (const { index, start, kind } of argvSecrets(argv)) {
+    const value = out[index].slice(start)
     let shown
     if (kind === 'auth') shown = redactValue(value, true)
     else if (kind === 'cookie') shown = redactCookies(value, true)
     else shown = value.indexOf(':') > 0 ? redactHeader(value, secret, true) : redactValue(value, true)
-    out[index] = argv[index].slice(0, start) + shown
+    out[index] = out[index].slice(0, start) + shown
   }
   return out
 }

@@ -100,6 +100,8 @@ test('argv: each credential flag in every spelling starred with its digest, ever
   assert.deepEqual(redactArgv(['-pCfile', '-n100', '-c', '-A']), ['-pCfile', '-n100', '-c', '-A'])
   assert.deepEqual(redactArgv(['--target', 'http://u:p@h/?sig=s', '--path', '/x?token=t', 'run']),
     ['--target', `http://${d('u:p')}@h/?sig=${d('s')}`, '--path', `/x?token=${d('t')}`, 'run'])
+  // a URL inside a header that is no credential keeps its own credentials starred
+  assert.deepEqual(redactArgv(['-H', 'Referer: http://h/?token=t&a=1']), ['-H', `Referer: http://h/?token=${d('t')}&a=1`])
   // after --, arguments are positionals
   assert.deepEqual(redactArgv(['--', '-A', 'u:p']), ['--', '-A', 'u:p'])
 })
