@@ -17,7 +17,7 @@
 // as secret as the credentials (docs/formats.md), the digest cannot be checked against guesses at all
 // by whoever reads the file. 32 bits tell two credentials apart (a chance in 4 billion of two giving
 // one digest) and say little more about a long one: many values share each digest.
-import { scryptSync } from 'node:crypto'
+import { createRequire } from 'node:module'
 
 /** Headers whose value is a credential (lower case). */
 export const SECRET_HEADERS = Object.freeze(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token'])
@@ -60,6 +60,8 @@ export function digestOf (value) {
   const key = `${salt}\0${value}`
   let hex = digests.get(key)
   if (hex === undefined) {
+    // node:crypto loaded on the first credential only: its start-up CPU is not every ab run's to pay
+    const { scryptSync } = /** @type {typeof import('node:crypto')} */ (createRequire(import.meta.url)('node:crypto'))
     hex = scryptSync(value, salt, 4, SCRYPT).toString('hex')
     digests.set(key, hex)
   }
