@@ -341,4 +341,14 @@ test('run --app, --app --mix, run --target, compare and report: the canary is in
     assertPrintedClean(`report --text ${from}`, text)
   }
   assert.ok(existsSync(path.join(appOut, 'report.html')))
+
+  // a results.json written before syncbench starred credentials: its report shows the command starred
+  const old = path.join(dir, 'old')
+  await mkdir(old)
+  await writeFile(path.join(old, 'results.json'), JSON.stringify({ ...results, argv: ['--app', 'node app.mjs', '-A', `user:${CANARY}`, '-H', `X-Api-Key: ${CANARY}`, '--path', `/me?token=${CANARY}`] }))
+  const oldReport = path.join(dir, 'old-report')
+  const r = await runCli(['report', old, '--out', oldReport, '--no-png'])
+  assert.equal(r.code, 0, r.stderr)
+  await assertFolderClean(oldReport)
+  assert.match(await readFile(path.join(oldReport, 'report.html'), 'utf8'), /Command: syncbench run --app node app\.mjs -A \*\*\*~[0-9a-f]{8} -H X-Api-Key: \*\*\*~[0-9a-f]{8} --path \/me\?token=\*\*\*~[0-9a-f]{8}/)
 })
