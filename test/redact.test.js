@@ -138,3 +138,20 @@ test('merge: parts with one credential merge, with two are refused by their dige
     return true
   })
 })
+
+test('the CLI\'s net: a stream guarded with a command line\'s credentials prints them starred, strings and bytes alike; without any, the stream is left alone', async () => {
+  const { guardOutput } = await import('../lib/cli/output.js')
+  /** @type {unknown[]} */
+  const written = []
+  const stream = /** @type {NodeJS.WritableStream & { write: Function }} */ (/** @type {unknown} */ ({ write: (/** @type {unknown} */ chunk) => { written.push(chunk); return true } }))
+  const original = stream.write
+  guardOutput(['-n', '1', 'http://h/'], [stream])
+  assert.equal(stream.write, original, 'no credential: nothing wrapped')
+  guardOutput(['-H', 'X-Api-Key: key-123456789', 'http://h/'], [stream])
+  stream.write('refused key-123456789 here\n')
+  stream.write(Buffer.from('bytes key-123456789\n'))
+  const plain = Buffer.from('nothing secret\n')
+  stream.write(plain)
+  assert.deepEqual(written.slice(0, 2), ['refused *** here\n', 'bytes ***\n'])
+  assert.equal(written[2], plain, 'a chunk without a credential goes through as it was')
+})
