@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Thin entry point: pick the command, hand it argv and the streams, turn errors into one line and an exit code.
 import { commands, topLevelHelp, version } from '../lib/cli/commands.js'
-import { describeError } from '../lib/cli/output.js'
+import { describeError, guardOutput } from '../lib/cli/output.js'
 
 const io = { stdout: process.stdout, stderr: process.stderr, env: process.env }
 // `syncbench ... | head` closes the pipe early: that is the reader's choice, not an error to report.
@@ -9,6 +9,8 @@ for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err) => { if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0); else throw err })
 }
 const [name, ...rest] = process.argv.slice(2)
+// what the command line holds as credentials (-A, -H "Authorization: ...", user:pass@) is never printed
+guardOutput(rest, [process.stdout, process.stderr])
 
 try {
   let code = 0

@@ -41,6 +41,8 @@
  * @property {string[]} [cookies=[]]      -C: "name=value" pairs, sent as one Cookie header joined by "; "
  * @property {string} [auth]              -A: "user:password" for Basic authentication
  * @property {string} [proxyAuth]         -P: "user:password" for Proxy-Authorization
+ * @property {string[]} [secretHeaders]   --secret-header: names of headers whose values are credentials, starred
+ *                                        where they are written or printed (lib/redact.js) as Authorization's are
  * @property {Buffer} [body]              the -p / -u file's bytes
  * @property {string} [contentType]       -T: Content-Type of the body (ab's default: text/plain)
  * @property {Route[]} [routes] a mix of routes loaded together (--request, --mix): each connection
@@ -145,7 +147,8 @@
  * @property {string} [runId]                    this run's id: `syncbench merge` refuses a run given twice (absent from an external
  *                                              tool's result and from files written before it was kept)
  * @property {Omit<LoadOptions, 'body'|'signal'|'onProgress'|'onRequest'|'onSecond'> & { bodyBytes?: number }} options  the LoadOptions used, body
- *                                              replaced by its byte length (bodyBytes; absent from an external engine's result)
+ *                                              replaced by its byte length (bodyBytes; absent from an external engine's result), every
+ *                                              credential starred with its digest ("Authorization: Bearer ***~1a2b3c4d"; lib/redact.js)
  * @property {string} startedAt                  ISO time the run started (after any --start-at wait)
  * @property {string} [endedAt]                  ISO time of its last response: startedAt + timeTakenSeconds, what
  *                                              `syncbench merge` unites into the shards' common time window
@@ -495,7 +498,7 @@
  * @property {string} syncbench          syncbench version
  * @property {string} createdAt
  * @property {string|null} finishedAt    null while running or after a crash / Ctrl-C
- * @property {string[]} argv               the `syncbench run` arguments (after "run")
+ * @property {string[]} argv               the `syncbench run` arguments (after "run"), credentials starred with their digests
  * @property {{ engine?: string, [option: string]: unknown }} options  the runner's options (runs, engine, target, calibrate, report, overrides...)
  * @property {Environment} environment   of the runner's machine
  * @property {{ name: string, title: string, description: string, axes: string[], runs: number, baseline?: string,

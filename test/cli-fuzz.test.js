@@ -128,6 +128,7 @@ const abArgv = argvOf(['-s', '3'], [
   shortValue('-C', values(['a=b', 'é=ü', ''], ['a=b\r\nX: y'])),
   shortValue('-A', values(['user:pass', 'é:ü', ' :x', '', 'a\r\nb'], ['-'])),
   shortValue('-P', values(['user:pass', ''], ['-'])),
+  longValue('--secret-header', values(['X-A', 'x-api-key', 'Host'], ['', 'X A', 'X:', 'é'])),
   shortValue('-T', values(['text/plain', 'é', ''], ['a\nb'])),
   shortValue('-p', inFiles),
   shortValue('-u', inFiles),
@@ -176,6 +177,7 @@ const runArgv = argvOf(['--out', '{TMP}/run-{CASE}', '--no-calibrate', '--no-rep
   longValue('--workload', workloadFiles),
   longValue('--baseline', values(['sync', 'async'], ['nope', ''])),
   longValue('--run-timeout', values(['1', '5'], ['86401', ...INTEGERS_BAD])),
+  longValue('--secret-header', values(['X-A'], ['', 'X A'])),
   oneOf('--list', '--no-report', '--allow-errors', '-q', '-v', '-qv', '-h', '--help', '--no-calibrate=1', '--out', '--target').map((t) => [t]),
   misc
 ], { max: 5, needs: fc.oneof(oneOf('seed-bcrypt').map((t) => [t]), oneOf('--experiment', '--experiment={TMP}/exp.json', '--workload={TMP}/workload.mjs').map((t) => t === '--experiment' ? [t, '{TMP}/exp.json'] : [t])) })

@@ -132,7 +132,7 @@ describe('parseAbArgs', () => {
     [[URL_OK, 'extra'], 'SB_ERR_INVALID_OPTION', 'expected one URL, got 2 arguments: "http://127.0.0.1:8080/" "extra"'],
     [['-p', '/nonexistent/body', URL_OK], 'SB_ERR_INVALID_OPTION', '-p cannot read "/nonexistent/body": no such file (ENOENT)'],
     [['-i', '-u', '/etc/hostname', URL_OK], 'SB_ERR_INVALID_OPTION', '-u cannot be combined with -i: ab sends one method (HEAD already chosen)'],
-    [['-H', 'no colon', URL_OK], 'SB_ERR_INVALID_OPTION', '-H must be a header line "Name: value", got "no colon"'],
+    [['-H', 'no colon', URL_OK], 'SB_ERR_INVALID_OPTION', '-H must be a header line "Name: value", got "no ***"'],
     [['-v', 'loud', URL_OK], 'SB_ERR_INVALID_OPTION', '-v must be a non-negative integer, got "loud"']
   ]
   for (const [argv, code, message] of bad) {
@@ -585,10 +585,10 @@ describe('syncbench ab, the real CLI', () => {
     assert.match(quiet.stdout.chunks.join(''), /\(be patient\)\.\.\.\.\.done\n/)
   })
 
-  test('-v 2 prints ab\'s INFO block with the request head before the run', async () => {
+  test('-v 2 prints ab\'s INFO block with the request head before the run, a cookie\'s value starred', async () => {
     const { code, stdout } = await runCli(['ab', '-v', '2', '-k', '-C', 'a=1', '-H', 'X-A: b', '-n', '1', `${srv.url}x`])
     assert.equal(code, 0)
-    const head = `GET /x HTTP/1.0\r\nConnection: Keep-Alive\r\nCookie: a=1\r\nX-A: b\r\nHost: 127.0.0.1:${srv.port}\r\n` +
+    const head = `GET /x HTTP/1.0\r\nConnection: Keep-Alive\r\nCookie: a=***\r\nX-A: b\r\nHost: 127.0.0.1:${srv.port}\r\n` +
       'User-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n'
     assert.ok(stdout.includes(`(be patient)...INFO: GET header == \n---\n${head}\n---\n..done\n`), stdout)
   })

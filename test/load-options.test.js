@@ -67,13 +67,14 @@ describe('one bad value, three ways in, one refusal', () => {
     })
   }
 
+  // a line without "Name:" cannot say which part is a credential: all but its first word is starred
   test('a header line without a name: -H, headers, load.headers', () => {
-    assert.equal(thrown(() => parseAbArgs(['-H', 'no colon', URL_OK])).message, '-H must be a header line "Name: value", got "no colon"')
+    assert.equal(thrown(() => parseAbArgs(['-H', 'no colon', URL_OK])).message, '-H must be a header line "Name: value", got "no ***"')
     const api = thrown(() => normalizeOptions({ url: URL_OK, headers: ['X: 1', 'no colon'] }))
     assert.equal(api.code, 'SB_ERR_INVALID_OPTION')
-    assert.equal(api.message, '-H (headers) must be a header line "Name: value", got "no colon"')
+    assert.equal(api.message, '-H (headers) must be a header line "Name: value", got "no ***"')
     const file = thrown(() => validateExperiment(experiment({ load: { headers: ['no colon'] } }), 'file.json'))
-    assert.equal(file.message, 'file.json: load.headers must be a header line "Name: value", got "no colon"')
+    assert.equal(file.message, 'file.json: load.headers must be a header line "Name: value", got "no ***"')
   })
 
   test('-c above -n: the CLI\'s words, the API\'s names', () => {
@@ -141,7 +142,8 @@ describe('the bounds hold for a program', () => {
     refused({ body: 'text' }, /^-p \(body\) must be a Buffer, got "text"$/)
     refused({ headers: 'X: 1' }, /^-H \(headers\) must be an array of header lines "Name: value", got "X: 1"$/)
     // a line break is shown escaped: the message stays one line
-    refused({ cookies: ['a=1\r\nX: y'] }, /^-C \(cookies\) must be a cookie "name=value" on one line, got "a=1\\r\\nX: y"$/)
+    // a cookie's value is starred: it may be a credential
+    refused({ cookies: ['a=1\r\nX: y'] }, /^-C \(cookies\) must be a cookie "name=value" on one line, got "a=\*\*\*"$/)
     refused({ auth: 5 }, /^-A \(auth\) must be a string, got "5"$/)
   })
 })

@@ -87,7 +87,7 @@ for (const [args, message] of [
   [['--path', '/a', '--weight', '2'], /^--weight applies to --mix only .*got "2"$/],
   [['-p', 'examples/login.json', '--request', 'GET /a'], /^-p examples\/login\.json: a body goes with a POST, PUT or PATCH route, and no route given is one/],
   [['-p', 'examples/login.json', '-u', 'examples/login.json'], /^-u cannot be combined with -p: one method \(POST already chosen\)$/],
-  [['-H', 'no colon'], /^-H must be a header line "Name: value", got "no colon"$/],
+  [['-H', 'no colon'], /^-H must be a header line "Name: value", got "no \*\*\*"$/],
   [['--env', 'PORT=1'], /^--env cannot set PORT: syncbench sets it for the app/],
   [['--cwd', 'no-such-dir'], /^--cwd must be a folder that exists, got "no-such-dir"$/],
   [['--probe-path', 'health'], /^--probe-path must be a path such as \/report/],

@@ -83,6 +83,8 @@ export interface LoadOptions {
   auth?: string
   /** -P: "user:password" */
   proxyAuth?: string
+  /** --secret-header: names of headers whose values are credentials, starred where written or printed */
+  secretHeaders?: string[]
   /** the -p / -u file's bytes */
   body?: Buffer
   /** -T */
@@ -192,7 +194,7 @@ export interface LoadResult {
   tool: { name: 'syncbench', version: string }
   /** this run's id (syncbench merge refuses a run given twice); absent from an external tool's result */
   runId?: string
-  /** the options used, the body replaced by its length */
+  /** the options used, the body replaced by its length, every credential starred with its digest ("Authorization: Bearer ***~1a2b3c4d") */
   options: Omit<LoadOptions, 'body' | 'signal' | 'onProgress' | 'onRequest' | 'onSecond'> & { bodyBytes?: number }
   startedAt: string
   endedAt?: string

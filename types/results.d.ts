@@ -264,6 +264,7 @@ export interface ResultsFile {
   createdAt: string
   /** null while running or after an interruption */
   finishedAt: string | null
+  /** the `syncbench run` arguments, credentials starred with their digests */
   argv: string[]
   options: { engine?: string, [option: string]: unknown }
   environment: Environment

@@ -5,6 +5,7 @@ import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOptio
 import { TIMELIMIT_REQUESTS, defaultOptions, defaultHeartbeat, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, checkTlsOptions, argvSpelling, requestsDue, segmentShares } from '../load/options.js'
 import { checkUnixSocket } from '../load/connection.js'
 import { integerOption } from '../args.js'
+import { redactUrl } from '../redact.js'
 
 // Each option's rule (default, bounds, message) is in options.js; this file knows ab's argv only.
 export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from '../load/options.js'
@@ -31,7 +32,7 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from '../load/options.js'
  * @property {string|null} dashboardHost --dashboard-host (null: 127.0.0.1)
  */
 
-/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'|'workers'|'dashboardPort'|'dashboardHost'} ValueFlag ab's flags that take a value, with our own */
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'|'workers'|'dashboardPort'|'dashboardHost'|'secretHeader'} ValueFlag ab's flags that take a value, with our own */
 /** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'|'dashboard'} BooleanFlag the others, with our long ones */
 /**
  * One flag of the command line, by its short name: a value flag always has its value.
@@ -101,7 +102,8 @@ const LONG_WITH_VALUE = {
   'hdr-log': 'hdrLog',
   workers: 'workers',
   'dashboard-port': 'dashboardPort',
-  'dashboard-host': 'dashboardHost'
+  'dashboard-host': 'dashboardHost',
+  'secret-header': 'secretHeader'
 }
 
 /**
@@ -157,25 +159,27 @@ function tokenize (argv) {
  * @param {string} raw
  */
 function parseUrl (raw) {
+  // as the messages show it: a credential in it starred
+  const shown = redactUrl(raw)
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)
   const https = scheme !== null && scheme[1].toLowerCase() === 'https'
   if (scheme && scheme[1].toLowerCase() !== 'http' && !https) {
-    throw new InvalidUrlError(`only http:// and https:// URLs are supported (no ${scheme[1]}), got "${raw}"`)
+    throw new InvalidUrlError(`only http:// and https:// URLs are supported (no ${scheme[1]}), got "${shown}"`)
   }
   // new URL() drops a CR or LF silently, the request line would not: it would add header lines
-  if (/[\r\n]/.test(raw)) throw new InvalidUrlError(`the URL must be on one line, got "${JSON.stringify(raw).slice(1, -1)}"`)
+  if (/[\r\n]/.test(raw)) throw new InvalidUrlError(`the URL must be on one line, got "${JSON.stringify(shown).slice(1, -1)}"`)
   const url = scheme ? raw : `http://${raw}`
   const rest = url.slice(https ? 8 : 7)
   const slash = rest.indexOf('/')
   // ab's rule: without a "/" after the host there is no path and the URL is invalid
-  if (slash <= 0) throw new InvalidUrlError(`the URL needs a host and a path, as in http://127.0.0.1:8080/, got "${raw}"`)
+  if (slash <= 0) throw new InvalidUrlError(`the URL needs a host and a path, as in http://127.0.0.1:8080/, got "${shown}"`)
   let parsed
   try {
     parsed = new URL(url)
   } catch {
-    throw new InvalidUrlError(`the URL cannot be parsed, got "${raw}"`)
+    throw new InvalidUrlError(`the URL cannot be parsed, got "${shown}"`)
   }
-  if (parsed.username || parsed.password) throw new InvalidUrlError(`the URL cannot carry credentials (use -A), got "${raw}"`)
+  if (parsed.username || parsed.password) throw new InvalidUrlError(`the URL cannot carry credentials (use -A), got "${shown}"`)
   return url
 }
 
@@ -278,6 +282,8 @@ export function parseAbArgs (argv) {
   const headers = []
   /** @type {string[]} */
   const cookies = []
+  /** @type {string[]} */
+  const secretHeaders = []
 
   // ab refuses a second method flag, except -m which may replace an earlier one
   /** @param {string} flag @param {string} name */
@@ -329,6 +335,7 @@ export function parseAbArgs (argv) {
       case 'v': verbosity = parseLoadArg('verbosity', flag, token.value); break
       case 'H': headers.push(parseLoadArg('headers', flag, token.value)); break
       case 'C': cookies.push(parseLoadArg('cookies', flag, token.value)); break
+      case 'secretHeader': secretHeaders.push(parseLoadArg('secretHeaders', flag, token.value)); break
       // ab skips leading blanks of the credentials
       case 'A': auth = token.value.trimStart(); break
       case 'P': proxyAuth = token.value.trimStart(); break
@@ -384,6 +391,7 @@ export function parseAbArgs (argv) {
   }
   if (auth !== undefined) options.auth = auth
   if (proxyAuth !== undefined) options.proxyAuth = proxyAuth
+  if (secretHeaders.length > 0) options.secretHeaders = secretHeaders
   if (rate !== undefined) options.rate = rate
   if (ciphers !== undefined) options.ciphers = ciphers
   if (tlsProtocol !== undefined) options.tlsProtocol = tlsProtocol

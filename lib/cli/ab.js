@@ -5,6 +5,7 @@ import { version } from '../version.js'
 import { parseAbArgs } from '../ab/ab-args.js'
 import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../ab/ab-report.js'
 import { checkNativeTransport } from './output.js'
+import { redactRequestHead, redactUrl } from '../redact.js'
 
 export function helpText () {
   return `syncbench ab ${version}: an ApacheBench 2.3 drop-in (same flags, same report)
@@ -76,6 +77,12 @@ syncbench's own:
                           limit
   --json                  print the LoadResult (schema syncbench/load-result@1)
                           as JSON on stdout, nothing else
+  --secret-header NAME    a header whose value is a credential (repeatable):
+                          starred wherever syncbench writes or prints it, as
+                          Authorization, Cookie, X-Api-Key and X-Auth-Token are
+                          (so are -A, -P, -C, a URL's user:pass@ and token=,
+                          access_token=, api_key=, key=, sig=); the requests
+                          carry it unchanged
   --hdr-log FILE          write the latency (corrected under -R) as an
                           HdrHistogram interval log, one interval per second
   --dashboard             watch the run in a browser: a read-only page on
@@ -205,7 +212,7 @@ async function runAb ({ options, output, io, controller, files, log, hdrLog, liv
   if (!output.json) pending = output.html ? formatAbHtmlBanner() : formatAbBanner() + formatAbStart(options.url, output.heartbeat)
   // ab -v 2 shows the request head it will send (its other -v output is per response: not reproduced)
   if (!output.json && (options.verbosity ?? 1) >= 2) {
-    pending += `INFO: ${options.method} header == \n---\n${requestHead(normalizeOptions(options), parseTarget(options.url))}\n---\n`
+    pending += `INFO: ${options.method} header == \n---\n${redactRequestHead(requestHead(normalizeOptions(options), parseTarget(options.url)), options.secretHeaders)}\n---\n`
   }
   if (io.stdout.isTTY) { io.stdout.write(pending); pending = '' }
 
@@ -278,10 +285,10 @@ async function runAb ({ options, output, io, controller, files, log, hdrLog, liv
 async function liveView (options, output, io) {
   const [{ openDashboard, DASHBOARD_HOST }, { RunProgress }, { defaultHeartbeat }, { runOutcome }] = await Promise.all([
     import('./dashboard.js'), import('../run/progress.js'), import('../load/options.js'), import('./progress-line.js')])
-  const dashboard = await openDashboard(`syncbench ab ${options.url}`, { dashboardPort: output.dashboardPort, dashboardHost: output.dashboardHost ?? DASHBOARD_HOST }, io, 'syncbench ab')
+  const label = redactUrl(options.url)
+  const dashboard = await openDashboard(`syncbench ab ${label}`, { dashboardPort: output.dashboardPort, dashboardHost: output.dashboardHost ?? DASHBOARD_HOST }, io, 'syncbench ab')
   const progress = new RunProgress()
   progress.subscribe(dashboard.event)
-  const label = options.url
   const configuration = { label }
   progress.planned([{ experiment: { name: 'ab', title: 'syncbench ab' }, configurations: [configuration], order: [{ configuration }] }])
   const requests = options.requests ?? 1

@@ -1,4 +1,5 @@
 import { SyncbenchError, USAGE_CODES, systemCode } from '../errors.js'
+import { scrubText, secretsOfArgv } from '../redact.js'
 
 /**
  * @typedef {object} Io
@@ -93,4 +94,26 @@ export async function checkNativeTransport (command, io, options = {}) {
   if (notice === null || addonNoticeSaid) return
   addonNoticeSaid = true
   io.stderr.write(`syncbench ${command}: ${oneLine(notice)}\n`)
+}
+
+/**
+ * Keep the credentials of a command line out of everything a stream prints. Each writer stars what it
+ * knows to be a credential already (lib/redact.js); this is the net under them for the text nobody
+ * thought of: an error quoting a value, a line of a tool's output. Only when argv holds one: a
+ * command line without credentials pays nothing.
+ * @param {readonly string[]} argv  the command's arguments
+ * @param {(NodeJS.WritableStream & { write: Function })[]} streams  stdout and stderr
+ */
+export function guardOutput (argv, streams) {
+  const secrets = secretsOfArgv(argv)
+  if (secrets.length === 0) return
+  for (const stream of streams) {
+    const write = stream.write.bind(stream)
+    /** @param {string|Uint8Array} chunk @param {...unknown} rest */
+    stream.write = (chunk, ...rest) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+      const scrubbed = scrubText(text, secrets)
+      return write(scrubbed === text ? chunk : scrubbed, ...rest)
+    }
+  }
 }

@@ -33,6 +33,7 @@ import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
 import { dashboardOptions } from './dashboard-options.js'
 import { resolveNodeOption } from '../run/node-binaries.js'
 import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from '../report/version-report.js'
+import { redactUrl } from '../redact.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -134,6 +135,12 @@ How to load:
                          the server's /__syncbench/health: how long every
                          other request waits (default: on for the seeds, off
                          for other experiments and --target)
+  --secret-header <name> a header whose value is a credential, repeatable:
+                         starred wherever syncbench writes or prints it, as
+                         Authorization, Cookie, X-Api-Key and X-Auth-Token are
+                         (so are -A, -C, a URL's user:pass@ and token=,
+                         access_token=, api_key=, key=, sig=); the requests
+                         carry it unchanged
   --allow-errors         count runs with failed requests or non-2xx responses;
                          without it such a run is marked invalid, left out of
                          every figure, and syncbench run exits 1 naming it
@@ -326,14 +333,14 @@ async function measure ({ options, experiments, engine, outDir, argv, io, nodes,
       target: options.target,
       allowErrors: options.allowErrors,
       runTimeout: options.runTimeout,
-      overrides: { requests: options.requests, concurrency: options.concurrency, responseTimeout: options.responseTimeout, workers: options.workers, rate: options.rate },
+      overrides: { requests: options.requests, concurrency: options.concurrency, responseTimeout: options.responseTimeout, workers: options.workers, rate: options.rate, secretHeaders: options.secretHeaders },
       sloP99Ms: options.sloP99,
       calibrate: options.calibrate,
       probe: options.probe,
       probePath: options.probePath,
       outDir,
       argv,
-      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null, ...(options.probePath === undefined ? {} : { probePath: options.probePath }) },
+      options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null, ...(options.probePath === undefined ? {} : { probePath: redactUrl(options.probePath, true) }) },
       signal,
       progress,
       nodes
@@ -569,6 +576,7 @@ export function parseRunArgs (argv) {
     header: { type: 'string', short: 'H', multiple: true },
     cookie: { type: 'string', short: 'C', multiple: true },
     auth: { type: 'string', short: 'A' },
+    'secret-header': { type: 'string', multiple: true },
     port: { type: 'string' },
     'start-timeout': { type: 'string' },
     profile: { type: 'boolean' },
@@ -599,6 +607,7 @@ export function parseRunArgs (argv) {
     workers: loadOverride('--workers', values.workers, 'workers'),
     // the load option's own rule and words (lib/load/options.js), as syncbench ab -R says them
     rate: values.rate === undefined ? undefined : parseLoadArg('rate', '-R', values.rate),
+    secretHeaders: values['secret-header']?.map((name) => parseLoadArg('secretHeaders', '--secret-header', name)),
     sloP99: positiveMs('--slo-p99', values['slo-p99']),
     engine: values.engine ?? 'builtin',
     target: values.target,
@@ -634,9 +643,9 @@ export function parseRunArgs (argv) {
   if (options.target !== undefined) {
     let url
     try { url = new URL(options.target) } catch { url = null }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidUrlError(`--target must be an http:// or https:// URL, got "${options.target}"`)
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidUrlError(`--target must be an http:// or https:// URL, got "${redactUrl(options.target)}"`)
     // the load engine sends no credentials from a URL (ab refuses them too): say so rather than run unauthenticated
-    if (url.username || url.password) throw new InvalidUrlError(`--target cannot carry credentials (set an Authorization header in the experiment's load.headers), got "${options.target}"`)
+    if (url.username || url.password) throw new InvalidUrlError(`--target cannot carry credentials (set an Authorization header in the experiment's load.headers), got "${redactUrl(options.target)}"`)
   }
   if (values.probe && values['no-probe']) throw new InvalidOptionError('--probe and --no-probe contradict each other: give one of them')
   if (options.probePath !== undefined) {
@@ -658,7 +667,7 @@ export function parseRunArgs (argv) {
     }
   }
   if (options.nodes.length && options.target !== undefined) throw invalidOption('--node', options.nodes.join(' '), 'cannot go with --target (--node starts every server under each binary; --target loads one already running)')
-  if (options.apps.length && options.target !== undefined) throw invalidOption('--target', options.target, 'cannot go with --app (--app starts your server for every run; --target loads one already running)')
+  if (options.apps.length && options.target !== undefined) throw invalidOption('--target', redactUrl(options.target), 'cannot go with --app (--app starts your server for every run; --target loads one already running)')
   // --list lists and exits: a name beside it would be silently ignored
   if (options.list && positionals.length > 0) throw invalidOption('--list', positionals.join(' '), 'takes no experiment names')
   // a name that is no experiment is a bad command line (exit 2), found before anything starts

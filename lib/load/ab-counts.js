@@ -5,6 +5,7 @@
 import { version } from '../version.js'
 import { roundTo } from '../format.js'
 import { RouteCounts, routeMethod, routeName } from './routes.js'
+import { redactUrl } from '../redact.js'
 import { indexOfCI, SERVER } from './response-parser.js'
 import { RequestTimes, Row, rates } from './request-times.js'
 import { LATE_THRESHOLD_MS } from './engine.js'
@@ -32,7 +33,8 @@ import { encodeCounts } from './histogram.js'
 export function countsFor (o) {
   const counts = new AbCounts({ variableLength: o.variableLength === true || o.routes !== undefined, rate: o.rate ?? 0 })
   if (o.routes !== undefined) {
-    counts.routes = o.routes.map((r) => new RouteCounts({ name: routeName(r), method: routeMethod(r), path: r.path, weight: r.weight ?? 1 }))
+    // names and paths as the LoadResult shows them: a credential in a query starred (lib/redact.js)
+    counts.routes = o.routes.map((r) => new RouteCounts({ name: redactUrl(routeName(r)), method: routeMethod(r), path: redactUrl(r.path), weight: r.weight ?? 1 }))
   }
   return counts
 }

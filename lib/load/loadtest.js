@@ -12,6 +12,7 @@ import { countsFor } from './ab-counts.js'
 import { AbFraming } from './ab-framing.js'
 import { LoadSeries } from './load-series.js'
 import { normalizeLoadOptions as normalizeOptions, checkTlsOptions, apiSpelling, loadOptionRule, defaultHeartbeat } from './options.js'
+import { redactLoadOptions, redactUrl } from '../redact.js'
 
 // Each option's default, bounds and message: options.js, shared with parseAbArgs, syncbench run and
 // experiment files, so loadtest() refuses what the CLI refuses, in the same words.
@@ -19,17 +20,18 @@ export { normalizeOptions }
 export { defaultOptions } from './options.js'
 
 /**
- * The options as LoadResult records them: no functions, the body as its length.
+ * The options as LoadResult records them: no functions, the body as its length, the credentials
+ * starred with their digests (lib/redact.js): a LoadResult is what gets printed, saved and shared.
  * @param {ReturnType<typeof normalizeOptions>} o
  */
 function publicOptions (o) {
   const { body, onProgress, onRequest, onSecond, signal, routes, ...rest } = o
   const recorded = { ...rest, headers: [...o.headers], cookies: [...o.cookies], bodyBytes: body ? body.length : 0 }
-  if (routes === undefined) return recorded
-  return {
+  if (routes === undefined) return redactLoadOptions(recorded)
+  return redactLoadOptions({
     ...recorded,
     routes: routes.map(({ body: routeBody, ...route }) => ({ ...route, ...(routeBody === undefined ? {} : { bodyBytes: routeBody.length }) }))
-  }
+  })
 }
 
 /**
@@ -226,7 +228,7 @@ function finishRun (o, target, wallOffset, counts, end, transport, tls, series =
   const startedAt = new Date(startTime).toISOString()
   const endedAt = new Date(startTime + end.timeTakenSeconds * 1000).toISOString()
   const result = counts.toResult({
-    options: publicOptions(o), target, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end, transport, runId: newRunId(startTime)
+    options: publicOptions(o), target: { ...target, path: redactUrl(target.path) }, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end, transport, runId: newRunId(startTime)
   })
   if (tls !== null) result.tls = tls
   if (series !== null) result.series = series.toJSON()

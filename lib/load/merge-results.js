@@ -10,6 +10,7 @@ import { Row, RequestTimes, rates } from './request-times.js'
 import { countsOfHistogram, decodeHistogram, encodeCounts } from './histogram.js'
 import { apiSpelling, loadOptionRule } from './options.js'
 import { mapValues } from './ab-counts.js'
+import { redactLoadOptions } from '../redact.js'
 
 /** @typedef {import('../types.js').LoadResult} LoadResult */
 /** @typedef {import('../types.js').TimeRow} TimeRow */
@@ -52,7 +53,8 @@ export function mergeLoadResults (results, names = results.map((_, i) => `result
   // ab's total time: the uncorrected histogram under -R (latencyHistogram then counts from the intended send)
   times.total = mergedRow(results.map((r) => ({ row: r.connectionTimes.total, count: r.completeRequests, histogram: /** @type {string} */ (openLoop ? r.latencyHistogramUncorrected : r.latencyHistogram) })))
 
-  const options = { ...first.options, requests: sum((r) => r.options.requests ?? r.completeRequests), concurrency }
+  // starred again: a file written before syncbench starred credentials must not pass them on
+  const options = redactLoadOptions({ ...first.options, requests: sum((r) => r.options.requests ?? r.completeRequests), concurrency })
   delete options.segment
   delete options.startAt
   // the shards' I/O paths, each once, in order ("native+node:net" when they differ)
@@ -159,11 +161,13 @@ function checkMergeable (r, name) {
  * @param {LoadResult[]} results @param {string[]} names
  */
 function checkConsistent (results, names) {
-  const first = /** @type {Record<string, unknown>} */ (results[0].options)
+  // credentials are compared by their digests (lib/redact.js), and only those are quoted: the same
+  // value gives the same digest in a file written before syncbench starred them
+  const first = /** @type {Record<string, unknown>} */ (redactLoadOptions(results[0].options))
   /** @param {string} what @param {number} i @param {unknown} a @param {unknown} b */
   const differs = (what, i, a, b) => new InvalidOptionError(`${names[i]} differs from ${names[0]} in ${what}: ${shown(b)} vs ${shown(a)}; merge the parts of one run`)
   for (const [i, r] of results.entries()) {
-    const options = /** @type {Record<string, unknown>} */ (r.options)
+    const options = /** @type {Record<string, unknown>} */ (redactLoadOptions(r.options))
     for (const key of SAME) {
       // absent and the default are the same request (an older file may leave a default out)
       if (JSON.stringify(options[key] ?? null) !== JSON.stringify(first[key] ?? null)) throw differs(key === 'url' ? 'the URL' : apiSpelling(loadOptionRule(key)), i, first[key], options[key])

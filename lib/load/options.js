@@ -7,6 +7,7 @@
 import { InvalidOptionError, invalidOption } from '../errors.js'
 import { durationSeconds } from '../args.js'
 import { routeProblem, routeName } from './routes.js'
+import { STARS, redactCookies, redactHeaderLine } from '../redact.js'
 
 /** ab's -f values (lib/load/tls.js maps them to Node's protocol bounds; kept here so that a plain run never loads node:tls). */
 const TLS_PROTOCOLS = { ALL: true, TLS1: true, 'TLS1.1': true, 'TLS1.2': true, 'TLS1.3': true }
@@ -79,6 +80,8 @@ const CR_LF = /[\r\n]/
  * @property {number} [max]
  * @property {string} [list]         an array of such values (-H, -C): what the array must be
  * @property {unknown} [default]     ab's default (absent: none, or computed by normalizeLoadOptions)
+ * @property {(raw: string) => string} [shownAs]  how a refused value is quoted, when it may hold a
+ *                                   credential (lib/redact.js); absent: as typed
  */
 
 /**
@@ -206,6 +209,7 @@ const rules = [
     flag: '-H',
     list: 'must be an array of header lines "Name: value"',
     check: (v) => typeof v === 'string' && HEADER_NAME_COLON.test(v) && !CR_LF.test(v) ? null : 'must be a header line "Name: value"',
+    shownAs: redactHeaderLine,
     default: Object.freeze([])
   },
   {
@@ -213,10 +217,18 @@ const rules = [
     flag: '-C',
     list: 'must be an array of cookies "name=value"',
     check: (v) => typeof v === 'string' && !CR_LF.test(v) ? null : 'must be a cookie "name=value" on one line',
+    shownAs: (raw) => redactCookies(raw),
     default: Object.freeze([])
   },
-  { name: 'auth', flag: '-A', ...text },
-  { name: 'proxyAuth', flag: '-P', ...text },
+  { name: 'auth', flag: '-A', ...text, shownAs: () => STARS },
+  { name: 'proxyAuth', flag: '-P', ...text, shownAs: () => STARS },
+  // names only: their values are starred where written or printed (lib/redact.js), never changed in requests
+  {
+    name: 'secretHeaders',
+    flag: '--secret-header',
+    list: 'must be an array of header names',
+    check: (v) => typeof v === 'string' && TOKEN.test(v) ? null : 'must be a header name'
+  },
   { name: 'body', flag: '-p', check: (v) => Buffer.isBuffer(v) ? null : 'must be a Buffer' },
   // on one line, as -H: a CR or LF would put header lines of its own into every request
   { name: 'contentType', flag: '-T', check: (v) => typeof v === 'string' && !CR_LF.test(v) ? null : 'must be a content type on one line' },
@@ -311,8 +323,9 @@ export function parseLoadArg (name, flag, raw) {
   const rule = loadOptionRule(name)
   const value = rule.fromArg ? rule.fromArg(raw) : raw
   const expected = rule.check(value)
-  // the value as typed: the user recognises it; only a CR or LF is shown escaped, so the message stays one line
-  if (expected !== null) throw invalidOption(flag, raw.replace(/\r/g, '\\r').replace(/\n/g, '\\n'), expected)
+  // the value as typed: the user recognises it (a credential starred); only a CR or LF is shown
+  // escaped, so the message stays one line
+  if (expected !== null) throw invalidOption(flag, (rule.shownAs?.(raw) ?? raw).replace(/\r/g, '\\r').replace(/\n/g, '\\n'), expected)
   // the rule's check accepted it: a value of the option's type
   return /** @type {ArgValue<K>} */ (value)
 }
@@ -326,15 +339,17 @@ export function parseLoadArg (name, flag, raw) {
 export function checkLoadOption (name, value, spell) {
   if (value === undefined) return
   const rule = loadOptionRule(name)
+  /** @param {unknown} v */
+  const quoted = (v) => shown(typeof v === 'string' && rule.shownAs ? rule.shownAs(v) : v)
   if (rule.list === undefined) {
     const expected = rule.check(value)
-    if (expected !== null) throw invalidOption(spell(rule), shown(value), expected)
+    if (expected !== null) throw invalidOption(spell(rule), quoted(value), expected)
     return
   }
   if (!Array.isArray(value)) throw invalidOption(spell(rule), shown(value), rule.list)
   for (const item of value) {
     const expected = rule.check(item)
-    if (expected !== null) throw invalidOption(spell(rule), shown(item), expected)
+    if (expected !== null) throw invalidOption(spell(rule), quoted(item), expected)
   }
 }
 

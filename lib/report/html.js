@@ -15,6 +15,7 @@ import { invalidReason } from '../analysis/summarize.js'
 import { samplesFor } from '../analysis/latency.js'
 import { articleTable, REPRODUCE_RULE } from './articles.js'
 import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from './version-report.js'
+import { redactArgv } from '../redact.js'
 
 // A table header breaks between its words only (th's overflow-wrap): body's overflow-wrap:anywhere, which
 // keeps long paths in prose from widening the page, would break a narrow column's header inside a word.
@@ -106,10 +107,13 @@ function blockingFunctions (profile) {
     .flatMap((e) => e.caller ? [e, e.caller] : [e])
 }
 
-/** @param {ResultsFile} r */
+/**
+ * The run's line: its command starred again, for a results.json written before syncbench starred it.
+ * @param {ResultsFile} r
+ */
 function headline (r) {
   const state = r.finishedAt ? `finished ${r.finishedAt}` : 'did not finish (partial results)'
-  return `Started ${r.createdAt}, ${state}. ${r.runs.length} runs. Command: ${['syncbench run', ...(r.argv ?? [])].join(' ')}`
+  return `Started ${r.createdAt}, ${state}. ${r.runs.length} runs. Command: ${['syncbench run', ...redactArgv(r.argv ?? [])].join(' ')}`
 }
 
 /**

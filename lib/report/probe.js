@@ -5,6 +5,7 @@
 import { formatMs } from './chart-style.js'
 import { describeLatencyCombine } from '../analysis/latency.js'
 import { formatNumber } from '../format.js'
+import { redactUrl } from '../redact.js'
 
 /** @typedef {import('../analysis/summarize.js').Row} Row */
 /** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
@@ -28,7 +29,8 @@ function probed (rows) {
  */
 function namer (rows) {
   // a mix's URL names its first route only: the mix is its label
-  const pathOf = (/** @type {Row} */ r) => r.runs[0]?.load.routes ? '' : r.runs[0]?.load.document?.path ?? ''
+  // starred again for a file written before syncbench starred credentials (lib/redact.js)
+  const pathOf = (/** @type {Row} */ r) => r.runs[0]?.load.routes ? '' : redactUrl(r.runs[0]?.load.document?.path ?? '')
   const paths = new Set(rows.map(pathOf))
   return paths.size === rows.length && !paths.has('') ? pathOf : (r) => r.label
 }

@@ -8,6 +8,7 @@ import { parseLoadArg } from '../load/options.js'
 import { BODY_METHODS } from '../load/routes.js'
 import { basicAuth } from '../load/request.js'
 import { readBody } from '../ab/ab-args.js'
+import { redactUrl } from '../redact.js'
 
 /**
  * One route of an app, as the command line gave it, with the request options that are its own.
@@ -285,7 +286,8 @@ function headerOptions (given, shared, out) {
  * @param {AppRoute} r
  */
 export function appRouteLabel (r) {
-  return r.name ?? (r.method === 'GET' ? r.path : `${r.method} ${r.path}`)
+  // a label is shown and saved everywhere: a credential in the query starred (lib/redact.js)
+  return r.name ?? redactUrl(r.method === 'GET' ? r.path : `${r.method} ${r.path}`)
 }
 
 /** Environment variables syncbench sets for the app itself. */

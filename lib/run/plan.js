@@ -41,14 +41,15 @@ const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSiz
 
 /**
  * The load options the command line sets for every configuration, over the experiments' own.
- * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, rate?: number, responseTimeout?: number, workers?: number }} LoadOverrides
+ * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, rate?: number, responseTimeout?: number, workers?: number, secretHeaders?: string[] }} LoadOverrides
  */
 
 /**
  * Every configuration of an experiment. Its load is the experiment's, over syncbench run's default
  * per-response deadline (DEFAULT_RESPONSE_TIMEOUT), under the command line's overrides.
  * @param {import('./experiment-loader.js').Experiment} experiment
- * @param {LoadOverrides} [overrides] command-line -n / -c / -k / -R / --response-timeout / --workers
+ * @param {LoadOverrides} [overrides] command-line -n / -c / -k / -R / --response-timeout / --workers;
+ *   --secret-header adds to the experiment's own secretHeaders
  * @returns {Configuration[]}
  */
 export function expandExperiment (experiment, overrides = {}) {
@@ -63,6 +64,7 @@ export function expandExperiment (experiment, overrides = {}) {
     /** @type {Configuration['load']} */
     const load = { concurrency: 1, requests: NaN, responseTimeout: DEFAULT_RESPONSE_TIMEOUT, ...experiment.load }
     for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'rate', 'responseTimeout', 'workers'])) if (overrides[key] !== undefined) load[key] = overrides[key]
+    if (overrides.secretHeaders?.length) load.secretHeaders = [...(load.secretHeaders ?? []), ...overrides.secretHeaders]
     const server = {
       ...experiment.server,
       ...variant.server,

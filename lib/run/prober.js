@@ -7,6 +7,7 @@
 import { loadtest } from '../load/loadtest.js'
 import { HEALTH_PATH } from '../lab/http-host.js'
 import { SyncbenchError } from '../errors.js'
+import { redactUrl } from '../redact.js'
 
 /** Requests a second: light beside any route worth measuring, yet ten chances a second to see a stall. */
 export const PROBE_RATE = 10
@@ -43,7 +44,8 @@ export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, sig
   const controller = new AbortController()
   const ended = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal
   /** @type {ProbeRecord} */
-  const record = { path, rate, connections: PROBE_CONNECTIONS, load: null, error: null }
+  // the path as results.json keeps it: a credential in its query starred (lib/redact.js)
+  const record = { path: redactUrl(path), rate, connections: PROBE_CONNECTIONS, load: null, error: null }
   const startedAt = performance.now()
   let done = 0
   /** @type {(() => void)|null} called on each completed probe request while stop() drains */

@@ -23,6 +23,7 @@ import { checkTarget } from './target.js'
 import { runDeadlineMs } from './run-deadline.js'
 import { startProbe } from './prober.js'
 import { RunProgress, runLabel } from './progress.js'
+import { redactArgv, redactUrl } from '../redact.js'
 
 /** After an interrupt, how long a server child gets between SIGTERM and SIGKILL. */
 const STOP_GRACE_AFTER_ABORT_MS = 1000
@@ -98,8 +99,9 @@ export async function runExperiments (options) {
     syncbench: version,
     createdAt: new Date().toISOString(),
     finishedAt: null,
-    argv: options.argv ?? [],
-    options: { runs: runs ?? null, engine: engine.name, target: target ?? null, calibrate: options.calibrate !== false, allowErrors, ...overrides, ...options.options },
+    // the command line as typed, its credentials starred (lib/redact.js): results.json is shared
+    argv: redactArgv(options.argv ?? []),
+    options: { runs: runs ?? null, engine: engine.name, target: target === undefined ? null : redactUrl(target, true), calibrate: options.calibrate !== false, allowErrors, ...overrides, ...options.options },
     environment: collectEnvironment(),
     experiments: plans.map(({ experiment, configurations }) => ({
       name: experiment.name,
@@ -111,7 +113,7 @@ export async function runExperiments (options) {
       table: experiment.table,
       reference: experiment.reference,
       // what was measured instead of the servers the experiment names (absent: syncbench started them)
-      target,
+      target: target === undefined ? undefined : redactUrl(target, true),
       labels: configurations.map((c) => c.label),
       comparisons: Object.fromEntries(baselines(experiment, configurations))
     })),

@@ -7,6 +7,7 @@ import { TimeoutError } from '../../errors.js'
 import { version } from '../../version.js'
 import { track } from '../children.js'
 import { rates } from '../../load/request-times.js'
+import { redactLoadOptions, redactUrl } from '../../redact.js'
 
 const zeroRow = () => ({ min: 0, mean: 0, sd: 0, median: 0, max: 0 })
 
@@ -21,11 +22,11 @@ export function emptyResult (options, tool) {
   return {
     schema: 'syncbench/load-result@1',
     tool: { name: 'syncbench', version },
-    options: { requests: 1, concurrency: 1, keepAlive: false, ...plain },
+    options: redactLoadOptions({ requests: 1, concurrency: 1, keepAlive: false, ...plain }),
     startedAt: new Date().toISOString(),
     server: { software: '', hostname: url.hostname, port: Number(url.port || 80) },
     transport: tool,
-    document: { path: url.pathname + url.search, length: 0, variable: false },
+    document: { path: redactUrl(url.pathname + url.search), length: 0, variable: false },
     concurrency: options.concurrency ?? 1,
     timeTakenSeconds: 0,
     completeRequests: 0,
