@@ -72,6 +72,7 @@ test('no bound without the figures it needs, and the reason', () => {
 import { readFileSync } from 'node:fs'
 import { experimentBounds, mainThreadMs, projectBound, calibrationDoubts } from '../lib/analysis/bounds.js'
 import { summarizeResults } from '../lib/report/model.js'
+import { predict } from '../lib/cli/predict.js'
 
 const sixteen = JSON.parse(readFileSync(new URL('./fixtures/results-16-cores-seed-bcrypt.json', import.meta.url), 'utf8'))
 
@@ -190,6 +191,26 @@ test('predict: the measured costs on another shape', () => {
   assert.equal(projectBound('sync', /** @type {any} */ (summary.rows[0].bound), { cores: 64 }).bound?.name, 'main thread')
 })
 
+test('predict --workers: a worker strategy projected on more workers, bound by them below the cores, by the cores from there', () => {
+  // measured with 2 workers on 16 cores: its own bound is its 2 workers
+  const measured = /** @type {import('../lib/analysis/bounds.js').RowBound} */ (experimentBounds(inputs([
+    run({ label: 'worker', config: { strategy: 'worker', poolSize: 2 }, rps: 24, server: { mainThreadCpuMs: 100 } })
+  ]), calibration(16)).get('worker'))
+  assert.equal(measured.bound?.name, '2 workers')
+  assert.equal(measured.workMs, 80)
+  const eight = projectBound('worker', measured, { workers: 8 })
+  assert.equal(eight.bound?.name, '8 workers')
+  assert.equal(eight.bound?.predictedRps, 8000 / 80)
+  assert.equal(eight.shape?.workers, 8)
+  // either side of the cores: 15 workers bind, 16 share the machine with the main thread
+  assert.equal(projectBound('worker', measured, { workers: 15 }).bound?.name, '15 workers')
+  assert.equal(projectBound('worker', measured, { workers: 16 }).bound?.name, '16 cores')
+  // fewer cores than the workers asked for: the cores bind
+  assert.equal(projectBound('worker', measured, { workers: 8, cores: 4 }).bound?.name, '4 cores')
+  // the pool's size is not the workers': UV_THREADPOOL_SIZE leaves a worker strategy's bound alone
+  assert.equal(projectBound('worker', measured, { pool: 16 }).bound?.name, '2 workers')
+})
+
 /**
  * A results file of one experiment built from runs (the 16-core fixture's file around them).
  * @param {string} name @param {ReturnType<typeof run>[]} runs @param {Record<string, string>} comparisons @param {object} cal
@@ -201,6 +222,17 @@ function resultsOf (name, runs, comparisons, cal) {
     runs: runs.map((r) => ({ ...r, experiment: name, id: `${name}/${r.label}#${r.repeat}` }))
   }
 }
+
+test('predict on a results file: --workers moves a worker configuration only; "here" stays its bound on its own machine', () => {
+  const runs = [
+    run({ label: 'worker', config: { strategy: 'worker', poolSize: 2 }, rps: 24, server: { mainThreadCpuMs: 100 } }),
+    run({ label: 'async', config: { strategy: 'async' }, rps: 48, server: { mainThreadCpuMs: 100 } })
+  ]
+  const results = /** @type {any} */ (resultsOf('workers', runs, {}, calibration(16)))
+  const [worker, async] = predict(results, { workers: 8 })
+  assert.deepEqual([worker.label, worker.bound, worker.predictedRps, worker.here], ['worker', '8 workers', 100, 25])
+  assert.deepEqual([async.label, async.bound, async.predictedRps, async.here], ['async', '4 pool threads', 50, 50])
+})
 
 test('the threadpool sweep\'s claim: held on 2 cores, only beyond the cores on 16', () => {
   /** @param {number} cores @param {(pool: number) => number} rps */
