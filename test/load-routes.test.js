@@ -182,7 +182,7 @@ test('a route\'s req/s is its own requests over the run\'s time, not the run\'s'
 test('a malformed mix is refused in one line naming the option', async () => {
   const bad = /** @type {[unknown, RegExp][]} */ ([
     [[], /^routes must name at least one route, got "none"$/],
-    [[{ method: 'GET' }], /^routes must be a route whose path starts with \/ and has no white space, got "object"$/],
+    [[{ method: 'GET' }], /^routes must be a route whose path starts with one \/ and has no white space, got "object"$/],
     [[{ path: '/a', verb: 'GET' }], /"verb" is not one of path, method/],
     [[{ path: '/a', weight: 0 }], /weight is a positive number/],
     [[{ path: '/a' }, { path: '/a' }], /^routes must name each route once \(give one a name\), got "GET \/a"$/],

@@ -4,7 +4,7 @@
 // cookies and auth go with every route; the body with the routes whose method carries one.
 import { InvalidOptionError, invalidOption } from '../errors.js'
 import { parseLoadArg } from '../load/options.js'
-import { BODY_METHODS } from '../load/routes.js'
+import { BODY_METHODS, isRequestPath } from '../load/routes.js'
 import { readBody } from '../ab/ab-args.js'
 
 /**
@@ -31,9 +31,9 @@ const REQUEST = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+)$/
 /** --weight's bound: a share, not a count; larger is a typo. */
 const MAX_WEIGHT = 1_000_000
 
-/** --path's rule, and a --request's path's. @param {string} p */
+/** --path's rule, a --request's path's and --probe-path's (a route's: isRequestPath). @param {string} p */
 export function pathProblem (p) {
-  return !p.startsWith('/') || /\s/.test(p) || p.startsWith('//') ? 'must be a path such as /report (starting with one "/", no spaces)' : null
+  return isRequestPath(p) ? null : 'must be a path such as /report (starting with one "/", no spaces)'
 }
 
 /**
