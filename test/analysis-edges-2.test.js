@@ -1,11 +1,30 @@
-// More of the analysis layer at the edges of its rules, on fixtures where the alternatives differ: which
-// status codes an invalid mix run names (every 2xx is good, not only 200), and a configuration's routes
-// of the blocking spans added over its runs (each run's count of blocks, not one per run).
+// More of the analysis layer at the edges of its rules, on fixtures where the alternatives differ: the CI
+// gate's verdict at each bound of 1 +- X and with one side short of runs (test/compare-gate.test.js runs
+// the same through the CLI), which status codes an invalid mix run names (every 2xx is good, not only
+// 200), and a configuration's routes of the blocking spans added over its runs (each run's count of
+// blocks, not one per run).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { statusText, routeStatusText } from '../lib/analysis/routes-summary.js'
 import { loadInvalidity } from '../lib/analysis/validity.js'
 import { combineRoutes } from '../lib/analysis/profile.js'
+import { gateDecision } from '../lib/analysis/gate.js'
+
+test('the gate at the edges: 1 +- X inside, just past it not; an interval wholly above 1 inside X is equivalent; one side short of runs', () => {
+  /** @param {number} low @param {number} high @param {number} [nA] @param {number} [nB] */
+  const verdict = (low, high, nA = 3, nB = 3) => gateDecision({ low, high }, nA, nB, 0.05).verdict
+  assert.equal(verdict(1.01, 1.05), 'equivalent')
+  assert.equal(verdict(1.01, 1.0501), 'faster')
+  assert.equal(verdict(0.95, 0.99), 'equivalent')
+  assert.equal(verdict(0.9499, 0.99), 'slower-within')
+  assert.equal(verdict(0.9, 0.95), 'slower-within')
+  assert.equal(verdict(0.9, 0.9499), 'slower')
+  assert.equal(verdict(0.99, 1.06), 'no-change')
+  assert.equal(verdict(0.5, 0.52, 2, 3), 'too-few-runs')
+  assert.equal(verdict(0.5, 0.52, 3, 2), 'too-few-runs')
+  assert.equal(verdict(0.5, 0.52, 3, 3), 'slower')
+  assert.equal(verdict(NaN, NaN), 'no-interval')
+})
 
 test('status codes named as not 2xx: 199 and 300 are, 200 to 299 (201, 204) are not', () => {
   assert.equal(statusText({ 199: 1, 200: 5, 201: 3, 204: 2, 299: 1, 300: 2, 404: 4 }), '199 x1, 300 x2, 404 x4')
