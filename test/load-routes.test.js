@@ -5,7 +5,7 @@
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { assignRoutes, RouteCounts } from '../lib/load/routes.js'
-import { summarizeRoutes } from '../lib/analysis/routes-summary.js'
+import { summarizeRoutes, routeRuns } from '../lib/analysis/routes-summary.js'
 import { loadtest } from '../lib/load/loadtest.js'
 import { mergeLoadResults } from '../lib/load/merge-results.js'
 import { loadResultProblem } from '../lib/run/results-schema.js'
@@ -177,6 +177,29 @@ test('a route\'s req/s is its own requests over the run\'s time, not the run\'s'
   const run = (runs[0].load.requestsPerSecond + runs[1].load.requestsPerSecond) / 2
   assert.ok(summary.every((r) => r.requestsPerSecond < run))
   assert.ok(Math.abs(summary[0].requestsPerSecond + summary[1].requestsPerSecond - run) < run * 0.01)
+})
+
+test('a route\'s counts over runs: its statuses, non-2xx and failures added up; no mix, no routes', async () => {
+  const routes = [{ path: '/health', weight: 3 }, { path: '/missing' }]
+  const runs = []
+  for (const repeat of [1, 2]) {
+    const load = json(await loadtest({ url: server.url, requests: 40, concurrency: 4, keepAlive: true, routes }))
+    // failures as a run with a flaky route would count them (2, then 3), so that a sum differs from each
+    load.routes[1].failedRequests = repeat + 1
+    runs.push({ id: `mix#${repeat}`, load })
+  }
+  const [health, missing] = /** @type {import('../lib/analysis/routes-summary.js').RouteSummary[]} */ (summarizeRoutes(/** @type {any} */ (runs)))
+  const both = runs[0].load.routes[1].completeRequests + runs[1].load.routes[1].completeRequests
+  assert.deepEqual(missing.statusCodes, { 404: both })
+  assert.equal(missing.non2xx, both)
+  assert.equal(missing.failed, 5)
+  assert.deepEqual([health.non2xx, health.failed], [0, 0])
+  assert.deepEqual(health.statusCodes, { 200: runs[0].load.routes[0].completeRequests + runs[1].load.routes[0].completeRequests })
+  // a run that took no time has no rate, not an infinite one
+  const instant = structuredClone(runs[0])
+  instant.load.timeTakenSeconds = 0
+  assert.deepEqual(routeRuns(/** @type {any} */ ([instant]), 'GET /health').map((r) => r.load.requestsPerSecond), [0])
+  assert.equal(summarizeRoutes(/** @type {any} */ ([{ id: 'plain', load: { ...runs[0].load, routes: [] } }])), null)
 })
 
 test('a malformed mix is refused in one line naming the option', async () => {
