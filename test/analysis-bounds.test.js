@@ -70,7 +70,7 @@ test('no bound without the figures it needs, and the reason', () => {
 // --- the bounds of a results file's configurations (experimentBounds), its projection (projectBound),
 // the verdicts they give and the sweeps' claims (lib/report/hypotheses.js) ---
 import { readFileSync } from 'node:fs'
-import { experimentBounds, mainThreadMs, projectBound, calibrationDoubts } from '../lib/analysis/bounds.js'
+import { experimentBounds, mainThreadMs, projectBound, calibrationDoubts, shapeOf } from '../lib/analysis/bounds.js'
 import { summarizeResults } from '../lib/report/model.js'
 import { predict } from '../lib/cli/predict.js'
 
@@ -178,6 +178,25 @@ test('calibration timings over 1.5x apart make the bound uncertain, in the table
   const [summary] = summarizeResults(results)
   assert.deepEqual(summary.rows[1].bound?.doubts, ['work timings 2.3x apart'])
   assert.match(summary.verdict, /the calibration disagrees with itself \(work timings 2\.3x apart\): these bounds are uncertain/)
+})
+
+test('the calibration\'s spread at its edge: 1.5x apart is one figure, just over is a doubt, for the work and the HTTP timings', () => {
+  assert.deepEqual(calibrationDoubts({ opMsMin: 10, opMsMax: 15 }), [])
+  assert.deepEqual(calibrationDoubts({ opMsMin: 10, opMsMax: 15.1 }), ['work timings 1.5x apart'])
+  const http = (/** @type {number} */ max) => ({ httpMs: 1, route: '/', timings: [], httpMsMin: 1, httpMsMax: max })
+  assert.deepEqual(calibrationDoubts({ http: http(1.5) }), [])
+  assert.deepEqual(calibrationDoubts({ http: http(1.6) }), ['HTTP timings 1.6x apart'])
+  assert.deepEqual(calibrationDoubts({ opMsMin: 0, opMsMax: 15 }), [], 'no spread from a fastest timing of 0')
+})
+
+test('the main thread\'s ms per request: its CPU time only when every run measured it, else every run\'s ELU; the shape\'s defaults', () => {
+  const cpu = run({ label: 'a', config: {}, rps: 1, server: { mainThreadCpuMs: 100 } })
+  const elu = run({ label: 'a', config: {}, rps: 1, server: { elu: 0.1, windowMs: 1000, requests: 50, mainThreadCpuMs: undefined } })
+  assert.equal(mainThreadMs([cpu]), 1)
+  // the first's 0.05 x 5000 ms and the second's 0.1 x 1000 ms over their 150 requests
+  assert.equal(mainThreadMs([cpu, elu]), 350 / 150)
+  assert.equal(mainThreadMs([run({ label: 'a', config: {}, rps: 1, server: { requests: 0 } })]), null)
+  assert.deepEqual(shapeOf([], 2), { cores: 2, pool: 4, workers: null, inFlight: Infinity })
 })
 
 test('predict: the measured costs on another shape', () => {
