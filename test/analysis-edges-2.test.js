@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { statusText, routeStatusText } from '../lib/analysis/routes-summary.js'
 import { loadInvalidity } from '../lib/analysis/validity.js'
 import { combineRoutes } from '../lib/analysis/profile.js'
-import { gateDecision } from '../lib/analysis/gate.js'
+import { gateDecision, evaluateGate } from '../lib/analysis/gate.js'
 
 test('the gate at the edges: 1 +- X inside, just past it not; an interval wholly above 1 inside X is equivalent; one side short of runs', () => {
   /** @param {number} low @param {number} high @param {number} [nA] @param {number} [nB] */
@@ -24,6 +24,19 @@ test('the gate at the edges: 1 +- X inside, just past it not; an interval wholly
   assert.equal(verdict(0.5, 0.52, 3, 2), 'too-few-runs')
   assert.equal(verdict(0.5, 0.52, 3, 3), 'slower')
   assert.equal(verdict(NaN, NaN), 'no-interval')
+  assert.equal(verdict(0.9, Infinity), 'no-interval')
+  // an interval that reaches 1 holds it: neither slower nor faster
+  assert.equal(verdict(0.9, 1), 'no-change')
+  assert.equal(verdict(1, 1.1), 'no-change')
+  // only "slower" fails
+  assert.equal(gateDecision({ low: 0.9, high: 0.94 }, 3, 3, 0.05).fails, true)
+  assert.equal(gateDecision({ low: 0.9, high: 0.96 }, 3, 3, 0.05).fails, false)
+  /** @param {number} low @param {number} high @param {number} [n] */
+  const row = (low, high, n = 3) => ({ ratio: { low, high }, a: { n }, b: { n } })
+  const gate = evaluateGate(/** @type {any} */ ([row(0.8, 0.85), row(0.5, 0.52, 2), row(NaN, NaN), row(0.99, 1.01)]), 0.05)
+  assert.deepEqual([gate.slower, gate.undecided, gate.failed], [[0], [1, 2], true])
+  assert.deepEqual(gate.decisions.map((d) => d.verdict), ['slower', 'too-few-runs', 'no-interval', 'equivalent'])
+  assert.equal(evaluateGate(/** @type {any} */ ([row(0.99, 1.01)]), 0.05).failed, false)
 })
 
 test('status codes named as not 2xx: 199 and 300 are, 200 to 299 (201, 204) are not', () => {
