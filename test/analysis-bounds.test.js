@@ -70,8 +70,9 @@ test('no bound without the figures it needs, and the reason', () => {
 // --- the bounds of a results file's configurations (experimentBounds), its projection (projectBound),
 // the verdicts they give and the sweeps' claims (lib/report/hypotheses.js) ---
 import { readFileSync } from 'node:fs'
-import { experimentBounds, mainThreadMs, projectBound, calibrationDoubts } from '../lib/analysis/bounds.js'
+import { experimentBounds, mainThreadMs, projectBound, calibrationDoubts, shapeOf } from '../lib/analysis/bounds.js'
 import { summarizeResults } from '../lib/report/model.js'
+import { predict } from '../lib/cli/predict.js'
 
 const sixteen = JSON.parse(readFileSync(new URL('./fixtures/results-16-cores-seed-bcrypt.json', import.meta.url), 'utf8'))
 
@@ -179,6 +180,25 @@ test('calibration timings over 1.5x apart make the bound uncertain, in the table
   assert.match(summary.verdict, /the calibration disagrees with itself \(work timings 2\.3x apart\): these bounds are uncertain/)
 })
 
+test('the calibration\'s spread at its edge: 1.5x apart is one figure, just over is a doubt, for the work and the HTTP timings', () => {
+  assert.deepEqual(calibrationDoubts({ opMsMin: 10, opMsMax: 15 }), [])
+  assert.deepEqual(calibrationDoubts({ opMsMin: 10, opMsMax: 15.1 }), ['work timings 1.5x apart'])
+  const http = (/** @type {number} */ max) => ({ httpMs: 1, route: '/', timings: [], httpMsMin: 1, httpMsMax: max })
+  assert.deepEqual(calibrationDoubts({ http: http(1.5) }), [])
+  assert.deepEqual(calibrationDoubts({ http: http(1.6) }), ['HTTP timings 1.6x apart'])
+  assert.deepEqual(calibrationDoubts({ opMsMin: 0, opMsMax: 15 }), [], 'no spread from a fastest timing of 0')
+})
+
+test('the main thread\'s ms per request: its CPU time only when every run measured it, else every run\'s ELU; the shape\'s defaults', () => {
+  const cpu = run({ label: 'a', config: {}, rps: 1, server: { mainThreadCpuMs: 100 } })
+  const elu = run({ label: 'a', config: {}, rps: 1, server: { elu: 0.1, windowMs: 1000, requests: 50, mainThreadCpuMs: undefined } })
+  assert.equal(mainThreadMs([cpu]), 1)
+  // the first's 0.05 x 5000 ms and the second's 0.1 x 1000 ms over their 150 requests
+  assert.equal(mainThreadMs([cpu, elu]), 350 / 150)
+  assert.equal(mainThreadMs([run({ label: 'a', config: {}, rps: 1, server: { requests: 0 } })]), null)
+  assert.deepEqual(shapeOf([], 2), { cores: 2, pool: 4, workers: null, inFlight: Infinity })
+})
+
 test('predict: the measured costs on another shape', () => {
   const [summary] = summarizeResults(sixteen)
   const async = /** @type {import('../lib/analysis/bounds.js').RowBound} */ (summary.rows[1].bound)
@@ -188,6 +208,26 @@ test('predict: the measured costs on another shape', () => {
   assert.equal(two.bound?.name, '2 cores')
   assert.equal(projectBound('async', async, { pool: 2 }).bound?.predictedRps, 2000 / async.workMs)
   assert.equal(projectBound('sync', /** @type {any} */ (summary.rows[0].bound), { cores: 64 }).bound?.name, 'main thread')
+})
+
+test('predict --workers: a worker strategy projected on more workers, bound by them below the cores, by the cores from there', () => {
+  // measured with 2 workers on 16 cores: its own bound is its 2 workers
+  const measured = /** @type {import('../lib/analysis/bounds.js').RowBound} */ (experimentBounds(inputs([
+    run({ label: 'worker', config: { strategy: 'worker', poolSize: 2 }, rps: 24, server: { mainThreadCpuMs: 100 } })
+  ]), calibration(16)).get('worker'))
+  assert.equal(measured.bound?.name, '2 workers')
+  assert.equal(measured.workMs, 80)
+  const eight = projectBound('worker', measured, { workers: 8 })
+  assert.equal(eight.bound?.name, '8 workers')
+  assert.equal(eight.bound?.predictedRps, 8000 / 80)
+  assert.equal(eight.shape?.workers, 8)
+  // either side of the cores: 15 workers bind, 16 share the machine with the main thread
+  assert.equal(projectBound('worker', measured, { workers: 15 }).bound?.name, '15 workers')
+  assert.equal(projectBound('worker', measured, { workers: 16 }).bound?.name, '16 cores')
+  // fewer cores than the workers asked for: the cores bind
+  assert.equal(projectBound('worker', measured, { workers: 8, cores: 4 }).bound?.name, '4 cores')
+  // the pool's size is not the workers': UV_THREADPOOL_SIZE leaves a worker strategy's bound alone
+  assert.equal(projectBound('worker', measured, { pool: 16 }).bound?.name, '2 workers')
 })
 
 /**
@@ -201,6 +241,17 @@ function resultsOf (name, runs, comparisons, cal) {
     runs: runs.map((r) => ({ ...r, experiment: name, id: `${name}/${r.label}#${r.repeat}` }))
   }
 }
+
+test('predict on a results file: --workers moves a worker configuration only; "here" stays its bound on its own machine', () => {
+  const runs = [
+    run({ label: 'worker', config: { strategy: 'worker', poolSize: 2 }, rps: 24, server: { mainThreadCpuMs: 100 } }),
+    run({ label: 'async', config: { strategy: 'async' }, rps: 48, server: { mainThreadCpuMs: 100 } })
+  ]
+  const results = /** @type {any} */ (resultsOf('workers', runs, {}, calibration(16)))
+  const [worker, async] = predict(results, { workers: 8 })
+  assert.deepEqual([worker.label, worker.bound, worker.predictedRps, worker.here], ['worker', '8 workers', 100, 25])
+  assert.deepEqual([async.label, async.bound, async.predictedRps, async.here], ['async', '4 pool threads', 50, 50])
+})
 
 test('the threadpool sweep\'s claim: held on 2 cores, only beyond the cores on 16', () => {
   /** @param {number} cores @param {(pool: number) => number} rps */

@@ -112,6 +112,32 @@ test('--fail-if-slower with fewer than 3 runs a side: "too few runs to decide", 
   assert.deepEqual(out.rows[0].gate, { verdict: 'too-few-runs', fails: false, text: 'too few runs to decide (2 and 2 runs; 3 a side needed)' })
 })
 
+test('--fail-if-slower: an interval wholly above 1 inside the threshold is "equivalent"; past it, "faster"', async () => {
+  // b/a 95% CI 1.00641375..1.03324122: faster than 1, and inside 1 +- 5% but not 1 +- 3%
+  const [a, b] = await pair('above', { sync: base }, { sync: [102.2, 102.8, 101.3, 102.1] })
+  const five = await runCli(['compare', a, b, '--fail-if-slower', '5%'])
+  assert.equal(five.code, 0, five.stderr)
+  assert.match(five.stdout, /^seed-bcrypt +sync +.* 1\.006x\.\.1\.033x .* equivalent within 5%$/m)
+  const three = await runCli(['compare', a, b, '--fail-if-slower', '3%'])
+  assert.equal(three.code, 0, three.stderr)
+  assert.match(three.stdout, /^seed-bcrypt +sync +.* 1\.006x\.\.1\.033x .* faster: 0\.6%\.\.3\.3% faster$/m)
+})
+
+test('--fail-if-slower: one side with too few runs is undecided, whichever side; 3 a side decide', async () => {
+  // a clear slowdown (b at half of a) that the gate must not fail on: a side has 2 runs
+  for (const [runsA, runsB] of [[2, 4], [4, 2]]) {
+    const [a, b] = await pair(`one-side-${runsA}-${runsB}`, { sync: base.slice(0, runsA) }, { sync: [50, 51, 49, 50.5].slice(0, runsB) })
+    const r = await runCli(['compare', a, b, '--fail-if-slower', '5%'])
+    assert.equal(r.code, 0, r.stderr)
+    assert.match(r.stdout, new RegExp(`too few runs to decide \\(${runsA} and ${runsB} runs; 3 a side needed\\)$`, 'm'))
+    assert.match(r.stdout, /^gate --fail-if-slower 5%: passed: .*1 undecided: too few runs/m)
+  }
+  const [a, b] = await pair('one-side-3-3', { sync: base.slice(0, 3) }, { sync: [50, 51, 49] })
+  const three = await runCli(['compare', a, b, '--fail-if-slower', '5%'])
+  assert.equal(three.code, 3, three.stderr)
+  assert.match(three.stdout, /^seed-bcrypt +sync +.* slower: .* beyond 5%$/m)
+})
+
 test('--fail-if-slower: bad values are one line naming the option and the value, exit 2', async () => {
   const [a, b] = await pair('bad', { sync: base }, { sync: base })
   for (const raw of ['abc', '0', '0%', '100%', '150', '5%%', '-5%', '5 %', '', '1e1', '.%']) {

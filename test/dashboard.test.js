@@ -14,6 +14,7 @@ import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { binPath, httpGet, runCli, startHttpServer } from './helper.js'
 import { tempDir } from './fixtures/report-helpers.js'
+import { startDashboard } from '../lib/cli/dashboard.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -96,6 +97,40 @@ function figure (name) {
   const dt = [...document.querySelectorAll('#now-figures dt')].find((d) => d.textContent === name)
   return dt ? Number(dt.nextElementSibling?.textContent?.replace(/,/g, '')) : null
 }
+
+test('the dashboard\'s token and methods, near misses: empty, a prefix, one character changed anywhere, one more; PUT, PATCH, DELETE', async (t) => {
+  const d = await startDashboard({ title: 'near misses' })
+  t.after(() => d.close())
+  const url = new URL(d.url)
+  const token = /** @type {string} */ (url.searchParams.get('token'))
+  const origin = url.origin
+  assert.equal((await httpGet(`${origin}/?token=${token}`)).status, 200)
+  assert.equal((await httpGet(`${origin}/?token=${token}`, { method: 'HEAD' })).status, 200)
+  assert.equal((await httpGet(`${origin}/`)).status, 401)
+  /** @param {string} given */
+  const status = async (given) => (await httpGet(`${origin}/?token=${encodeURIComponent(given)}`)).status
+  // an empty token is refused, as none (401) or as another (403)
+  assert.ok([401, 403].includes(await status('')), 'an empty token')
+  assert.equal(await status(token.slice(0, 1)), 403, 'its first character')
+  assert.equal(await status(token.slice(0, -1)), 403, 'all but its last character')
+  assert.equal(await status(`${token}x`), 403, 'one character more')
+  assert.equal(await status(token.toUpperCase() === token ? token.toLowerCase() : token.toUpperCase()), 403, 'another case')
+  // one character changed, at each position in turn (base64url: "A" and "B" are both in its alphabet)
+  for (let i = 0; i < token.length; i++) {
+    const changed = token.slice(0, i) + (token[i] === 'A' ? 'B' : 'A') + token.slice(i + 1)
+    assert.equal(await status(changed), 403, `character ${i} changed`)
+  }
+  // the token right, a method that would change something: refused, and what is allowed said
+  for (const method of ['PUT', 'PATCH', 'DELETE', 'POST', 'OPTIONS']) {
+    for (const path of ['/', '/events', '/dashboard.js']) {
+      const r = await httpGet(`${origin}${path}?token=${token}`, { method })
+      assert.equal(r.status, 405, `${method} ${path}`)
+      assert.equal(r.headers.allow, 'GET, HEAD', `${method} ${path}`)
+    }
+    // without the token the token is what is refused first
+    assert.equal((await httpGet(`${origin}/?token=nope`, { method })).status, 403, method)
+  }
+})
 
 test('ab --dashboard: the page follows the run live and draws it, asks only the dashboard, needs the token; after the run the port is closed and the exit code is ab\'s', { timeout: 120_000 }, async (t) => {
   if (browser === null) return t.skip(`${CHROMIUM} is absent: the browser test needs Debian's chromium`)

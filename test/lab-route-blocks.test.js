@@ -61,6 +61,29 @@ test('requests of one route in progress together are counted once; a waiting req
   assert.deepEqual(routes.snapshot(), [{ route: 'GET /slow', ms: 20, blocks: 1 }])
 })
 
+test('two separate requests of one route inside one span: the sum of their parts, not the stretch from the first to the last; one block', () => {
+  const { routes, at } = clocked()
+  const first = {}
+  const second = {}
+  const third = {}
+  at(10); routes.started({ method: 'POST', url: '/login' }, first)
+  at(20); routes.finished(first)
+  at(50); routes.started({ method: 'POST', url: '/login' }, second)
+  at(60); routes.finished(second)
+  // a third overlapping the second: its 5 ms past the second counted, its overlap not again
+  at(55); routes.started({ method: 'POST', url: '/login' }, third)
+  at(65); routes.finished(third)
+  at(71); routes.tick({ from: 5, to: 71 })
+  // 10..20 and 50..65: 25 ms (the stretch 10..65 would be 55; the three requests summed, 30)
+  assert.deepEqual(routes.snapshot(), [{ route: 'POST /login', ms: 25, blocks: 1 }])
+  // a second span covering a request of the route: a second block
+  const fourth = {}
+  at(100); routes.started({ method: 'POST', url: '/login' }, fourth)
+  at(130); routes.finished(fourth)
+  at(131); routes.tick({ from: 120, to: 131 })
+  assert.deepEqual(routes.snapshot(), [{ route: 'POST /login', ms: 35, blocks: 2 }])
+})
+
 test('a response whose socket closed before it finished is dropped; routes past the bound are one', () => {
   const { routes, at } = clocked()
   const gone = { destroyed: false }

@@ -1,9 +1,11 @@
 // A mix of routes in one run (LoadOptions.routes, lib/load/routes.js): connections shared out by
 // weight, each route's own request bytes and counts, the totals unchanged, merged exactly across
-// worker threads and shards, and refused in one line when malformed.
+// worker threads and shards, and refused in one line when malformed; a route's own figures over runs
+// (lib/analysis/routes-summary.js).
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { assignRoutes } from '../lib/load/routes.js'
+import { assignRoutes, RouteCounts } from '../lib/load/routes.js'
+import { summarizeRoutes, routeRuns } from '../lib/analysis/routes-summary.js'
 import { loadtest } from '../lib/load/loadtest.js'
 import { mergeLoadResults } from '../lib/load/merge-results.js'
 import { loadResultProblem } from '../lib/run/results-schema.js'
@@ -17,7 +19,13 @@ const server = await startHttpServer((req, res) => {
   req.on('data', (d) => { body += d })
   req.on('end', () => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', body, type: req.headers['content-type'], token: req.headers.authorization })
-    const status = req.url === '/missing' ? 404 : 200
+    // 2xx answers other than 200 are good answers; 404 is not
+    if (req.url === '/empty') {
+      res.writeHead(204)
+      res.end()
+      return
+    }
+    const status = req.url === '/missing' ? 404 : req.url === '/created' ? 201 : 200
     const text = req.url === '/health' ? 'up' : 'answer'
     res.writeHead(status, { 'Content-Length': Buffer.byteLength(text) })
     res.end(text)
@@ -35,6 +43,11 @@ test('connections are shared out by weight, each route at least one, in order', 
   assert.deepEqual(assignRoutes(10, [1, 9, 1]), [0, 1, 1, 1, 1, 1, 1, 1, 1, 2])
   // a route whose share rounds to nothing still gets one, from the route with the most
   assert.deepEqual(assignRoutes(4, [1, 100]), [0, 1, 1, 1])
+  // largest remainders, not rounding nor the first routes: 9 at 5:3:2 are 4.5, 2.7 and 1.8, so 4, 2 and 1,
+  // then one each to the remainders .8 and .7 (rounding gives 5, 3, 2: 10 connections; the first routes, 5, 3, 1)
+  assert.deepEqual(assignRoutes(9, [5, 3, 2]), [0, 0, 0, 0, 1, 1, 1, 2, 2])
+  // 7 at 1:1:1:2 are 1.4 each and 2.8: the .8, then the tie of .4 to the earliest (rounding: 6 connections)
+  assert.deepEqual(assignRoutes(7, [1, 1, 1, 2]), [0, 0, 1, 2, 3, 3, 3])
   for (const [c, weights] of /** @type {[number, number[]][]} */ ([[5, [1, 2]], [17, [0.5, 3, 1]], [4, [1, 1, 1, 1]], [100, [1, 99]]])) {
     const assigned = assignRoutes(c, weights)
     assert.equal(assigned.length, c)
@@ -103,10 +116,96 @@ test('a mix over worker threads and over shards adds up each route exactly', asy
   assert.throws(() => mergeLoadResults([a, other]), /differs from result 1 in routes/)
 })
 
+test('2xx answers other than 200 (201, 204) are good in a route\'s counts; 199 and 300 are not', async () => {
+  const r = await loadtest({ url: server.url, requests: 60, concurrency: 3, keepAlive: true, routes: [{ path: '/created', method: 'POST' }, { path: '/empty' }, { path: '/missing' }] })
+  assert.equal(r.completeRequests, 60)
+  assert.equal(r.failedRequests, 0)
+  const [created, empty, missing] = /** @type {import('../lib/types.js').RouteResult[]} */ (r.routes)
+  assert.deepEqual(created.statusCodes, { 201: created.completeRequests })
+  assert.deepEqual(empty.statusCodes, { 204: empty.completeRequests })
+  assert.ok(created.completeRequests > 0 && empty.completeRequests > 0)
+  assert.equal(created.non2xxResponses, 0)
+  assert.equal(empty.non2xxResponses, 0)
+  assert.equal(missing.non2xxResponses, missing.completeRequests)
+  assert.equal(r.non2xxResponses, missing.completeRequests)
+  // either side of 2xx
+  const counts = new RouteCounts({ name: 'x', method: 'GET', path: '/x', weight: 1 })
+  for (const status of [199, 200, 201, 204, 299, 300, -1]) counts.record(1, status)
+  assert.deepEqual([counts.done, counts.non2xx, counts.failed], [7, 2, 1])
+  assert.deepEqual(counts.statusCodes, { 199: 1, 200: 1, 201: 1, 204: 1, 299: 1, 300: 1 })
+})
+
+test('a mix over worker threads: each route\'s statuses and non-2xx added up over the threads', async () => {
+  const routes = [{ path: '/missing' }, { path: '/created' }]
+  const w = await loadtest({ url: server.url, requests: 200, concurrency: 4, keepAlive: true, workers: 2, routes })
+  const [missing, created] = /** @type {import('../lib/types.js').RouteResult[]} */ (w.routes)
+  assert.equal(w.completeRequests, 200)
+  assert.equal(missing.completeRequests + created.completeRequests, 200)
+  // both threads carried both routes (a connection of each route in each): the sums are over both
+  assert.deepEqual([missing.connections, created.connections], [2, 2])
+  assert.equal(missing.non2xxResponses, missing.completeRequests)
+  assert.deepEqual(missing.statusCodes, { 404: missing.completeRequests })
+  assert.deepEqual(created.statusCodes, { 201: created.completeRequests })
+  assert.equal(created.non2xxResponses, 0)
+  assert.equal(w.non2xxResponses, missing.completeRequests)
+  // merging two threads' counts of one route (RouteCounts.add), field by field
+  const a = new RouteCounts({ name: 'x', method: 'GET', path: '/x', weight: 1 })
+  const b = new RouteCounts({ name: 'x', method: 'GET', path: '/x', weight: 1 })
+  a.connections = 1
+  b.connections = 2
+  for (const s of [200, 404, 404]) a.record(2, s)
+  for (const s of [404, 500, -1]) b.record(8, s)
+  a.add(b)
+  assert.deepEqual([a.connections, a.done, a.failed, a.non2xx], [3, 6, 1, 4])
+  assert.deepEqual(a.statusCodes, { 200: 1, 404: 3, 500: 1 })
+})
+
+test('a route\'s req/s is its own requests over the run\'s time, not the run\'s', async () => {
+  const routes = [{ path: '/health', weight: 3 }, { path: '/login' }]
+  const runs = []
+  for (const repeat of [1, 2]) {
+    const load = json(await loadtest({ url: server.url, requests: 80, concurrency: 4, keepAlive: true, routes }))
+    runs.push({ id: `mix#${repeat}`, load })
+  }
+  const summary = /** @type {import('../lib/analysis/routes-summary.js').RouteSummary[]} */ (summarizeRoutes(/** @type {any} */ (runs)))
+  for (const [i, route] of summary.entries()) {
+    const own = runs.map((r) => r.load.routes[i].completeRequests / r.load.timeTakenSeconds)
+    assert.ok(Math.abs(route.requestsPerSecond - (own[0] + own[1]) / 2) < 1e-9, `${route.name}: ${route.requestsPerSecond}`)
+    assert.equal(route.requests, runs[0].load.routes[i].completeRequests + runs[1].load.routes[i].completeRequests)
+  }
+  // the routes share the run's rate: each below it, together the run's
+  const run = (runs[0].load.requestsPerSecond + runs[1].load.requestsPerSecond) / 2
+  assert.ok(summary.every((r) => r.requestsPerSecond < run))
+  assert.ok(Math.abs(summary[0].requestsPerSecond + summary[1].requestsPerSecond - run) < run * 0.01)
+})
+
+test('a route\'s counts over runs: its statuses, non-2xx and failures added up; no mix, no routes', async () => {
+  const routes = [{ path: '/health', weight: 3 }, { path: '/missing' }]
+  const runs = []
+  for (const repeat of [1, 2]) {
+    const load = json(await loadtest({ url: server.url, requests: 40, concurrency: 4, keepAlive: true, routes }))
+    // failures as a run with a flaky route would count them (2, then 3), so that a sum differs from each
+    load.routes[1].failedRequests = repeat + 1
+    runs.push({ id: `mix#${repeat}`, load })
+  }
+  const [health, missing] = /** @type {import('../lib/analysis/routes-summary.js').RouteSummary[]} */ (summarizeRoutes(/** @type {any} */ (runs)))
+  const both = runs[0].load.routes[1].completeRequests + runs[1].load.routes[1].completeRequests
+  assert.deepEqual(missing.statusCodes, { 404: both })
+  assert.equal(missing.non2xx, both)
+  assert.equal(missing.failed, 5)
+  assert.deepEqual([health.non2xx, health.failed], [0, 0])
+  assert.deepEqual(health.statusCodes, { 200: runs[0].load.routes[0].completeRequests + runs[1].load.routes[0].completeRequests })
+  // a run that took no time has no rate, not an infinite one
+  const instant = structuredClone(runs[0])
+  instant.load.timeTakenSeconds = 0
+  assert.deepEqual(routeRuns(/** @type {any} */ ([instant]), 'GET /health').map((r) => r.load.requestsPerSecond), [0])
+  assert.equal(summarizeRoutes(/** @type {any} */ ([{ id: 'plain', load: { ...runs[0].load, routes: [] } }])), null)
+})
+
 test('a malformed mix is refused in one line naming the option', async () => {
   const bad = /** @type {[unknown, RegExp][]} */ ([
     [[], /^routes must name at least one route, got "none"$/],
-    [[{ method: 'GET' }], /^routes must be a route whose path starts with \/ and has no white space, got "object"$/],
+    [[{ method: 'GET' }], /^routes must be a route whose path starts with one \/ and has no white space, got "object"$/],
     [[{ path: '/a', verb: 'GET' }], /"verb" is not one of path, method/],
     [[{ path: '/a', weight: 0 }], /weight is a positive number/],
     [[{ path: '/a' }, { path: '/a' }], /^routes must name each route once \(give one a name\), got "GET \/a"$/],

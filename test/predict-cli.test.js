@@ -33,6 +33,24 @@ test('predict: the run\'s own machine, then a pool of 16 and 2 cores', async () 
   assert.equal(two.configurations[1].bound, '2 cores')
 })
 
+test('predict --cores: "bound here" stays the bound on the machine it ran on; the title counts in the singular at 1', async () => {
+  const two = await runCli(['predict', fixture, '--cores', '2'])
+  assert.equal(two.code, 0, two.stderr)
+  assert.match(two.stdout, /^predicted req\/s with 2 cores \(the rest as measured\)$/m)
+  // async ran bound by its 4 pool threads on 16 cores (50.4 req/s); on 2 cores the cores bind at 24.8
+  assert.match(two.stdout, /^seed-bcrypt +async +48\.1 +50\.4 +24\.8 +2 cores$/m)
+  const json = JSON.parse((await runCli(['predict', fixture, '--cores', '2', '--json'])).stdout)
+  const async = json.configurations.find((/** @type {any} */ c) => c.label === 'async')
+  assert.ok(Math.abs(async.here - 50.4) < 0.05, String(async.here))
+  assert.ok(Math.abs(async.predictedRps - 24.8) < 0.05, String(async.predictedRps))
+  const one = await runCli(['predict', fixture, '--cores', '1', '--threadpool', '1', '--workers', '1'])
+  assert.equal(one.code, 0, one.stderr)
+  assert.match(one.stdout, /^predicted req\/s with 1 core, UV_THREADPOOL_SIZE=1, 1 worker \(the rest as measured\)$/m)
+  assert.match(one.stdout, /^seed-bcrypt +async +48\.1 +50\.4 +12\.4 +1 core$/m)
+  const many = await runCli(['predict', fixture, '--workers', '3'])
+  assert.match(many.stdout, /^predicted req\/s with 3 workers \(the rest as measured\)$/m)
+})
+
 test('predict: bad input is one line and exit 2; its help fits 80 columns', async () => {
   for (const args of [['--workers', '1.5', fixture], [], ['--bogus', fixture]]) {
     const r = await runCli(['predict', ...args])

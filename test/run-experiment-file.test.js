@@ -42,7 +42,7 @@ const cases = [
   ['a variant server with an unknown key', (e) => { e.variants[1].server = { host: '::1' } }, /^variants\[1\]\.server has an unexpected key "host"$/],
   ['a variant with an unknown key', (e) => { e.variants[0].strategy = 'sync' }, /^variants\[0\] has an unexpected key "strategy"$/],
   ['a variant without a path', (e) => { delete e.variants[0].path }, /^variants\[0\] must have one of path, request and mix, got none$/],
-  ['a relative path', (e) => { e.variants[0].path = 'wait/async' }, /^variants\[0\]\.path must match pattern "\^\/", got string "wait\/async"$/],
+  ['a relative path', (e) => { e.variants[0].path = 'wait/async' }, /^variants\[0\]\.path must match pattern "\^\/\(\?!\/\)\\S\*\$", got string "wait\/async"$/],
   ['a label twice', (e) => { e.variants[1].label = 'a' }, /^variants\[1\]\.label "a" appears twice$/],
   ['no variant', (e) => { e.variants = [] }, /^variants must not be empty$/],
   ['axes.concurrency [0]', (e) => { e.axes = { concurrency: [0] } }, /^axes\.concurrency must be a positive integer, got "0"$/],

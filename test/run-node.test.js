@@ -4,7 +4,7 @@
 // else this one under a second name (the order, the records and the tables are the same).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { runCli, tempCacheDir } from './helper.js'
 import { schedule } from '../lib/run/plan.js'
@@ -109,6 +109,28 @@ test('a bad --node value is one line naming it, exit 2, nothing written', async 
   assert.throws(() => resolveNodeOption(['x=not-node'], where), refused(/names a file that does not run as Node\.js/))
   assert.throws(() => parseRunArgs(['--node', `a=${process.execPath}`, '--target', 'http://127.0.0.1:9/']), refused(/^--node .*cannot go with --target/))
   assert.deepEqual(resolveNodeOption([`a=${process.execPath}`], where).map((b) => [b.name, b.versions.node]), [['a', process.versions.node]])
+})
+
+test('--node MAJOR: a Node.js whose major starts with the one asked is not it (2 against 20), the major itself is found', async () => {
+  // a folder on the PATH holding this Node.js as `node`, and an nvm folder holding it under its version
+  const bin = path.join(dir, 'prefix-bin')
+  const nvm = path.join(dir, 'prefix-nvm')
+  const version = `v${process.versions.node}`
+  await mkdir(bin, { recursive: true })
+  await mkdir(path.join(nvm, 'versions', 'node', version, 'bin'), { recursive: true })
+  await symlink(process.execPath, path.join(bin, 'node'))
+  await symlink(process.execPath, path.join(nvm, 'versions', 'node', version, 'bin', 'node'))
+  const major = process.versions.node.split('.')[0]
+  const where = { cwd: dir, env: { PATH: bin, NVM_DIR: nvm } }
+  const [found] = resolveNodeOption([major], where)
+  assert.equal(found.name, major)
+  assert.equal(found.versions.node, process.versions.node)
+  // its first digit, and its major with a digit more: neither is this Node.js
+  for (const asked of [major.slice(0, 1), `${major}0`]) {
+    assert.throws(() => resolveNodeOption([asked], where), (/** @type {any} */ e) => e instanceof InvalidOptionError && e.message.startsWith(`--node ${asked}: no Node.js ${asked} found`), asked)
+  }
+  // only nvm's folder: v20.x is not under "v2."
+  assert.throws(() => resolveNodeOption([major.slice(0, 1)], { cwd: dir, env: { NVM_DIR: nvm } }), InvalidOptionError)
 })
 
 test('schedule interleaves the binaries within each configuration and repeat', () => {

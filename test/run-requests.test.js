@@ -7,10 +7,12 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { readFile, writeFile, mkdir } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { runCli, tempCacheDir } from './helper.js'
+import { runCli, startHttpServer, tempCacheDir } from './helper.js'
 import { parseRunArgs } from '../lib/cli/run.js'
 import { ExperimentError, InvalidOptionError } from '../lib/errors.js'
-import { parseAppRequests, parseRequestOption, parseEnvOption } from '../lib/run/app-requests.js'
+import { parseAppRequests, parseRequestOption, parseEnvOption, pathProblem } from '../lib/run/app-requests.js'
+import { routeProblem } from '../lib/load/routes.js'
+import { loadtest } from '../lib/load/loadtest.js'
 import { appExperiment, validateExperiment } from '../lib/run/experiment-loader.js'
 import { expandExperiment } from '../lib/run/plan.js'
 import { loadInvalidity } from '../lib/analysis/validity.js'
@@ -81,6 +83,38 @@ test('experiment files: request and mix are checked by the schema and the loader
   assert.deepEqual([c.load.method, c.load.body.toString(), c.load.contentType, c.load.headers], ['POST', '{}', 'application/json', ['X-A: 1', 'X-B: 2']])
 })
 
+test('a request path is one "/" first and no white space, wherever a path is given: --path, an API route, an experiment file', async () => {
+  for (const good of ['/', '/x', '/x//y', '/login?next=//home']) {
+    assert.equal(pathProblem(good), null, good)
+    assert.equal(routeProblem({ path: good }), null, good)
+  }
+  for (const bad of ['//', '//x', '//127.0.0.1:1/x', 'x', '', '/a b', '/a\tb']) {
+    assert.match(String(pathProblem(bad)), /^must be a path such as \/report/, JSON.stringify(bad))
+    assert.equal(routeProblem({ path: bad }), 'must be a route whose path starts with one / and has no white space', JSON.stringify(bad))
+  }
+  await assert.rejects(loadtest({ url: 'http://127.0.0.1:1/', requests: 2, concurrency: 2, routes: [{ path: '/a' }, { path: '//b' }] }),
+    /routes must be a route whose path starts with one \/ and has no white space/)
+  // an experiment file's variant path, request path and mix routes alike
+  const base = { name: 'x', server: { command: 'node app.js' } }
+  for (const variant of [{ label: 'a', path: '//x' }, { label: 'a', path: '/a b' }, { label: 'a', request: { path: '//x' } }, { label: 'a', mix: [{ request: { path: '/a' } }, { request: { path: '//b' } }] }]) {
+    assert.throws(() => validateExperiment({ ...base, variants: [variant] }, 'file'), (err) => err instanceof ExperimentError && /path must match pattern/.test(err.message), JSON.stringify(variant))
+  }
+  assert.doesNotThrow(() => validateExperiment({ ...base, variants: [{ label: 'a', path: '/x//y?next=//z' }] }, 'file'))
+})
+
+test('syncbench ab keeps ab\'s rule: a URL whose path starts "//" is sent as given, as ab sends it', async () => {
+  /** @type {string[]} */
+  const seen = []
+  const server = await startHttpServer((req, res) => { seen.push(String(req.url)); res.end('ok') })
+  try {
+    const r = await runCli(['ab', '-n', '2', `${server.url}/x`])
+    assert.equal(r.code, 0, r.stderr)
+    assert.deepEqual(seen, ['//x', '//x'])
+  } finally {
+    await server.close()
+  }
+})
+
 // Every refusal of a request flag, in-process (parseRunArgs is what the CLI calls first)
 for (const [args, message] of [
   [['--request', 'POST login'], /^--request has a path that must be a path such as \/report.*got "POST login"$/],
@@ -91,6 +125,10 @@ for (const [args, message] of [
   [['--env', 'PORT=1'], /^--env cannot set PORT: syncbench sets it for the app/],
   [['--cwd', 'no-such-dir'], /^--cwd must be a folder that exists, got "no-such-dir"$/],
   [['--probe-path', 'health'], /^--probe-path must be a path such as \/report/],
+  [['--path', '//x'], /^--path must be a path such as \/report \(starting with one "\/", no spaces\), got "\/\/x"$/],
+  [['--path', '//'], /^--path must be a path such as \/report/],
+  [['--request', 'GET //x'], /^--request has a path that must be a path such as \/report.*got "GET \/\/x"$/],
+  [['--probe-path', '//health'], /^--probe-path must be a path such as \/report/],
   [['--probe-path', '/health', '--no-probe'], /^--probe-path cannot go with --no-probe/]
 ]) {
   test(`bad request input is refused: ${args.join(' ')}`, () => {
@@ -109,6 +147,7 @@ test('bad request input through the CLI: one line each, exit 2', async () => {
     [['--app', 'node examples/login-app.js', '--request', 'POST/login'], /^syncbench run: --request must be "METHOD \/path", as in --request "POST \/login".*got "POST\/login"$/],
     [['--app', 'node examples/login-app.js', '--weight', '2', '--path', '/a'], /^syncbench run: --weight must follow the route it weighs \(--path or --request\), got "2"$/],
     [['--app', 'node examples/login-app.js', '--path', '/a', '--mix'], /^syncbench run: --mix needs two routes or more .*got "GET \/a alone"$/],
+    [['--app', 'node examples/login-app.js', '--path', '//x'], /^syncbench run: --path must be a path such as \/report \(starting with one "\/", no spaces\), got "\/\/x"$/],
     [['-H', 'X-A: 1'], /^syncbench run: -H applies to --app only, got "X-A: 1"$/],
     [['--app', 'node examples/login-app.js', '--request', 'POST /login', '--path', '/a', '--mix', '-c', '1'], /^syncbench run: -c must give each of the 2 routes a connection \(at least 2\), got "1"$/],
     [['--app', 'node examples/login-app.js', '--request', 'POST /login', '-p', 'examples/login.json', '--engine', 'ab'], /^syncbench run: --engine must be builtin to send app\/POST \/login's method, body, contentType \(the external engines send a GET of the URL only\), got "ab"$/]

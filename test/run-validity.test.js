@@ -6,7 +6,9 @@ import assert from 'node:assert/strict'
 import os from 'node:os'
 import path from 'node:path'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { runCli } from './helper.js'
+import { runCli, startHttpServer } from './helper.js'
+import { loadtest } from '../lib/load/loadtest.js'
+import { loadInvalidity } from '../lib/analysis/validity.js'
 import { isMeasured, invalidReason, compareResults } from '../lib/analysis/summarize.js'
 import { summarizeResults } from '../lib/report/model.js'
 import { experimentTables, renderText } from '../lib/report/tables.js'
@@ -110,6 +112,28 @@ test('invalidReason: failed requests by kind, non-2xx, of the requests made', ()
   // What the runner decided wins over the counts: --allow-errors wrote null.
   assert.equal(invalidReason({ error: null, invalid: null, load: { ...load, non2xxResponses: 20 } }), null)
   assert.equal(invalidReason({ error: null, invalid: { reason: 'x' }, load }), 'x')
+})
+
+test('invalidReason under -t: of the requests done, not of the up-to-50000 asked; under -n of those asked', async () => {
+  const server = await startHttpServer((req, res) => { res.writeHead(404, { 'Content-Length': 4 }); res.end('gone') })
+  try {
+    // a real time-limited load: ab's -t asks for up to 50000 requests and does what the time allows
+    const timed = await loadtest({ url: server.url, timelimit: 0.3, concurrency: 2, keepAlive: true })
+    assert.equal(timed.options.requests, 50000)
+    const n = timed.completeRequests
+    assert.ok(n > 0 && n < 50000, String(n))
+    assert.equal(loadInvalidity(timed), `${n} of ${n} non-2xx`)
+  } finally {
+    await server.close()
+  }
+  const load = { completeRequests: 80, failedRequests: 2, non2xxResponses: 20, options: { requests: 100 } }
+  // -n 100 stopped at 80 (interrupted): of the 100 asked
+  assert.equal(loadInvalidity(load), '2 of 100 failed, 20 of 100 non-2xx')
+  // the same counts under -t: of the 80 done, whatever it asked for
+  assert.equal(loadInvalidity({ ...load, options: { requests: 100, timelimit: 1 } }), '2 of 80 failed, 20 of 80 non-2xx')
+  assert.equal(loadInvalidity({ ...load, options: { requests: 50000, timelimit: 0.001 } }), '2 of 80 failed, 20 of 80 non-2xx')
+  // -t 0 is no time limit: of those asked
+  assert.equal(loadInvalidity({ ...load, options: { requests: 100, timelimit: 0 } }), '2 of 100 failed, 20 of 100 non-2xx')
 })
 
 test('a results file with a non-2xx run (no "invalid" field: an older file): left out of tables, verdicts and compare', () => {

@@ -84,7 +84,7 @@ export async function main (argv, io) {
     io.stdout.write(JSON.stringify({ shape, configurations: predictions }, null, 2) + '\n')
     return 0
   }
-  const asked = [to.cores && `${to.cores} cores`, to.pool && `UV_THREADPOOL_SIZE=${to.pool}`, to.workers && `${to.workers} workers`].filter(Boolean).join(', ')
+  const asked = [to.cores && counted(to.cores, 'core'), to.pool && `UV_THREADPOOL_SIZE=${to.pool}`, to.workers && counted(to.workers, 'worker')].filter(Boolean).join(', ')
   // why a configuration has no prediction is a sentence, said once under the table and pointed to
   const reasons = [...new Set(predictions.flatMap((p) => p.bound === null && p.why ? [p.why] : []))]
   const rows = predictions.map((p) => [p.experiment, p.label, p.measuredRps === null ? '' : formatNumber(p.measuredRps), p.here === null ? '' : formatNumber(p.here),
@@ -97,6 +97,11 @@ export async function main (argv, io) {
     ...(reasons.length && { note: reasons.map((why, i) => `(${i + 1}) ${why}`).join('\n') })
   }, { whole: 'syncbench predict --json', keys: 2 }))
   return 0
+}
+
+/** "1 core", "2 cores". @param {number} n @param {string} noun */
+function counted (n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
 }
 
 /**

@@ -16,6 +16,17 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const CR_LF = /[\r\n]/
 
 /**
+ * Whether `p` is a request path as every route, --path, --request and --probe-path take it: one "/" first
+ * (where a path is resolved as a URL, as many servers resolve theirs, "//x/y" names host x, path /y),
+ * no white space (the request line would break).
+ * @param {unknown} p
+ * @returns {p is string}
+ */
+export function isRequestPath (p) {
+  return typeof p === 'string' && p.startsWith('/') && !p.startsWith('//') && !/\s/.test(p)
+}
+
+/**
  * What is wrong with one route, or null.
  * @param {unknown} value
  * @returns {string|null}
@@ -25,7 +36,7 @@ export function routeProblem (value) {
   const r = /** @type {Record<string, unknown>} */ (value)
   const unknown = Object.keys(r).find((key) => !ROUTE_KEYS.has(key))
   if (unknown !== undefined) return `must be a route: "${unknown}" is not one of ${[...ROUTE_KEYS].join(', ')}`
-  if (typeof r.path !== 'string' || !r.path.startsWith('/') || /[\s]/.test(r.path)) return 'must be a route whose path starts with / and has no white space'
+  if (!isRequestPath(r.path)) return 'must be a route whose path starts with one / and has no white space'
   if (r.method !== undefined && (typeof r.method !== 'string' || !TOKEN.test(r.method))) return 'must be a route whose method is an HTTP method token'
   if (r.name !== undefined && (typeof r.name !== 'string' || r.name === '' || CR_LF.test(r.name))) return 'must be a route whose name is a non-empty line'
   if (r.headers !== undefined && (!Array.isArray(r.headers) || !r.headers.every((h) => typeof h === 'string' && /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+:/.test(h) && !CR_LF.test(h)))) return 'must be a route whose headers are lines "Name: value"'

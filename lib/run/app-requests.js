@@ -5,7 +5,7 @@
 // one); given after a route, with that route alone, replacing a shared one of the same name.
 import { InvalidOptionError, invalidOption } from '../errors.js'
 import { parseLoadArg } from '../load/options.js'
-import { BODY_METHODS } from '../load/routes.js'
+import { BODY_METHODS, isRequestPath } from '../load/routes.js'
 import { basicAuth } from '../load/request.js'
 import { readBody } from '../ab/ab-args.js'
 import { redactUrl } from '../redact.js'
@@ -53,9 +53,9 @@ const REQUEST = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+)$/
 /** --weight's bound: a share, not a count; larger is a typo. */
 const MAX_WEIGHT = 1_000_000
 
-/** --path's rule, and a --request's path's. @param {string} p */
+/** --path's rule, a --request's path's and --probe-path's (a route's: isRequestPath). @param {string} p */
 export function pathProblem (p) {
-  return !p.startsWith('/') || /\s/.test(p) || p.startsWith('//') ? 'must be a path such as /report (starting with one "/", no spaces)' : null
+  return isRequestPath(p) ? null : 'must be a path such as /report (starting with one "/", no spaces)'
 }
 
 /**
