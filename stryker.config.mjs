@@ -1,7 +1,7 @@
 // npm run mutate: StrykerJS plants small bugs (mutants) one at a time in the rules the figures come from
 // (bounds and predict, the gate, validity, per-route figures, the routes of blocking spans, how a mix
 // shares its connections) and runs the fast unit test files on each; a mutant no test notices is a rule
-// no test holds. Not part of npm test: about ten minutes on 2 cores. npx fetches it at pinned
+// no test holds. Not part of npm test: 7 to 17 minutes on 2 cores. npx fetches it at pinned
 // versions: as a devDependency it would re-resolve much of the lock file, and npm test never needs it.
 // The report: reports/mutation.html and reports/mutation.json. Widen `mutate` (all of lib/analysis) and
 // `tap.testFiles` for a fuller picture, at the cost of hours.
