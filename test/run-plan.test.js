@@ -87,7 +87,7 @@ test('bad definitions are named in one line', () => {
   bad({ name: 'a b' }, /name must be/)
   bad({ name: 'x', server: {}, variants: [{ label: 'a', path: '/' }] }, /server must have one of app .*, workload .* and command .*, got none/)
   bad({ name: 'x', server: { app: 'lab' }, variants: [] }, /variants must not be empty/)
-  bad({ name: 'x', server: { app: 'lab' }, variants: [{ label: 'a', path: 'nope' }] }, /variants\[0\]\.path must match pattern "\^\/", got string "nope"/)
+  bad({ name: 'x', server: { app: 'lab' }, variants: [{ label: 'a', path: 'nope' }] }, /variants\[0\]\.path must match pattern "\^\/\(\?!\/\)\\S\*\$", got string "nope"/)
   bad({ name: 'x', server: { app: 'lab' }, variants: [{ label: 'a', path: '/' }, { label: 'a', path: '/' }] }, /"a" appears twice/)
   bad({ name: 'x', server: { app: 'lab' }, variants: [{ label: 'a', path: '/' }], load: { requests: 0 } }, /load\.requests must be a positive integer, got "0"/)
   bad({ name: 'x', server: { app: 'lab' }, variants: [{ label: 'a', path: '/' }], axes: { c: 3 } }, /axes\.c must be array, got number 3/)
