@@ -183,8 +183,16 @@ test('run --app --profile on the login example: the verdict, the terminal, summa
   assert.ok(at >= 0, run.stdout)
   assert.match(lines[at + 1], new RegExp(`^  POST /login +\\d+\\.\\d%  ${escape(call)}$`))
   assert.match(lines[at + 2], /^ +\d+\.\d% {4}leaf: _encipher \(bcryptjs\/[^)]+\)$/)
-  // the verdict (wrapped in the terminal) and summary.md's
-  assert.match(run.summary, new RegExp(`first in where the event loop went: ${escape(call)}, \\d+% of the window \\(leaf: _encipher \\(bcryptjs/[^)]+\\), \\d+%\\)`))
+  // the verdict (wrapped in the terminal) and summary.md's: it names the route whose loop was late the
+  // longest, POST /login or /shop (each holds the loop through nearly all of its window at -c 1, so a
+  // busy machine decides), and leads with that route's call
+  const verdict = /> app: (POST \/login|\/shop) holds the event loop most: .*/.exec(run.summary)
+  assert.ok(verdict, run.summary)
+  if (verdict[1] === 'POST /login') {
+    assert.match(verdict[0], new RegExp(`first in where the event loop went: ${escape(call)}, \\d+% of the window \\(leaf: _encipher \\(bcryptjs/[^)]+\\), \\d+%\\)`))
+  } else {
+    assert.match(verdict[0], new RegExp(`first in where the event loop went: [^;]*listProducts at ${escape(APP)}:\\d+, \\d+% of the window`))
+  }
   assert.match(run.summary, new RegExp(`\\| call \\(its hottest leaf beneath\\) \\| of the window \\| of blocking time \\|[^\\n]*\\n\\|[^\\n]*\\n\\| ${escape(call)} \\| [\\d.]+% \\| [\\d.]+% \\|`))
   assert.match(run.html, new RegExp(`<td>${escape(call)}</td>`))
   // /shop: the JSON.stringify row names the line of the call, not the handler's first line
