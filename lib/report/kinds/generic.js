@@ -41,10 +41,7 @@ function genericTable (s, rows) {
     columns,
     align: ['left', 'right', 'right', 'right', 'right', 'left', 'right', 'left', 'left'],
     rows: body,
-    ...terminalRatios(rows, body, columns, 5),
-    // time per request is req/s again, divided into the connections: a terminal can do without it
-    hidden: columns.map((c) => c === 'Time/req ms' || c === 'across ms'),
-    parts: columns.map((c) => c === 'Flags')
+    ...comparisonTerminal(rows, body, columns, 5)
   }
 }
 
@@ -58,13 +55,30 @@ function genericTable (s, rows) {
  * @param {number} at  the ratio column
  * @returns {{ short?: string[], textRows?: string[][], note?: string }}
  */
-export function terminalRatios (rows, body, columns, at) {
+function terminalRatios (rows, body, columns, at) {
   const baseline = sharedBaseline(rows)
   if (baseline === null) return {}
   return {
     short: columns.map((c, i) => i === at ? `vs ${baseline}` : c),
     textRows: body.map((cells, k) => cells.map((c, i) => i === at && rows[k].runs.length > 0 ? shortSignificance(rows[k], rows) : c)),
     note: `vs ${baseline}: req/s ratio (95% CI), Welch's p.`
+  }
+}
+
+/**
+ * A comparison table's terminal form: its ratio column (terminalRatios), the time-per-request columns
+ * left out (req/s again, divided into the connections: a terminal can do without them), and a second
+ * part from the flags on.
+ * @param {Row[]} rows
+ * @param {string[][]} body
+ * @param {string[]} columns
+ * @param {number} at  the ratio column
+ */
+export function comparisonTerminal (rows, body, columns, at) {
+  return {
+    ...terminalRatios(rows, body, columns, at),
+    hidden: columns.map((c) => c === 'Time/req ms' || c === 'across ms'),
+    parts: columns.map((c) => c === 'Flags')
   }
 }
 

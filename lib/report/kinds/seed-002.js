@@ -4,7 +4,7 @@
 // holds or not on a machine) is judged by lib/report/articles.js. The verdict and the charts are the
 // comparison kind's.
 import { MIB } from '../../format.js'
-import { generic, terminalRatios } from './generic.js'
+import { generic, comparisonTerminal } from './generic.js'
 import { formatRateInterval, invalidCell, flagsText, leftOut, significance, tableTitle } from '../phrases.js'
 
 /** @typedef {import('../../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
@@ -74,10 +74,7 @@ function seed002Table (s, rows) {
     columns,
     align: ['left', 'right', 'right', 'right', 'right', 'right', 'left', 'left', 'left'],
     rows: body,
-    ...terminalRatios(rows, body, columns, 7),
-    // time per request is req/s again, divided into the connections: a terminal can do without it
-    hidden: columns.map((c) => c === 'Time/req ms' || c === 'across ms'),
-    parts: columns.map((c) => c === 'Flags')
+    ...comparisonTerminal(rows, body, columns, 7)
   }
 }
 
