@@ -41,7 +41,8 @@ test('a workload whose handlers throw: every run invalid, no ratio, exit 1 namin
   assert.doesNotMatch(stdout, /\dx sync/, 'no ratio of two error pages')
   assert.doesNotMatch(stdout, /^sync +[\d.]+ /m, 'no req/s for an invalid run')
   assert.match(stdout, /^workload: nothing measured validly; invalid: sync \(20 of 20 non-2xx\), async \(20 of 20 non-2xx\)/m)
-  const lines = stderr.trim().split('\n')
+  // the line wraps at 100 columns, its continuation indented: joined back
+  const lines = stderr.trim().replace(/\n {2}/g, ' ').split('\n')
   const invalidLines = lines.filter((l) => /invalid/.test(l))
   assert.equal(invalidLines.length, 1, stderr)
   assert.match(invalidLines[0], /^syncbench run: 2 invalid runs \(failed requests or non-2xx responses\), left out of every figure: workload\/sync#1 \(20 of 20 non-2xx\), workload\/async#1 \(20 of 20 non-2xx\); --allow-errors counts them$/)
@@ -77,7 +78,7 @@ test('one invalid configuration: the valid one keeps its figures, the invalid on
   assert.match(stdout, /^async +invalid: 10 of 10 non-2xx$/m)
   // the verdict's subjects on lines of their own: the figure, then the invalid runs
   assert.match(stdout, /^workload: sync: [\d.]+ req\/s\ninvalid: async \(10 of 10 non-2xx\)/m)
-  assert.match(stderr, /^syncbench run: 1 invalid run \(failed requests or non-2xx responses\), left out of every figure: workload\/async#1 \(10 of 10 non-2xx\); --allow-errors counts them$/m)
+  assert.match(stderr.replace(/\n {2}/g, ' '), /^syncbench run: 1 invalid run \(failed requests or non-2xx responses\), left out of every figure: workload\/async#1 \(10 of 10 non-2xx\); --allow-errors counts them$/m)
 })
 
 test('--allow-errors: the same runs count, the run exits 0', async () => {

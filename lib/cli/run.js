@@ -374,11 +374,14 @@ async function report ({ outcome, outDir, shown, io, html: withHtml, dashboard =
   const { writeReport } = await import('../report/write-report.js')
   const written = await writeReport(results, outDir, { summaries, html: withHtml })
   for (const w of written.warnings) io.stderr.write(`syncbench run: warning: ${w}\n`)
-  const runsDir = results.runs.length ? `, ${shown(path.join(outDir, RUNS_DIR))}${path.sep}` : ''
-  io.stderr.write(`syncbench run: results in ${shown(file)}, ${shown(written.summary)}${written.html ? `, ${shown(written.html)}` : ''}${runsDir}${interrupted ? ' (interrupted: partial)' : ''}\n`)
+  // the folder once, then the names in it: a timestamped folder named before each file passed 100 columns
+  const names = [file, written.summary, ...(written.html ? [written.html] : [])].map((f) => path.relative(outDir, f))
+  if (results.runs.length) names.push(`${RUNS_DIR}${path.sep}`)
+  io.stderr.write(`syncbench run: results in ${shown(outDir)}${path.sep}: ${names.join(', ')}${interrupted ? ' (interrupted: partial)' : ''}\n`)
   const failures = [error, written.error].filter((err) => err !== null)
   for (const err of failures) io.stderr.write(`syncbench run: ${err.message}\n`)
-  if (invalid.length > 0) io.stderr.write(`syncbench run: ${describeInvalid(invalid)}\n`)
+  // wrapped at 100 columns, its continuation indented: ten runs named pass a terminal's width
+  if (invalid.length > 0) io.stderr.write(`${wrap(`syncbench run: ${describeInvalid(invalid)}`, undefined, '  ')}\n`)
   dashboard?.finish({
     verdicts: summaries.map((s) => s.verdict),
     report: written.html ? path.resolve(outDir, written.html) : null,
