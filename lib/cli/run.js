@@ -222,7 +222,8 @@ export async function main (argv, io) {
 }
 
 /**
- * The runs, then the report, with the signals handled; the exit code.
+ * The runs, then the report, with the signals handled; the exit code. syncbench scan runs its plan
+ * through here too: its messages name it (`command`), and its runner options ride along (`runner`).
  * @param {object} o
  * @param {RunArgs} o.options
  * @param {import('../run/experiment-loader.js').Experiment[]} o.experiments
@@ -232,9 +233,15 @@ export async function main (argv, io) {
  * @param {string} o.cwd
  * @param {import('../run/node-binaries.js').NodeBinary[]} o.nodes  --node's binaries (none: this one)
  * @param {import('./dashboard.js').Dashboard|null} o.dashboard
+ * @param {string} [o.command]  how messages name the command: "syncbench run: ..."
+ * @param {Partial<import('../run/runner.js').RunnerOptions>} [o.runner]  more of the runner's options
+ * @param {(results: import('../types.js').ResultsFile, summaries: import('../report/model.js').ReportSummary[]) => string} [o.answer]
+ *        what stdout gets once the runs are done (default answerText's tables and verdicts)
+ * @param {boolean} [o.invalidFails]  invalid runs are named on stderr and make the exit code 1 (scan: its
+ *        table shows a route that answers non-2xx as a finding, and the scan succeeded)
  * @returns {Promise<number>}
  */
-async function runAndReport ({ options, experiments, engine, argv, io, cwd, nodes, dashboard }) {
+export async function runAndReport ({ options, experiments, engine, argv, io, cwd, nodes, dashboard, command = 'run', runner = {}, answer, invalidFails = true }) {
   const outDir = await createOutDir({ out: options.out, cwd })
 
   const controller = new AbortController()
@@ -249,7 +256,7 @@ async function runAndReport ({ options, experiments, engine, argv, io, cwd, node
   const onSignal = (name) => {
     if (!controller.signal.aborted) {
       received = name
-      io.stderr.write(`syncbench run: interrupted${name === 'SIGINT' ? '' : ` (${name})`}: ending the current run and writing the summary (Ctrl-C again to quit at once)\n`)
+      io.stderr.write(`syncbench ${command}: interrupted${name === 'SIGINT' ? '' : ` (${name})`}: ending the current run and writing the summary (Ctrl-C again to quit at once)\n`)
       return controller.abort()
     }
     for (const s of STOP_SIGNALS) process.off(s, onSignal)
@@ -258,8 +265,8 @@ async function runAndReport ({ options, experiments, engine, argv, io, cwd, node
   }
   for (const s of STOP_SIGNALS) process.on(s, onSignal)
   try {
-    const outcome = await measure({ options, experiments, engine, outDir, argv, io, nodes, signal: controller.signal, dashboard })
-    const code = await report({ outcome, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report, dashboard })
+    const outcome = await measure({ options, experiments, engine, outDir, argv, io, nodes, signal: controller.signal, dashboard, runner })
+    const code = await report({ outcome: invalidFails ? outcome : { ...outcome, invalid: [] }, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report, dashboard, command, answer })
     // 128 + the signal's number, as a shell reports a process that signal ended: 130, 143, 129.
     return code === INTERRUPTED_EXIT.SIGINT && received ? INTERRUPTED_EXIT[received] : code
   } finally {
@@ -301,8 +308,9 @@ export function shownPath (out, outDir, cwd) {
  * @param {import('../run/node-binaries.js').NodeBinary[]} o.nodes  --node's binaries (none: this one)
  * @param {AbortSignal} o.signal
  * @param {import('./dashboard.js').Dashboard|null} o.dashboard  a live view, subscribed to the progress stream as the line is
+ * @param {Partial<import('../run/runner.js').RunnerOptions>} [o.runner]  more of the runner's options
  */
-async function measure ({ options, experiments, engine, outDir, argv, io, nodes, signal, dashboard }) {
+async function measure ({ options, experiments, engine, outDir, argv, io, nodes, signal, dashboard, runner = {} }) {
   const paint = painter(io.stdout, io.env)
   // one stream of progress, two subscribers: the terminal's line (none with --quiet) and runs/<run>.txt;
   // a dashboard also shows the server's figures during runs and each experiment's verdict as it ends
@@ -343,7 +351,8 @@ async function measure ({ options, experiments, engine, outDir, argv, io, nodes,
       options: { experiments: experiments.map((e) => e.name), quiet: options.quiet, out: options.out ?? null, report: options.report, probe: options.probe ?? null, ...(options.probePath === undefined ? {} : { probePath: redactUrl(options.probePath, true) }) },
       signal,
       progress,
-      nodes
+      nodes,
+      ...runner
     })
     await Promise.all(writes)
     return { ...outcome, error: outcome.error ?? writeError }
@@ -361,27 +370,29 @@ async function measure ({ options, experiments, engine, outDir, argv, io, nodes,
  * @param {import('./output.js').Io} o.io
  * @param {boolean} o.html
  * @param {import('./dashboard.js').Dashboard|null} [o.dashboard]  told the verdicts and where the report is
+ * @param {string} [o.command]  how messages name the command
+ * @param {(results: import('../types.js').ResultsFile, summaries: import('../report/model.js').ReportSummary[]) => string} [o.answer]  what stdout gets
  * @returns {Promise<number>}
  */
-async function report ({ outcome, outDir, shown, io, html: withHtml, dashboard = null }) {
+async function report ({ outcome, outDir, shown, io, html: withHtml, dashboard = null, command = 'run', answer: answerOf }) {
   const paint = painter(io.stdout, io.env)
   const { results, file, interrupted, error, invalid } = outcome
   const summaries = summarizeResults(results)
-  const answer = answerText(results, summaries, paint)
+  const answer = answerOf ? answerOf(results, summaries) : answerText(results, summaries, paint)
   if (answer) io.stdout.write(answer)
   // loaded when a run has results to write: Plot, resvg and the DOM cost about half a second of
   // start-up that help, usage errors and a run stopped early never need
   const { writeReport } = await import('../report/write-report.js')
   const written = await writeReport(results, outDir, { summaries, html: withHtml })
-  for (const w of written.warnings) io.stderr.write(`syncbench run: warning: ${w}\n`)
+  for (const w of written.warnings) io.stderr.write(`syncbench ${command}: warning: ${w}\n`)
   // the folder once, then the names in it: a timestamped folder named before each file passed 100 columns
   const names = [file, written.summary, ...(written.html ? [written.html] : [])].map((f) => path.relative(outDir, f))
   if (results.runs.length) names.push(`${RUNS_DIR}${path.sep}`)
-  io.stderr.write(`syncbench run: results in ${shown(outDir)}${path.sep}: ${names.join(', ')}${interrupted ? ' (interrupted: partial)' : ''}\n`)
+  io.stderr.write(`syncbench ${command}: results in ${shown(outDir)}${path.sep}: ${names.join(', ')}${interrupted ? ' (interrupted: partial)' : ''}\n`)
   const failures = [error, written.error].filter((err) => err !== null)
-  for (const err of failures) io.stderr.write(`syncbench run: ${err.message}\n`)
+  for (const err of failures) io.stderr.write(`syncbench ${command}: ${err.message}\n`)
   // wrapped at 100 columns, its continuation indented: ten runs named pass a terminal's width
-  if (invalid.length > 0) io.stderr.write(`${wrap(`syncbench run: ${describeInvalid(invalid)}`, undefined, '  ')}\n`)
+  if (invalid.length > 0) io.stderr.write(`${wrap(`syncbench ${command}: ${describeInvalid(invalid)}`, undefined, '  ')}\n`)
   dashboard?.finish({
     verdicts: summaries.map((s) => s.verdict),
     report: written.html ? path.resolve(outDir, written.html) : null,
@@ -529,7 +540,7 @@ function positiveMs (flag, raw) {
  * @param {string} flag
  * @param {string} dir as given
  */
-function existingFolder (flag, dir) {
+export function existingFolder (flag, dir) {
   const abs = path.resolve(dir)
   let isFolder = false
   try { isFolder = statSync(abs).isDirectory() } catch { isFolder = false }

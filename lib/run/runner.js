@@ -57,6 +57,11 @@ const SERVER_SECOND_MS = 1000
  * @property {object} [options]                 recorded as ResultsFile.options
  * @property {number} [runTimeout]             seconds each run may take (--run-timeout); default derived from
  *                                              its load options (run-deadline.js)
+ * @property {string} [deadlineFlag]            the option a run's deadline message names (default --run-timeout)
+ * @property {boolean} [isolateErrors]          a run that fails (its server crashed, could not start) is recorded
+ *                                              invalid with what went wrong, and the next run goes on: syncbench
+ *                                              scan's routes are independent, one route's crash says nothing of
+ *                                              the others (default: the first failure ends the runs)
  * @property {AbortSignal} [signal]             Ctrl-C: ends the current run early, keeps what was measured, stops
  * @property {RunProgress} [progress]           where the runner reports its progress (lib/run/progress.js), for
  *                                              the subscribers the caller gave it; a new one by default
@@ -112,6 +117,8 @@ export async function runExperiments (options) {
       baseline: experiment.baseline,
       table: experiment.table,
       reference: experiment.reference,
+      // syncbench scan's plan: every route found, sent or skipped (lib/cli/scan.js)
+      scan: experiment.scan,
       // what was measured instead of the servers the experiment names (absent: syncbench started them)
       target: target === undefined ? undefined : redactUrl(target, true),
       labels: configurations.map((c) => c.label),
@@ -182,7 +189,7 @@ export async function runExperiments (options) {
       const probe = options.probe ?? (experiment.probe === true && !target)
       // the server is asked for its figures during the load only when a live view shows them
       const onServerSecond = progress.wantsServerSeconds ? (/** @type {import('../types.js').ServerSecond} */ second) => progress.serverSecond(second) : undefined
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, outDir, profileNames, probe, probePath: options.probePath, node, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second), onServerSecond })
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, deadlineFlag: options.deadlineFlag, outDir, profileNames, probe, probePath: options.probePath, node, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second), onServerSecond })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
       // a user's app: the status codes too (a rejected body, a missing header are the user's to fix)
       const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load, { statuses: configuration.server.command !== undefined }))
@@ -192,6 +199,10 @@ export async function runExperiments (options) {
         // turn of the event loop (signals are read in its poll phase, before setImmediate callbacks).
         await new Promise((resolve) => setImmediate(resolve))
         if (signal?.aborted) record.error = null
+      }
+      if (record.error && options.isolateErrors && !signal?.aborted) {
+        record.invalid = { reason: record.error.message }
+        record.error = null
       }
       results.runs.push(record)
       await save()
@@ -290,6 +301,7 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {string} [run.target]
  * @param {AbortSignal} [run.signal]
  * @param {number} [run.runTimeout] seconds (run-deadline.js)
+ * @param {string} [run.deadlineFlag]  the option its deadline message names
  * @param {string} run.outDir  the results folder (a user's app: its log and profile go there)
  * @param {Set<string>} [run.profileNames]  profile file names given so far (none: a run that saves no profile)
  * @param {boolean} [run.probe]  run the probe beside the measured load
@@ -302,7 +314,7 @@ export function workloadHandlerNames (workload, label = workload) {
  *        once a second during the measured load (a live view's); none: the server is not asked for them
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, outDir, profileNames = new Set(), probe = false, probePath, node, onProgress, onSecond, onServerSecond }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, deadlineFlag = '--run-timeout', outDir, profileNames = new Set(), probe = false, probePath, node, onProgress, onSecond, onServerSecond }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${runLabel(configuration.label, node)}#${repeat}`,
@@ -400,7 +412,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
   }
   if (deadline.signal.aborted && !signal?.aborted) {
     record.error = null
-    record.invalid = { reason: `did not end within its deadline of ${deadlineMs / 1000} s (--run-timeout): server stopped` }
+    record.invalid = { reason: `did not end within its deadline of ${deadlineMs / 1000} s (${deadlineFlag}): server stopped` }
   }
   return record
 }
