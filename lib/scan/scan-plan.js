@@ -32,6 +32,10 @@ import { TEXT_WIDTH, wrap } from '../report/wrap.js'
 
 /** Methods whose requests write, and need a body to be sent. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+/** The widest key column of the plan's lines: a longer key loses its middle. */
+const KEY_MAX = 32
+/** Joins what wrap must not break apart (a request line, a flag and its value). */
+const NBSP = '\u00a0'
 /** A parameter's name in --param, as Express, OpenAPI and the HAR reader write them. */
 const PARAM_NAME = /^[A-Za-z_$][\w$.-]*$/
 
@@ -79,18 +83,21 @@ export function parseParamOption (values) {
 }
 
 /**
- * The segments of a pattern. Express 5's optional groups ("{/:id}", "{.:ext}") are left out first.
+ * The segments of a pattern (no query: ":id?" is an optional parameter). Express 5's optional groups
+ * ("{/:id}", "{.:ext}") are left out first.
  * @param {string} pattern
  * @returns {Segment[]}
  */
 export function patternSegments (pattern) {
-  const path = pattern.split('?')[0].replace(/\{[^{}]*[/.:*][^{}]*\}/g, (group) => /^\{[\w$.-]+\*\d*\}$/.test(group) ? group : '')
+  const path = pattern.replace(/\{[^{}]*[/.:*][^{}]*\}/g, (group) => /^\{[\w$.-]+\*\d*\}$/.test(group) ? group : '')
   return path.split('/').map((text) => {
     /** @type {RegExpExecArray|null} */
     let m
     if ((m = /^:([\w$.-]+?)(\(.*\))?\?$/.exec(text)) || (m = /^\{([\w$.-]+)\?\}$/.exec(text))) return { kind: 'optional', name: m[1] }
-    if (/^:[\w$.-]+?(\(.*\))?[*+]$/.test(text) || /^\{[\w$.-]+\*\d*\}$/.test(text) || /[*(]/.test(text)) return { kind: 'wildcard' }
+    if (/^:[\w$.-]+?(\(.*\))?[*+]$/.test(text) || /^\{[\w$.-]+\*\d*\}$/.test(text)) return { kind: 'wildcard' }
     if ((m = /^:([\w$.-]+?)(\(.*\))?$/.exec(text)) || (m = /^\{([\w$.-]+)\}$/.exec(text))) return { kind: 'param', name: m[1] }
+    // "*", Express 5's "*splat", path-to-regexp's "(.*)"
+    if (/[*(]/.test(text)) return { kind: 'wildcard' }
     return { kind: 'literal', text }
   })
 }
@@ -332,7 +339,7 @@ function safety (e, hasBody, allowWrites) {
     return null
   }
   if (named) return null
-  return { reason: `${m} runs only when named by --request (scan sends GET and HEAD, writes with --allow-writes)`, flag: `--request "${m} ${e.pattern}"` }
+  return { reason: `${m} is sent only when named by --request`, flag: `--request "${m} ${e.pattern}"` }
 }
 
 /**
@@ -399,8 +406,8 @@ function fillSegments (e, segments, params, query) {
  * The plan as printed before anything is sent (and by --dry-run): a line saying how many routes are
  * sent and skipped, then one per route: its key, then what will be sent (the path, its query's
  * credentials starred; the names of its headers, never their values; its body's type and size) or
- * why it is skipped and the flag that would send it. Lines fit TEXT_WIDTH columns: a long key loses
- * its middle, a long reason wraps under itself.
+ * why it is skipped and the flag that would send it. Lines fit `width` columns: a long key loses its
+ * middle, a long reason wraps under itself, a flag too long to sit beside the key has a line of its own.
  * @param {readonly PlannedRoute[]} plan
  * @param {{ width?: number }} [options]
  * @returns {string[]}
@@ -409,24 +416,34 @@ export function planText (plan, { width = TEXT_WIDTH } = {}) {
   const sent = plan.filter((r) => r.skipped === null).length
   const skipped = plan.length - sent
   const lines = [wrap(`The plan: ${count(plan.length, 'route')}, ${sent} to send one at a time, ${skipped} skipped.`, width)]
-  const keyWidth = Math.min(40, Math.max(0, ...plan.map((r) => r.key.length)))
+  const keyWidth = Math.min(KEY_MAX, Math.max(0, ...plan.map((r) => r.key.length)))
   const indent = ' '.repeat(2 + keyWidth + 2)
+  const room = width - indent.length
   for (const r of plan) {
-    const what = r.skipped === null ? sentText(r) : `skipped: ${r.skipped.reason}${r.skipped.flag === undefined ? '' : ` (${r.skipped.flag})`}`
-    const text = wrap(what, width - indent.length).split('\n')
+    const flag = r.skipped?.flag === undefined ? '' : `(${r.skipped.flag})`
+    // a flag too long for the column beside the key goes on a line of its own, under the route
+    const flagApart = flag.length > room - 2
+    // the request line stays whole on its line, its path cut in the middle if it alone is too long
+    const what = r.skipped === null
+      ? sentText(r, room)
+      : `skipped: ${r.skipped.reason}${flag === '' || flagApart ? '' : ` ${flag.replace(/ /g, NBSP)}`}`
+    const text = wrap(what, room, '  ').split('\n').map((l) => cutMiddle(l.replace(/\u00a0/g, ' '), room))
     lines.push(`  ${cutMiddle(r.key, keyWidth).padEnd(keyWidth)}  ${text[0]}`.trimEnd())
     for (const more of text.slice(1)) lines.push(indent + more)
+    if (flag !== '' && flagApart) lines.push(`    ${cutMiddle(flag, width - 4)}`)
   }
   return lines.flatMap((l) => l.split('\n'))
 }
 
 /**
  * What a planned route sends, in words: "GET /users/42?limit=10, headers Accept, Cookie, a 24-byte
- * application/json body".
+ * application/json body", the request line held together by no-break spaces (wrap breaks elsewhere).
  * @param {PlannedRoute} r
+ * @param {number} room the columns a line has
  */
-function sentText (r) {
-  const parts = [`${r.method} ${redactUrl(r.path ?? r.pattern)}`]
+function sentText (r, room) {
+  const path = redactUrl(r.path ?? r.pattern)
+  const parts = [`${r.method}${NBSP}${cutMiddle(path, Math.max(8, room - r.method.length - 2)).replace(/ /g, NBSP)}`]
   if (r.headers !== undefined && r.headers.length > 0) {
     parts.push(`header${r.headers.length === 1 ? '' : 's'} ${r.headers.map((h) => h.slice(0, h.indexOf(':')).trim()).join(', ')}`)
   }
