@@ -90,6 +90,20 @@ test('the server prefix: a path, a root, a host alone, no server', async (t) => 
   }
 })
 
+test('a required query parameter without an example: the route is kept, sent without it, and a note says so', async (t) => {
+  const file = await tempFile(t, 'q.yaml', [
+    'openapi: 3.0.3', 'info: {title: t, version: "1"}', 'paths:', '  /search:', '    get:', '      parameters:',
+    '        - {name: q, in: query, required: true, schema: {type: string}}',
+    '        - {name: page, in: query, required: true, schema: {type: integer, default: 1}}',
+    '        - {name: lang, in: query, required: true, schema: {type: string}}',
+    '        - {name: debug, in: query, required: false, schema: {type: boolean}}',
+    '      responses: {"200": {description: ok}}', ''
+  ].join('\n'))
+  const { routes, notes } = await readOpenapi(file)
+  assert.deepEqual(routes, [{ method: 'GET', path: '/search', from: 'openapi', query: 'page=1' }])
+  assert.deepEqual(notes, [`${file}: GET /search is sent without its required query parameters q, lang: no example`])
+})
+
 test('a document that cannot be used is one line: file, line, reason', async (t) => {
   const cases = [
     // YAML: the yaml package's first error and its line

@@ -177,6 +177,25 @@ test('named routes win: their own body and headers, DELETE and OPTIONS sent when
   assert.deepEqual(brief(planScan({ named: named(['--request', 'POST /login']), allowWrites: true })), ['POST /login -> skipped: a write with no body: give -p after its --request (--request "POST /login" -p FILE)'])
 })
 
+test('an example of a path\'s parameter serves every method of that path; two named routes of one pattern are planned apart', async (t) => {
+  const { routes } = await readOpenapi(fixture('openapi-31.yaml'))
+  // PATCH /items/{id} has no example of its own: GET /items/{id}'s is the same resource's
+  assert.deepEqual(brief(planScan({ documents: routes, allowWrites: true })), [
+    'GET /items -> /items?page=1&tag=red&tag=blue',
+    'GET /items/:id -> /items/a%20b',
+    'PATCH /items/:id -> /items/a%20b'
+  ])
+  const plan = planScan({
+    found: [found({ path: '/users/:id', file: '/app/u.js', line: 2 })],
+    named: named(['--request', 'one=GET /users/1', '--request', 'two=GET /users/2', '--request', 'GET /users/3'])
+  })
+  assert.deepEqual(plan.map((r) => [r.key, r.pattern, r.path, r.from.join(','), r.declared?.line]), [
+    ['GET /users/:id', '/users/:id', '/users/1', 'express,request', 2],
+    ['two', '/users/:id', '/users/2', 'express,request', 2],
+    ['GET /users/3', '/users/:id', '/users/3', 'express,request', 2]
+  ])
+})
+
 test('app.all is planned as GET, merged with a GET of the same path; wildcards skipped unless a concrete path is given; optional parameters left out', () => {
   const plan = planScan({
     found: [

@@ -42,15 +42,20 @@ export async function readOpenapi (file) {
   const prefix = serverPrefix(api.servers)
   /** @type {DocumentRoute[]} */
   const routes = []
+  /** @type {string[]} */
+  const notes = prefix === '' ? [] : [`${file}: every path under ${prefix}, the path of its first server`]
   for (const [template, item] of Object.entries(api.paths ?? {})) {
     if (item === null || typeof item !== 'object') continue
     for (const method of METHODS) {
       const operation = item[method]
       if (operation === null || typeof operation !== 'object') continue
-      routes.push(operationRoute(prefix + template, method.toUpperCase(), [...(item.parameters ?? []), ...(operation.parameters ?? [])], operation.requestBody))
+      const { route, unknown } = operationRoute(prefix + template, method.toUpperCase(), [...(item.parameters ?? []), ...(operation.parameters ?? [])], operation.requestBody)
+      routes.push(route)
+      if (unknown.length > 0) {
+        notes.push(`${file}: ${route.method} ${route.path} is sent without its required query parameter${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}: no example`)
+      }
     }
   }
-  const notes = prefix === '' ? [] : [`${file}: every path under ${prefix}, the path of its first server`]
   return { routes, notes }
 }
 
@@ -146,12 +151,13 @@ function serverPrefix (servers) {
 
 /**
  * One operation as a route: its template's {name} as :name, the examples of its path parameters and
- * of its required query parameters, and its request body's example.
+ * of its required query parameters, and its request body's example; and the required query
+ * parameters that have no example (sent without them: an invented value is no better).
  * @param {string} template
  * @param {string} method
  * @param {any[]} parameters the path item's then the operation's (the operation's win)
  * @param {any} requestBody
- * @returns {DocumentRoute}
+ * @returns {{ route: DocumentRoute, unknown: string[] }}
  */
 function operationRoute (template, method, parameters, requestBody) {
   /** @type {Map<string, any>} */
@@ -162,8 +168,11 @@ function operationRoute (template, method, parameters, requestBody) {
   /** @type {Record<string, string>} */
   const params = {}
   const query = new URLSearchParams()
+  /** @type {string[]} */
+  const unknown = []
   for (const p of byKey.values()) {
     const value = exampleOf(p)
+    if (value === undefined && p.in === 'query' && p.required === true) unknown.push(p.name)
     if (value === undefined) continue
     if (p.in === 'path') {
       const text = scalarText(value)
@@ -185,7 +194,7 @@ function operationRoute (template, method, parameters, requestBody) {
   if (Object.keys(params).length > 0) route.params = params
   const body = bodyOf(requestBody)
   if (body !== undefined) route.body = body
-  return route
+  return { route, unknown }
 }
 
 /**

@@ -54,11 +54,15 @@ const PARAM_NAME = /^[A-Za-z_$][\w$.-]*$/
  * @property {{ file: string, line: number }|null} declared
  * @property {Map<number, Set<string>>} names     each parameter position's names in every source
  * @property {Map<number, string>} examples       each parameter position's example value (decoded)
+ * @property {Map<number, string>} shared         the same, from the routes of the same path with other
+ *                                                methods (an example names a resource, whatever is done to it)
  * @property {string|null} concrete               a concrete path a document gave for a wildcard route
  * @property {string} query
  * @property {string[]|undefined} headers
  * @property {{ contentType: string, text: string }|undefined} body
  * @property {AppRoute|null} named                the route named on the command line, which wins
+ * @property {string|null} label                  the key, when not "METHOD pattern": a second named route
+ *                                                that fits the same pattern
  */
 
 /**
@@ -158,6 +162,8 @@ export function planScan ({ found = [], documents = [], params = {}, allowWrites
   const entries = []
   /** @type {Map<string, Entry>} */
   const byShape = new Map()
+  /** @type {Map<string, Map<number, string>>} each path shape's examples, whatever the method */
+  const byPath = new Map()
   /**
    * @param {string} method
    * @param {string} pattern
@@ -165,8 +171,11 @@ export function planScan ({ found = [], documents = [], params = {}, allowWrites
    * @returns {Entry}
    */
   const add = (method, pattern, segments) => {
+    const path = shapeKey('', segments)
+    const shared = byPath.get(path) ?? new Map()
+    byPath.set(path, shared)
     /** @type {Entry} */
-    const entry = { method, pattern, segments, from: [], declared: null, names: new Map(), examples: new Map(), concrete: null, query: '', headers: undefined, body: undefined, named: null }
+    const entry = { method, pattern, segments, from: [], declared: null, names: new Map(), examples: new Map(), shared, concrete: null, query: '', headers: undefined, body: undefined, named: null, label: null }
     entries.push(entry)
     byShape.set(shapeKey(method, segments), entry)
     return entry
@@ -213,6 +222,7 @@ export function planScan ({ found = [], documents = [], params = {}, allowWrites
       for (const [i, s] of segments.entries()) {
         const value = s.kind === 'param' ? d.params?.[s.name] : undefined
         if (value !== undefined && !entry.examples.has(i)) entry.examples.set(i, value)
+        if (value !== undefined && !entry.shared.has(i)) entry.shared.set(i, value)
       }
     }
     if (entry.query === '' && d.query) entry.query = d.query
@@ -227,6 +237,16 @@ export function planScan ({ found = [], documents = [], params = {}, allowWrites
     let entry = byShape.get(shapeKey(method, segments))
     if (entry === undefined && segments.every((s) => s.kind === 'literal')) {
       entry = fitting(method, pathPart.split('/')) ?? undefined
+    }
+    if (entry !== undefined && entry.named !== null) {
+      // a second named route of one pattern (another id, other credentials) is planned on its own,
+      // its label its name (parseAppRequests keeps those distinct)
+      const second = add(method, pathPart, segments)
+      second.label = r.name ?? `${method} ${r.path}`
+      Object.assign(second, { pattern: entry.pattern, names: entry.names, examples: entry.examples, shared: entry.shared, declared: entry.declared })
+      second.from.push(...entry.from.filter((f) => f !== 'request'))
+      byShape.set(shapeKey(method, entry.segments), entry)
+      entry = second
     }
     if (entry === undefined) entry = add(method, pathPart, segments)
     addSource(entry, 'request')
@@ -289,6 +309,7 @@ function takeConcrete (entry, concrete) {
   for (const [k, s] of entry.segments.entries()) {
     if (s.kind === 'optional') continue
     if (s.kind === 'param' && !entry.examples.has(k)) entry.examples.set(k, decoded(concrete[i]))
+    if (s.kind === 'param' && !entry.shared.has(k)) entry.shared.set(k, decoded(concrete[i]))
     i++
   }
 }
@@ -300,7 +321,7 @@ function takeConcrete (entry, concrete) {
  * @returns {PlannedRoute}
  */
 function planned (e, params, allowWrites) {
-  const key = `${e.method} ${e.pattern}`
+  const key = e.label ?? `${e.method} ${e.pattern}`
   const named = e.named
   const headers = named !== null ? named.headers : e.headers
   const body = named !== null
@@ -391,7 +412,7 @@ function fillSegments (e, segments, params, query) {
     else if (s.kind === 'param') {
       const names = [s.name, ...(e.names.get(i) ?? [])]
       const given = names.find((n) => Object.hasOwn(params, n))
-      const value = given !== undefined ? params[given] : e.examples.get(i)
+      const value = given !== undefined ? params[given] : e.examples.get(i) ?? e.shared.get(i)
       if (value === undefined) missing.push(s.name)
       else parts.push(encodeURIComponent(value))
     }
