@@ -3,6 +3,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import http from 'node:http'
+import { once } from 'node:events'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -74,6 +76,30 @@ test('OpenAPI $refs are followed: a parameter, a request body and its schema, a 
   ])
 })
 
+test('a circular schema is read; a $ref to a URL is not fetched: the document is read alone', async (t) => {
+  let requests = 0
+  const server = http.createServer((req, res) => { requests++; res.end('Id: {name: id, in: path, required: true, example: 9}') })
+  t.after(() => server.close())
+  await once(server.listen(0, '127.0.0.1'), 'listening')
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address())
+  const file = await tempFile(t, 'circular.yaml', [
+    'openapi: 3.0.3', 'info: {title: t, version: "1"}', 'paths:',
+    '  /tree:', '    post:', '      requestBody:', '        content:', '          application/json:',
+    '            schema: {$ref: "#/components/schemas/Node"}', '            example: {name: root, children: []}',
+    '      responses: {"200": {description: ok}}',
+    '  /remote/{id}:', '    get:', '      parameters:', `        - $ref: "http://127.0.0.1:${port}/params.yaml#/Id"`,
+    '      responses: {"200": {description: ok}}',
+    'components:', '  schemas:', '    Node:', '      type: object', '      properties:',
+    '        children: {type: array, items: {$ref: "#/components/schemas/Node"}}', ''
+  ].join('\n'))
+  const { routes } = await readOpenapi(file)
+  assert.deepEqual(routes, [
+    { method: 'POST', path: '/tree', from: 'openapi', query: '', body: { contentType: 'application/json', text: '{"name":"root","children":[]}' } },
+    { method: 'GET', path: '/remote/:id', from: 'openapi', query: '' }
+  ])
+  assert.equal(requests, 0)
+})
+
 test('the server prefix: a path, a root, a host alone, no server', async (t) => {
   /** @param {unknown} servers */
   const doc = (servers) => JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, ...(servers === undefined ? {} : { servers }), paths: { '/a': { get: { responses: { 200: { description: 'ok' } } } } } })
@@ -117,7 +143,7 @@ test('a document that cannot be used is one line: file, line, reason', async (t)
     // a $ref to nowhere: the line of the $ref
     ['invalid-ref.yaml', '9: not a valid OpenAPI 3.1 document: Missing $ref pointer "#/components/parameters/Id". Token "components" does not exist.'],
     // the parser's own rule naming an operation: the operation's line
-    ['invalid-path-param.json', '7: not a valid OpenAPI 3.0 document: `/paths/users/{id}/get` is missing path parameter(s) for `{id}`.'],
+    ['invalid-path-param.json', '7: not a valid OpenAPI 3.0 document: `/paths/users/get` has a path parameter named `id`, but there is no corresponding `{id}` in the path string.'],
     ['swagger.json', '2: Swagger 2.0: scan reads OpenAPI 3.0 and 3.1 only (convert it to OpenAPI 3 first)']
   ]
   for (const [name, expected] of cases) {

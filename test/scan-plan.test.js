@@ -113,6 +113,12 @@ test('a concrete path joins the pattern it fits best: the most literal segments'
     ['GET /users/me', '/users/me', 'express,har'],
     ['GET /files/*', '/files/a/b.txt', 'express,har']
   ])
+  // a catch-all takes the first concrete path it fits; the next ones are routes of their own
+  const catchAll = planScan({
+    found: [found({ path: '/*' })],
+    documents: [{ method: 'GET', path: '/a', from: 'har', query: '' }, { method: 'GET', path: '/b', from: 'har', query: '' }]
+  })
+  assert.deepEqual(brief(catchAll), ['GET /* -> /a', 'GET /b -> /b'])
 })
 
 test('GET and HEAD are sent; writes only with --allow-writes and a body; DELETE only when named; other methods only when named', (t) => {

@@ -19,8 +19,15 @@ import { documentError, lineOfPair, lineOfPointer, pointerAtLine, pointerText, r
 const FLAG = '--openapi'
 /** An operation's keys in a path item (OpenAPI 3.0 and 3.1). */
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
-/** What the parser is told: no file and no URL beyond the document itself. */
-const PARSER_OPTIONS = Object.freeze({ resolve: { external: false } })
+/**
+ * What the parser is told: no file and no URL beyond the document itself. A path parameter declared
+ * in another file is then not seen, so its absence is no error here: the route is read, and its
+ * parameter waits for --param.
+ */
+const PARSER_OPTIONS = Object.freeze({
+  resolve: { external: false },
+  validate: { rules: { openapi: { 'path-parameters-not-in-parameters': /** @type {'warning'} */ ('warning') } } }
+})
 
 /**
  * The routes an OpenAPI document describes, in the document's order (paths, then methods as

@@ -213,6 +213,9 @@ export function planScan ({ found = [], documents = [], params = {}, allowWrites
     const concrete = concreteSegments(segments, d.params ?? {})
     if (entry === undefined && concrete !== null) {
       entry = fitting(method, concrete) ?? undefined
+      // a wildcard route takes one concrete path; the next ones a document gives are routes of their
+      // own, rather than lost in it (a catch-all serves many pages)
+      if (entry !== undefined && entry.concrete !== null) entry = undefined
       if (entry !== undefined) takeConcrete(entry, concrete)
     }
     if (entry === undefined) entry = add(method, d.path, segments)
