@@ -163,6 +163,13 @@ test('a document that cannot be used is one line: file, line, reason', async (t)
   }
 })
 
+test('a YAML document whose aliases expand past the limit is refused, not expanded', async (t) => {
+  const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]']
+  for (let i = 0; i < 8; i++) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill('*' + String.fromCharCode(97 + i)).join(', ')}]`)
+  const file = await tempFile(t, 'laughs.yaml', lines.join('\n') + '\n')
+  assert.match(await refusal(readOpenapi(file)), new RegExp(`^--openapi ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not YAML: .*alias`, 'i'))
+})
+
 test('a JSON error\'s line at the edges: the first character, the last line, the end of the text', async (t) => {
   const cases = [
     ['}', "1: not JSON: Unexpected token '}'"],
@@ -251,4 +258,7 @@ test('HAR files that cannot be used: one line each', async (t) => {
   assert.equal(await refusal(readHar(badUrl)), `--har ${badUrl}:3: entry 0's url "/relative" is not a URL`)
   const broken = await tempFile(t, 'b.har', '{"log": {"entries": [\n{"request": }\n]}}')
   assert.equal(await refusal(readHar(broken)), `--har ${broken}:2: not JSON: Unexpected token '}'`)
+  // a HAR file is JSON whatever it looks like
+  const yamlish = await tempFile(t, 'c.har', 'log:\n  entries: []\n')
+  assert.equal(await refusal(readHar(yamlish)), `--har ${yamlish}:1: not JSON: Unexpected token 'l'`)
 })

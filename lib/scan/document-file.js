@@ -35,19 +35,20 @@ export function documentError (flag, file, line, reason, cause) {
 }
 
 /**
- * Read `file` and parse it: as JSON when its name ends in .json, or when it does not end in .yaml or
- * .yml and its first character opens a JSON object or array (a YAML document rarely starts so);
- * as YAML otherwise.
+ * Read `file` and parse it: as JSON when asked (a HAR file is JSON whatever its name), when its name
+ * ends in .json, or when it does not end in .yaml or .yml and its first character opens a JSON object
+ * or array (a YAML document rarely starts so); as YAML otherwise.
  * @param {string} flag
  * @param {string} file
+ * @param {{ json?: boolean }} [options]
  * @returns {Promise<DocumentFile>}
  */
-export async function readDocument (flag, file) {
+export async function readDocument (flag, file, { json: onlyJson = false } = {}) {
   const raw = await readInputFile(file, { fail: (message, cause) => documentError(flag, file, null, message, cause) })
   // a UTF-8 byte order mark (Windows editors write one) is not part of the document
   const text = raw.replace(/^\uFEFF/, '')
   const ext = path.extname(file).toLowerCase()
-  const json = ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && /^\s*[[{]/.test(text))
+  const json = onlyJson || ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && /^\s*[[{]/.test(text))
   return { flag, file, text, data: json ? parseJson(flag, file, text) : parseYaml(flag, file, text) }
 }
 
@@ -135,7 +136,12 @@ function parseYaml (flag, file, text) {
   if (first !== undefined) {
     throw documentError(flag, file, lines.linePos(first.pos[0]).line, `not YAML: ${first.message}`, first)
   }
-  return doc.toJS({ maxAliasCount: 1000 })
+  // toJS refuses an alias expanded past its limit (a "billion laughs" document) as an error
+  try {
+    return doc.toJS()
+  } catch (err) {
+    throw documentError(flag, file, null, `not YAML: ${/** @type {Error} */ (err).message}`, err)
+  }
 }
 
 /**

@@ -35,7 +35,7 @@ export const ID_SEGMENT = /^(\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
  * @returns {Promise<{ routes: DocumentRoute[], notes: string[] }>}
  */
 export async function readHar (file) {
-  const { text, data } = await readDocument(FLAG, file)
+  const { text, data } = await readDocument(FLAG, file, { json: true })
   const entries = /** @type {{ log?: { entries?: unknown } }} */ (data)?.log?.entries
   if (!Array.isArray(entries)) {
     throw documentError(FLAG, file, lineOfPointer(text, ['log']) ?? 1, 'not a HAR file: no log.entries list')
