@@ -12,6 +12,7 @@
 // GET /v1/users. A server variable in that path takes its default; a server URL with no path (or none
 // at all) adds nothing.
 import { validate, dereference } from '@readme/openapi-parser'
+import { firstLine } from '../errors.js'
 import { documentError, lineOfPair, lineOfPointer, pointerAtLine, pointerText, readDocument } from './document-file.js'
 
 /** @typedef {import('../types.js').DocumentRoute} DocumentRoute */
@@ -40,7 +41,10 @@ const PARSER_OPTIONS = Object.freeze({
 export async function readOpenapi (file) {
   const { text, data } = await readDocument(FLAG, file)
   const version = checkVersion(file, text, data)
-  const result = await validate(/** @type {any} */ (structuredClone(data)), PARSER_OPTIONS)
+  // the parser throws on what it cannot judge at all (a $ref it cannot follow to its end, say)
+  const result = await validate(/** @type {any} */ (structuredClone(data)), PARSER_OPTIONS).catch((err) => {
+    throw documentError(FLAG, file, null, `not a valid OpenAPI ${version} document: ${firstLine(err)}`, err)
+  })
   if (!result.valid) {
     const { line, reason } = await invalidAt(text, data, result.errors[0]?.message ?? 'invalid')
     throw documentError(FLAG, file, line, `not a valid OpenAPI ${version} document: ${reason}`)
@@ -112,7 +116,8 @@ async function invalidAt (text, data, message) {
   const marked = /^> +(\d+) \|/m.exec(message)
   if (marked === null) return { line: null, reason: first }
   // the document as the parser wrote it in its code frame
-  const api = await dereference(/** @type {any} */ (structuredClone(data)), { ...PARSER_OPTIONS, dereference: { circular: 'ignore' } })
+  const api = await dereference(/** @type {any} */ (structuredClone(data)), { ...PARSER_OPTIONS, dereference: { circular: 'ignore' } }).catch(() => null)
+  if (api === null) return { line: null, reason: first }
   const pointer = pointerAtLine(JSON.stringify(api, null, 2), Number(marked[1]))
   if (pointer === null) return { line: null, reason: first }
   return { line: lineOfPointer(text, pointer), reason: `at ${pointerText(pointer) || '/'}: ${first}` }
