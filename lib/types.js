@@ -552,4 +552,32 @@
  *   before any run ended; `done` of `requests`: the run's completed requests; `runs`: the runs that ended.
  */
 
+/**
+ * A route read from a document by `syncbench scan` (--openapi: lib/scan/openapi.js, --har: lib/scan/har.js).
+ * @typedef {object} DocumentRoute
+ * @property {string} method     upper case
+ * @property {string} path       the pattern, parameters written ":name" (OpenAPI's {name} rewritten)
+ * @property {'openapi'|'har'} from
+ * @property {Record<string, string>} [params]  example values of the path's parameters, by name (decoded)
+ * @property {string} [query]    the query to send, without "?" ("limit=10"): OpenAPI's required query
+ *                               parameters' examples, a HAR request's query as sent; '' when none
+ * @property {string[]} [headers]  "Name: value" lines, HAR only: what the browser sent, credentials
+ *                               included (starred where printed), minus the lines lib/scan/har.js drops
+ * @property {{ contentType: string, text: string }} [body]  OpenAPI's request body example, HAR's postData
+ */
+
+/**
+ * One route of a scan's plan (lib/scan/scan-plan.js): what will be sent to it, or why nothing will.
+ * @typedef {object} PlannedRoute
+ * @property {string} key        "METHOD /pattern": the route's label in results.json ("GET /users/:id")
+ * @property {string} method     the method sent (app.all's routes: GET)
+ * @property {string} pattern
+ * @property {string|null} path  the concrete path and query sent ("/users/42?limit=10"), null when skipped
+ * @property {string[]} from     where the route was found: the framework, 'openapi', 'har', 'request' (named)
+ * @property {{ file: string, line: number }|null} declared  the handler's place, from discovery
+ * @property {string[]} [headers]  "Name: value" lines sent with it (a HAR's, a named route's own)
+ * @property {{ contentType: string, text: string }} [body]
+ * @property {{ reason: string, flag?: string }|null} skipped  one line, and the flag that would send it
+ */
+
 export {}
