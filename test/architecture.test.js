@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 function layer (rel) {
   const folder = rel.split('/')[1]
   if (!rel.startsWith('lib/') || !rel.slice(4).includes('/')) return { name: 'shared', rank: 0 }
-  const ranks = { load: 1, lab: 1, ab: 1.5, analysis: 1.7, run: 2, report: 2, cli: 4 }
+  const ranks = { load: 1, lab: 1, ab: 1.5, analysis: 1.7, scan: 1.8, run: 2, report: 2, cli: 4 }
   assert.ok(folder in ranks, `${rel}: a folder of lib/ that docs/architecture.md does not place`)
   return { name: folder, rank: ranks[folder] }
 }
@@ -25,7 +25,7 @@ async function sources (dir) {
   return out
 }
 
-test('lib/ imports only downward: shared <- load, lab <- ab <- analysis <- run, report <- cli', async () => {
+test('lib/ imports only downward: shared <- load, lab <- ab <- analysis <- scan <- run, report <- cli', async () => {
   const problems = []
   for (const rel of await sources('lib')) {
     const text = await readFile(path.join(root, rel), 'utf8')

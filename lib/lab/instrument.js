@@ -9,7 +9,9 @@
 // - started by syncbench (SYNCBENCH_CONTROL names a Unix socket or named pipe): connects to it and
 //   speaks the protocol of lib/lab/ipc.js: ready with the server's address, metrics windows, live reads, a CPU
 //   profile of the main thread from before the warm-up to after the measured window (node:inspector, one
-//   sample every PROFILE_INTERVAL_US), written where the runner asks;
+//   sample every PROFILE_INTERVAL_US), written where the runner asks; the server's routes, read when
+//   asked (lib/lab/route-reader.js: nothing is walked before; Fastify's adapter alone watches from the
+//   start, as its routes can only be seen being declared: lib/lab/frameworks/fastify.js);
 // - by hand (SYNCBENCH_METRICS_PORT=<port>): serves GET /__syncbench/metrics (?reset=1 starts a new
 //   window) and GET /__syncbench/env on 127.0.0.1:<port>, a server of its own beside the app's.
 // SYNCBENCH_PARENT_PID: a watchdog thread (lib/lab/parent-watch.js) ends this process once that
@@ -25,6 +27,8 @@ import { createServerMetrics, collectEnvironment } from './metrics.js'
 import { serveIpc, socketChannel } from './ipc.js'
 import { watchParent } from './parent-watch.js'
 import { followRoutes } from './route-blocks.js'
+import { frameworks } from './frameworks.js'
+import { readRoutes } from './route-reader.js'
 
 /** 1 ms between samples: Node's own --cpu-prof-interval default; a 65 ms hash is ~65 samples. */
 export const PROFILE_INTERVAL_US = 1000
@@ -49,6 +53,8 @@ function onListen (message) {
   measure(server, address)
 }
 if (control || metricsPort) dc.subscribe(LISTEN, onListen)
+// Only syncbench's parent asks for routes, and only over the control socket.
+if (control) for (const framework of frameworks) framework.watch?.()
 
 /**
  * @param {import('node:net').Server} server
@@ -77,9 +83,22 @@ function measure (server, address) {
     socket.unref()
     socket.on('error', () => {})
     const channel = socketChannel(socket)
-    serveIpc(channel, { servers: [{ name: 'app', url, port: address.port, host }], env, read, live: () => metrics.live(), info: { pid: process.pid, secure }, profile: profiler.request })
+    serveIpc(channel, { servers: [{ name: 'app', url, port: address.port, host }], env, read, live: () => metrics.live(), info: { pid: process.pid, secure }, profile: profiler.request, routes: () => routesOf(server) })
   }
   if (metricsPort) serveMetrics(Number(metricsPort), read, env)
+}
+
+/**
+ * The server's routes; a reader that fails says why in a note, and the app goes on as it was.
+ * @param {import('node:net').Server} server
+ * @returns {Promise<import('./ipc.js').FoundRoutes>}
+ */
+async function routesOf (server) {
+  try {
+    return await readRoutes(server)
+  } catch (err) {
+    return { frameworks: [], routes: [], notes: [`reading the routes failed: ${err instanceof Error ? err.message : String(err)}`] }
+  }
 }
 
 /**
