@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { tempCacheDir } from './helper.js'
 import { createRequire } from 'node:module'
 import { discoverRoutes } from '../lib/scan/discover.js'
+import { hostApp } from '../lib/lab/app-host.js'
 import { pathFromRegExp } from '../lib/lab/frameworks/express.js'
 import { hapiPattern } from '../lib/lab/frameworks/hapi.js'
 import { ServerStartError } from '../lib/errors.js'
@@ -87,6 +88,33 @@ test('Express 5 on router 2.0 to 2.2 (layers with no rawPath): mount paths read 
   const found = await discover(`node ${JSON.stringify(expressFile)} express no-raw-path`)
   assert.deepEqual(described(found.routes, expressFile), expressRoutes)
   assert.deepEqual(found.notes, [])
+})
+
+test('Express loaded twice (5 and 4, one listener calling either app): both apps, each with its own version', async () => {
+  const file = path.join(scanApps, 'two-expresses.cjs')
+  const found = await discover(`node ${JSON.stringify(file)}`)
+  assert.deepEqual(described(found.routes, file), [
+    `GET /new @${lineOf(file, 'function newRoute ')}`,
+    `GET /old/page @${lineOf(file, 'function oldRoute ')}`
+  ])
+  assert.deepEqual(found.frameworks, [{ name: 'express', version: '5.3.0' }, { name: 'express', version: '4.22.3' }])
+})
+
+test('asked twice, the app answers the same routes, and serves them as before', async () => {
+  const app = await hostApp({ command: `node ${JSON.stringify(expressFile)}`, name: 'app', cwd: root, log: path.join(dir, 'twice.log') })
+  try {
+    const first = await app.routes()
+    assert.deepEqual(await app.routes(), first)
+    assert.equal(first?.routes.length, expressRoutes.length)
+    const url = app.servers[0].url
+    for (const [route, body] of [['/api/users/1/posts/2', 'post'], ['/admin/stats', 'stats'], ['/late', 'late']]) {
+      const res = await fetch(url + route)
+      assert.equal(res.status, 200, route)
+      assert.equal(await res.text(), body)
+    }
+  } finally {
+    await app.close()
+  }
 })
 
 const fastifyFile = path.join(scanApps, 'fastify-prefix.cjs')

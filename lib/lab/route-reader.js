@@ -50,7 +50,7 @@ async function read (server, inspector) {
   /** @type {unknown[]} */
   const roots = [...listeners]
   for (const adapter of frameworks) roots.push(...(adapter.roots?.(server) ?? []))
-  /** @type {{ adapter: import('./frameworks.js').FrameworkAdapter, value: unknown }[]} */
+  /** @type {{ adapter: import('./frameworks.js').FrameworkAdapter, value: unknown, file?: string }[]} */
   const found = []
   /** @type {string[]} files of the functions walked: where a framework's package.json is looked for */
   const files = []
@@ -67,11 +67,10 @@ async function read (server, inspector) {
       looked++
       const adapter = frameworks.find((a) => a.recognise(value))
       if (adapter) {
-        found.push({ adapter, value })
-        if (typeof value === 'function') {
-          const where = await inspector.locate(value)
-          if (where) files.push(where.file)
-        }
+        // A function recognised (an Express app) is written in its framework's files: its own
+        // package.json names the version of this copy, when the app loads two.
+        const where = typeof value === 'function' ? await inspector.locate(value) : null
+        found.push({ adapter, value, file: where?.file })
         continue
       }
       if (depth >= MAX_DEPTH) continue
@@ -89,9 +88,9 @@ async function read (server, inspector) {
   /** @type {string[]} */
   const notes = []
   const listed = new Set()
-  for (const { adapter, value } of found) {
+  for (const { adapter, value, file } of found) {
     const listing = await adapter.list(value, { closure: (fn) => inspector.closure(fn) })
-    const version = listing.version ?? versionFrom(adapter.packageName, files)
+    const version = listing.version ?? versionFrom(adapter.packageName, file ? [file, ...files] : files)
     if (!infos.some((f) => f.name === adapter.name && f.version === version)) infos.push({ name: adapter.name, ...(version ? { version } : {}) })
     notes.push(...listing.notes)
     for (const route of everyMethodOnce(listing.routes)) {
