@@ -149,22 +149,23 @@ async function children (value, inspector, files) {
 
 /**
  * Where a route was declared: the last of its functions outside node_modules (the handler that
- * answers comes after the middleware a route lists before it, and a library's middleware is not the
- * user's line), or the last one when all are in node_modules (json-server's handlers).
+ * answers comes after the middleware a route lists before it, `app.post('/x', auth, handler)`, and a
+ * library's middleware is not the user's line). When all are a library's (json-server's
+ * `.post(create, write)`), none is the user's: the first, the route's own entry in the library.
  * @param {Function[]} handlers
  * @param {import('./self-inspect.js').SelfInspector} inspector
  * @returns {Promise<{ file?: string, line?: number }>}
  */
 async function declared (handlers, inspector) {
   /** @type {{ file: string, line: number }|null} */
-  let last = null
+  let first = null
   for (let i = handlers.length - 1; i >= 0; i--) {
     const where = await inspector.locate(handlers[i])
     if (!where) continue
     if (!where.file.split(path.sep).includes('node_modules')) return where
-    last ??= where
+    first = where
   }
-  return last ?? {}
+  return first ?? {}
 }
 
 /**
