@@ -131,13 +131,14 @@ async function mountPaths (layer, tools) {
     /** @type {unknown[]} */
     const raw = Array.isArray(layer.rawPath) ? layer.rawPath : [layer.rawPath]
     const paths = raw.map((p) => typeof p === 'string' ? p : p instanceof RegExp ? pathFromRegExp(p, []) : null)
-    return paths.every((p) => typeof p === 'string') ? /** @type {string[]} */ (paths) : 'a regular expression'
+    const unread = raw.find((p, i) => paths[i] === null)
+    return unread === undefined ? /** @type {string[]} */ (paths) : String(unread)
   }
   // Express 4
   if (layer.regexp instanceof RegExp) {
     if (layer.regexp.fast_slash) return ['']
     const p = pathFromRegExp(layer.regexp, Array.isArray(layer.keys) ? layer.keys : [])
-    return p === null ? `/${layer.regexp.source}/` : [p]
+    return p === null ? String(layer.regexp) : [p]
   }
   // router 2.0 to 2.2: the path went into path-to-regexp's matcher, which keeps the regexp it compiled.
   if (layer.slash) return ['']
@@ -145,12 +146,14 @@ async function mountPaths (layer, tools) {
     const paths = []
     for (const matcher of layer.matchers) {
       let found = null
+      /** @type {RegExp|null} */
+      let regexp = null
       for (const scope of typeof matcher === 'function' ? await tools.closure(matcher) : []) {
-        const regexp = scope.regexp instanceof RegExp ? scope.regexp : scope._path instanceof RegExp ? scope._path : null
+        regexp = scope.regexp instanceof RegExp ? scope.regexp : scope._path instanceof RegExp ? scope._path : null
         if (regexp) found = pathFromRegExp(regexp, Array.isArray(scope.keys) ? scope.keys : [])
-        if (found !== null) break
+        if (regexp) break
       }
-      if (found === null) return 'its matcher keeps no path'
+      if (found === null) return regexp ? String(regexp) : 'its matcher keeps no path'
       paths.push(found)
     }
     return paths
