@@ -120,6 +120,19 @@ test('asked twice, the app answers the same routes, and serves them as before', 
   }
 })
 
+test('the walk reads data only: no getter of the app\'s objects runs, no Proxy trap', async () => {
+  const file = path.join(scanApps, 'express-getters.cjs')
+  const app = await hostApp({ command: `node ${JSON.stringify(file)}`, name: 'app', cwd: root, log: path.join(dir, 'getters.log') })
+  try {
+    const found = await app.routes()
+    assert.deepEqual(found?.routes.map((r) => `${r.method} ${r.path}`), ['GET /touched'])
+    const res = await fetch(app.servers[0].url + '/touched')
+    assert.equal(await res.text(), '0')
+  } finally {
+    await app.close()
+  }
+})
+
 const fastifyFile = path.join(scanApps, 'fastify-prefix.cjs')
 for (const [module, version] of [['fastify', '5.12.8'], ['fastify-4', '4.29.1']]) {
   test(`${module} ${version}: plugin prefixes joined, nested; the HEAD Fastify adds for each GET not listed`, async () => {

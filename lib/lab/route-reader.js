@@ -9,6 +9,7 @@
 // Objects are walked through their own data properties only: no getter is called.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+import { types } from 'node:util'
 import { frameworks } from './frameworks.js'
 import { openSelfInspector } from './self-inspect.js'
 
@@ -62,7 +63,8 @@ async function read (server, inspector) {
     /** @type {[unknown, number][]} */
     const next = []
     for (const [value, depth] of queue) {
-      if (seen.has(value) || looked >= MAX_VALUES) continue
+      // A Proxy's traps are the app's code: it is not looked into.
+      if (seen.has(value) || looked >= MAX_VALUES || types.isProxy(value)) continue
       seen.add(value)
       looked++
       const adapter = frameworks.find((a) => a.recognise(value))

@@ -8,6 +8,7 @@
 import { Session } from 'node:inspector/promises'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
+import { types } from 'node:util'
 
 const GROUP = 'syncbench-routes'
 
@@ -108,6 +109,23 @@ export async function openSelfInspector () {
       session.disconnect()
     }
   }
+}
+
+/**
+ * A property's value when it is data (own or inherited), never by calling a getter: the objects a
+ * discovery looks at are the app's, and a getter may do anything (connect, count, throw). A Proxy
+ * is never read (its traps are the app's code too).
+ * @param {unknown} value
+ * @param {string} name
+ * @returns {any}
+ */
+export function dataProperty (value, name) {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function') || types.isProxy(value)) return undefined
+  for (let o = value; o !== null; o = Object.getPrototypeOf(o)) {
+    const descriptor = Object.getOwnPropertyDescriptor(o, name)
+    if (descriptor) return 'value' in descriptor ? descriptor.value : undefined
+  }
+  return undefined
 }
 
 /**

@@ -5,6 +5,7 @@
 // the path is read back; router 2.0-2.2 keeps it nowhere but in its matchers' closures (the compiled
 // regexp, read back the same way). A path that cannot be read back is a note, never a guess.
 // Discovery runs when asked, so routes added after listen are seen.
+import { dataProperty } from '../self-inspect.js'
 
 /** Routers nested deeper than this are not followed (a router mounted in itself would loop). */
 const MAX_NESTING = 32
@@ -13,17 +14,20 @@ const MAX_NESTING = 32
 export default {
   name: 'express',
   packageName: 'express',
-  recognise (value) {
-    const app = /** @type {any} */ (value)
-    return typeof app === 'function' && typeof app.handle === 'function' && typeof app.set === 'function' &&
-      typeof app.enabled === 'function' && app.settings !== null && typeof app.settings === 'object'
-  },
+  recognise: isExpressApp,
   async list (app, tools) {
     /** @type {import('../frameworks.js').FrameworkListing} */
     const listing = { routes: [], notes: [] }
     await listApp(app, '', tools, listing, 0)
     return listing
   }
+}
+
+/** @param {unknown} value */
+function isExpressApp (value) {
+  const settings = typeof value === 'function' ? dataProperty(value, 'settings') : undefined
+  return ['handle', 'set', 'enabled'].every((name) => typeof dataProperty(value, name) === 'function') &&
+    settings !== null && typeof settings === 'object'
 }
 
 /**
@@ -85,8 +89,7 @@ async function mountedApp (handle, tools) {
   if (typeof handle !== 'function' || handle.name !== 'mounted_app') return null
   for (const scope of await tools.closure(handle)) {
     for (const value of Object.values(scope)) {
-      const app = /** @type {any} */ (value)
-      if (typeof app === 'function' && typeof app.handle === 'function' && app.settings) return app
+      if (isExpressApp(value)) return value
     }
   }
   return null

@@ -2,15 +2,16 @@
 // a closure over its core that V8 does not show (an arrow function's `this`); the core is reached from
 // the listener's 'connection' handler instead, whose closure keeps it as `self` (cleanStop, Hapi's
 // default). Hapi's '{id}' parameters are written ':id' ('{id?}' ':id?'), its '{p*}' wildcards '*'.
+import { dataProperty } from '../self-inspect.js'
 
 /** @type {import('../frameworks.js').FrameworkAdapter} */
 export default {
   name: 'hapi',
   packageName: '@hapi/hapi',
   recognise (value) {
-    const server = /** @type {any} */ (value)
-    return server !== null && typeof server === 'object' && ['table', 'route'].every((name) => typeof server[name] === 'function') &&
-      server.realm !== null && typeof server.realm === 'object' && '_core' in server
+    const realm = dataProperty(value, 'realm')
+    return typeof value === 'object' && ['table', 'route'].every((name) => typeof dataProperty(value, name) === 'function') &&
+      realm !== null && typeof realm === 'object' && dataProperty(value, '_core') !== undefined
   },
   async list (server) {
     /** @type {any[]} */

@@ -3,6 +3,7 @@
 // (`.router`), whose layers hold full paths (a nested router's layers are copied into its parent with
 // the prefix joined). The app is reached from the server's listener (Koa's `callback()` closes over
 // the composed middleware) or wherever the app object itself is found.
+import { dataProperty } from '../self-inspect.js'
 /** @type {import('../frameworks.js').FrameworkAdapter} */
 export default {
   name: 'koa',
@@ -23,16 +24,14 @@ export default {
 
 /** @param {unknown} value */
 function isKoaApp (value) {
-  const app = /** @type {any} */ (value)
-  return app !== null && typeof app === 'object' && Array.isArray(app.middleware) && typeof app.callback === 'function' &&
-    typeof app.createContext === 'function'
+  return typeof value === 'object' && Array.isArray(dataProperty(value, 'middleware')) &&
+    typeof dataProperty(value, 'callback') === 'function' && typeof dataProperty(value, 'createContext') === 'function'
 }
 
 /** @param {unknown} value */
 function isRouterMiddleware (value) {
-  const router = /** @type {any} */ (value)?.router
-  return typeof value === 'function' && router !== null && typeof router === 'object' && Array.isArray(router.stack) &&
-    typeof router.routes === 'function'
+  const router = typeof value === 'function' ? dataProperty(value, 'router') : undefined
+  return typeof router === 'object' && Array.isArray(dataProperty(router, 'stack')) && typeof dataProperty(router, 'routes') === 'function'
 }
 
 /**
