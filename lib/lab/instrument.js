@@ -27,8 +27,6 @@ import { createServerMetrics, collectEnvironment } from './metrics.js'
 import { serveIpc, socketChannel } from './ipc.js'
 import { watchParent } from './parent-watch.js'
 import { followRoutes } from './route-blocks.js'
-import { frameworks } from './frameworks.js'
-import { readRoutes } from './route-reader.js'
 
 /** 1 ms between samples: Node's own --cpu-prof-interval default; a 65 ms hash is ~65 samples. */
 export const PROFILE_INTERVAL_US = 1000
@@ -53,8 +51,9 @@ function onListen (message) {
   measure(server, address)
 }
 if (control || metricsPort) dc.subscribe(LISTEN, onListen)
-// Only syncbench's parent asks for routes, and only over the control socket.
-if (control) for (const framework of frameworks) framework.watch?.()
+// Only syncbench's parent asks for routes, and only over the control socket: the readers are loaded
+// for it alone (the preload rides along every Node process of the command: npm, a build step).
+if (control) for (const framework of (await import('./frameworks.js')).frameworks) framework.watch?.()
 
 /**
  * @param {import('node:net').Server} server
@@ -95,6 +94,7 @@ function measure (server, address) {
  */
 async function routesOf (server) {
   try {
+    const { readRoutes } = await import('./route-reader.js')
     return await readRoutes(server)
   } catch (err) {
     return { frameworks: [], routes: [], notes: [`reading the routes failed: ${err instanceof Error ? err.message : String(err)}`] }
