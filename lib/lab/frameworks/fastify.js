@@ -20,11 +20,17 @@ function onInit (message) {
   if (!fastify || typeof fastify.addHook !== 'function' || seen.has(fastify)) return
   /** @type {{ method: string, url: string, handler: unknown }[]} */
   const routes = []
+  try {
+    fastify.addHook('onRoute', (/** @type {any} */ options) => {
+      for (const method of [options.method].flat()) routes.push({ method: String(method), url: String(options.url), handler: options.handler })
+    })
+  } catch {
+    // A Fastify that refuses the hook: its app must run as it would without syncbench; the routes
+    // request then names Fastify in a note (lib/lab/route-reader.js).
+    return
+  }
   seen.set(fastify, routes)
   instances.push(new WeakRef(fastify))
-  fastify.addHook('onRoute', (/** @type {any} */ options) => {
-    for (const method of [options.method].flat()) routes.push({ method: String(method), url: String(options.url), handler: options.handler })
-  })
 }
 
 /** @type {import('../frameworks.js').FrameworkAdapter} */
