@@ -103,6 +103,15 @@ test('Express loaded twice (5 and 4, one listener calling either app): both apps
   assert.deepEqual(found.frameworks, [{ name: 'express', version: '5.3.0' }, { name: 'express', version: '4.22.3' }])
 })
 
+test('a sub-app the walk also reaches on its own (an ES module\'s constant): its routes listed once, at their mounted paths', async () => {
+  const file = path.join(scanApps, 'express-module-scope.mjs')
+  const found = await discover(`node ${JSON.stringify(file)}`)
+  assert.deepEqual(described(found.routes, file), [
+    `GET /admin/stats @${lineOf(file, 'function stats ')}`,
+    `GET /users/:id @${lineOf(file, 'function readUser ')}`
+  ])
+})
+
 test('asked twice, the app answers the same routes, and serves them as before', async () => {
   const app = await hostApp({ command: `node ${JSON.stringify(expressFile)}`, name: 'app', cwd: root, log: path.join(dir, 'twice.log') })
   try {

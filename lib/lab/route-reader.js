@@ -89,22 +89,41 @@ async function read (server, inspector) {
   const routes = []
   /** @type {string[]} */
   const notes = []
-  const listed = new Set()
-  for (const { adapter, value, file } of found) {
+  /** @type {{ framework: import('../types.js').FrameworkName, from: number, method: string, path: string, handlers: Function[] }[]} */
+  const listed = []
+  for (const [from, { adapter, value, file }] of found.entries()) {
     const listing = await adapter.list(value, { closure: (fn) => inspector.closure(fn) })
     const version = listing.version ?? versionFrom(adapter.packageName, file ? [file, ...files] : files)
     if (!infos.some((f) => f.name === adapter.name && f.version === version)) infos.push({ name: adapter.name, ...(version ? { version } : {}) })
     notes.push(...listing.notes)
-    for (const route of everyMethodOnce(listing.routes)) {
-      const key = `${adapter.name} ${route.method} ${route.path}`
-      if (listed.has(key)) continue
-      listed.add(key)
-      routes.push({ method: route.method, path: route.path, framework: adapter.name, ...await declared(route.handlers, inspector) })
-    }
+    for (const route of everyMethodOnce(listing.routes)) listed.push({ framework: adapter.name, from, ...route })
+  }
+  const keys = new Set()
+  for (const route of listed) {
+    const key = `${route.framework} ${route.method} ${route.path}`
+    if (keys.has(key) || mountedElsewhere(route, listed)) continue
+    keys.add(key)
+    routes.push({ method: route.method, path: route.path, framework: route.framework, ...await declared(route.handlers, inspector) })
   }
   if (found.length === 0) notes.push(await nothingFound(listeners, inspector))
   if (looked >= MAX_VALUES) notes.push(`the search for a framework stopped after ${MAX_VALUES} values: some routes may be missing`)
   return { frameworks: infos, routes, notes }
+}
+
+/**
+ * Is this route another's seen without its mount path? A sub-app or a router the walk reached on its
+ * own (a module-level constant) as well as through the app that mounts it lists its routes twice:
+ * from itself ('/stats') and from the app ('/admin/stats'), with the same handler. Only the mounted
+ * one is the app's route.
+ * @param {{ framework: string, from: number, method: string, path: string, handlers: Function[] }} route
+ * @param {{ framework: string, from: number, method: string, path: string, handlers: Function[] }[]} listed
+ */
+function mountedElsewhere (route, listed) {
+  const handler = route.handlers.at(-1)
+  if (!handler) return false
+  const tail = route.path.replace(/\/$/, '')
+  return listed.some((other) => other.from !== route.from && other.framework === route.framework && other.method === route.method &&
+    other.handlers.at(-1) === handler && other.path.length > route.path.length && other.path.endsWith(tail))
 }
 
 /**
