@@ -351,6 +351,39 @@
  */
 
 /**
+ * A framework whose routes discovery reads (lib/lab/frameworks.js lists them).
+ * @typedef {'express'|'fastify'|'koa'|'hapi'} FrameworkName
+ */
+
+/**
+ * A framework found in an app's process, with the version the framework or its package.json says.
+ * @typedef {object} FrameworkInfo
+ * @property {FrameworkName} name
+ * @property {string} [version]  absent when neither the framework nor a package.json above its files says
+ */
+
+/**
+ * A route found in an app's own process (lib/lab/route-reader.js).
+ * @typedef {object} FoundRoute
+ * @property {string} method   'GET', 'POST', ...; 'ALL' for a route every method reaches
+ * @property {string} path     the full pattern (mount paths and prefixes joined), parameters as ':name'
+ *                             (Hapi's '{id}' written ':id'), wildcards as '*'
+ * @property {FrameworkName} framework
+ * @property {string} [file]   absolute path of the file where its handler is written, when known
+ * @property {number} [line]   1-based line of the handler in that file
+ */
+
+/**
+ * What route discovery found in an app (lib/scan/discover.js).
+ * @typedef {object} RouteDiscovery
+ * @property {FrameworkInfo[]} frameworks
+ * @property {FoundRoute[]} routes
+ * @property {string[]} notes   what could not be read, one line each (a plain node:http server, a path
+ *                              that cannot be recovered, a framework version whose shape is unknown)
+ * @property {number} startMs   from the app's spawn to its listening (ms)
+ */
+
+/**
  * A running server child, as lib/lab/spawn.js returns it to the runner.
  * The child is lib/lab/server-child.js forked with an IPC channel; the messages are documented at the
  * top of lib/lab/ipc.js (ready with the address, metrics windows on request, errors; SIGTERM stops it).

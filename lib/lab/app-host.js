@@ -12,7 +12,7 @@ import { createWriteStream } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { ServerStartError, ServerMetricsError, ServerExitedError, errorFromCode, errorCodes } from '../errors.js'
-import { READY, METRICS, PROFILE, LIVE, ERROR, socketChannel } from './ipc.js'
+import { READY, METRICS, PROFILE, LIVE, ROUTES, ERROR, socketChannel } from './ipc.js'
 import { parseCommand } from './command.js'
 import { collectEnvironment } from './metrics.js'
 
@@ -30,10 +30,12 @@ const REQUEST_TIMEOUT_MS = 60_000
 /**
  * @typedef {import('./serve-app.js').ServedApp & {
  *   profile: (request: { action: string, file?: string }) => Promise<import('./ipc.js').ProfileInfo|null>,
+ *   routes: () => Promise<import('./ipc.js').FoundRoutes|null>,
  *   exited: Promise<(when: string) => string>,
  *   info: Record<string, unknown>
  * }} HostedApp  exited: resolves once the app has ended, with the one line saying how (it never rejects):
- *   `when` ("before it listened", "while it was measured") follows its exit status
+ *   `when` ("before it listened", "while it was measured") follows its exit status. routes: the app's
+ *   routes, read in its process (null: no instrumented process, an app found by --port)
  */
 
 /**
@@ -169,6 +171,11 @@ export async function hostApp (spec, { watchdog } = {}) {
       if (!channel) return null
       const answer = await requests.send({ type: PROFILE, ...request })
       return answer.profile ?? null
+    },
+    routes: async () => {
+      if (!channel) return null
+      const answer = await requests.send({ type: ROUTES })
+      return answer.routes ?? null
     },
     exited,
     close: stopGroup

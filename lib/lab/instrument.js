@@ -9,7 +9,9 @@
 // - started by syncbench (SYNCBENCH_CONTROL names a Unix socket or named pipe): connects to it and
 //   speaks the protocol of lib/lab/ipc.js: ready with the server's address, metrics windows, live reads, a CPU
 //   profile of the main thread from before the warm-up to after the measured window (node:inspector, one
-//   sample every PROFILE_INTERVAL_US), written where the runner asks;
+//   sample every PROFILE_INTERVAL_US), written where the runner asks; the server's routes, read when
+//   asked (lib/lab/route-reader.js: nothing is walked before; Fastify's adapter alone watches from the
+//   start, as its routes can only be seen being declared: lib/lab/frameworks/fastify.js);
 // - by hand (SYNCBENCH_METRICS_PORT=<port>): serves GET /__syncbench/metrics (?reset=1 starts a new
 //   window) and GET /__syncbench/env on 127.0.0.1:<port>, a server of its own beside the app's.
 // SYNCBENCH_PARENT_PID: a watchdog thread (lib/lab/parent-watch.js) ends this process once that
@@ -49,6 +51,9 @@ function onListen (message) {
   measure(server, address)
 }
 if (control || metricsPort) dc.subscribe(LISTEN, onListen)
+// Only syncbench's parent asks for routes, and only over the control socket: the readers are loaded
+// for it alone (the preload rides along every Node process of the command: npm, a build step).
+if (control) for (const framework of (await import('./frameworks.js')).frameworks) framework.watch?.()
 
 /**
  * @param {import('node:net').Server} server
@@ -77,9 +82,23 @@ function measure (server, address) {
     socket.unref()
     socket.on('error', () => {})
     const channel = socketChannel(socket)
-    serveIpc(channel, { servers: [{ name: 'app', url, port: address.port, host }], env, read, live: () => metrics.live(), info: { pid: process.pid, secure }, profile: profiler.request })
+    serveIpc(channel, { servers: [{ name: 'app', url, port: address.port, host }], env, read, live: () => metrics.live(), info: { pid: process.pid, secure }, profile: profiler.request, routes: () => routesOf(server) })
   }
   if (metricsPort) serveMetrics(Number(metricsPort), read, env)
+}
+
+/**
+ * The server's routes; a reader that fails says why in a note, and the app goes on as it was.
+ * @param {import('node:net').Server} server
+ * @returns {Promise<import('./ipc.js').FoundRoutes>}
+ */
+async function routesOf (server) {
+  try {
+    const { readRoutes } = await import('./route-reader.js')
+    return await readRoutes(server)
+  } catch (err) {
+    return { frameworks: [], routes: [], notes: [`reading the routes failed: ${err instanceof Error ? err.message : String(err)}`] }
+  }
 }
 
 /**

@@ -50,6 +50,13 @@
 //                    profile is written to `file` (a .cpuprofile) by the server itself, and
 //                    `startOffsetMs` (negative) says which of its samples are the window's. null:
 //                    nothing profiles this server (a user's non-Node app found by --port).
+//   parent -> child  { type: 'syncbench:routes', id }
+//   child -> parent  { type: 'syncbench:routes', id, routes: { frameworks, routes, notes } | null }
+//                    the routes of the measured server, read in its own process when asked (so a route
+//                    added after listen is seen) by lib/lab/route-reader.js: frameworks [{ name, version }],
+//                    routes FoundRoute[] (lib/types.js), notes (what could not be read, one line each).
+//                    null: nothing reads this server's routes (a user's app found by --port with no
+//                    instrumented process).
 //   child -> parent  { type: 'syncbench:error', code, message, stderr?: string[] }
 //                    the server could not start (no id); the child exits 1. stderr: the last lines of a
 //                    process the child started on the parent's behalf; for the child itself the parent
@@ -72,6 +79,7 @@ export const METRICS = 'syncbench:metrics'
 export const ERROR = 'syncbench:error'
 export const PROFILE = 'syncbench:profile'
 export const LIVE = 'syncbench:live'
+export const ROUTES = 'syncbench:routes'
 
 /**
  * What the server child starts (see the protocol above).
@@ -95,6 +103,11 @@ export const LIVE = 'syncbench:live'
  * @property {string} file
  * @property {number} intervalUs      the sampling interval asked of V8
  * @property {number} startOffsetMs   the profile's start minus the metrics window's start (ms; the series' t count from the window's start)
+ */
+
+/**
+ * What a routes request answers (the protocol above).
+ * @typedef {Omit<import('../types.js').RouteDiscovery, 'startMs'>} FoundRoutes
  */
 
 /**
@@ -130,13 +143,15 @@ export const LIVE = 'syncbench:live'
  * @param {(request: { action: string, file?: string }) => Promise<ProfileInfo|null>} [options.profile] answers profile requests
  * @param {(request: { server?: string }) => import('../types.js').ServerSecond | null | Promise<import('../types.js').ServerSecond|null>} [options.live]
  *   answers live requests (none: they are answered null)
+ * @param {() => Promise<FoundRoutes>} [options.routes] answers routes requests (none: they are answered null)
  * @returns {{ stop: () => void }}
  */
-export function serveIpc (channel, { servers, env, read, onDisconnect, info, profile, live }) {
+export function serveIpc (channel, { servers, env, read, onDisconnect, info, profile, live, routes }) {
   /** @param {any} message what the parent sent: checked here, field by field */
   const onMessage = async (message) => {
     if (message?.type === PROFILE) return answerProfile(message)
     if (message?.type === LIVE) return answerLive(message)
+    if (message?.type === ROUTES) return send(channel, { type: ROUTES, id: message.id, routes: routes ? await routes() : null })
     if (!message || message.type !== METRICS) return
     let metrics
     try {
