@@ -25,7 +25,7 @@ import { wrap } from '../report/wrap.js'
 import { discoverRoutes } from '../scan/discover.js'
 import { readOpenapi } from '../scan/openapi.js'
 import { readHar } from '../scan/har.js'
-import { planScan, planText, parseParamOption } from '../scan/plan.js'
+import { planScan, planText, parseParamOption } from '../scan/scan-plan.js'
 import { scanJson } from '../report/kinds/scan.js'
 
 /** Each route's share of the default budget: about a minute for 20 routes on 2 cores. */
@@ -128,12 +128,21 @@ export async function main (argv, io) {
   const cwd = process.cwd()
   const appCwd = options.appCwd ?? cwd
   // the documents first: a file that does not parse is refused before the app starts
+  /** @type {import('../types.js').DocumentRoute[]} */
   const documents = []
-  for (const file of options.openapi) documents.push(...await readOpenapi(path.resolve(cwd, file)))
-  for (const file of options.har) documents.push(...await readHar(path.resolve(cwd, file)))
+  /** @type {string[]} what reading them noted (a prefix applied, requests to other origins left out) */
+  const documentNotes = []
+  for (const [read, files] of /** @type {const} */ ([[readOpenapi, options.openapi], [readHar, options.har]])) {
+    for (const file of files) {
+      const { routes, notes } = await read(path.resolve(cwd, file))
+      documents.push(...routes)
+      documentNotes.push(...notes)
+    }
+  }
   const app = options.app
   const started = Date.now()
-  const found = await discover({ app, cwd: appCwd, env: options.appEnv, port: options.port, startTimeoutMs: options.startTimeout * 1000 })
+  const discovered = await discover({ app, cwd: appCwd, env: options.appEnv, port: options.port, startTimeoutMs: options.startTimeout * 1000 })
+  const found = { ...discovered, notes: [...discovered.notes, ...documentNotes] }
   const plan = planScan({ found: found.routes, documents, params: options.params, allowWrites: options.allowWrites, named: options.named })
   const planOut = options.json ? io.stderr : io.stdout
   if (!options.quiet || options.dryRun) planOut.write(planLines({ app, found, plan, documents: documents.length }).join('\n') + '\n')
@@ -173,7 +182,7 @@ export async function main (argv, io) {
  * The app started once to be asked its routes, then stopped; its output goes to a log of its own,
  * removed after (a dry run writes nothing).
  * @param {{ app: { name: string, command: string }, cwd: string, env: Record<string, string>, port?: number, startTimeoutMs: number }} o
- * @returns {Promise<import('../types.js').DiscoveredRoutes>}
+ * @returns {Promise<import('../types.js').RouteDiscovery>}
  */
 async function discover ({ app, cwd, env, port, startTimeoutMs }) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-scan-'))
@@ -186,7 +195,7 @@ async function discover ({ app, cwd, env, port, startTimeoutMs }) {
 
 /**
  * What prints before anything is sent: where the routes came from, then the plan.
- * @param {{ app: { name: string }, found: import('../types.js').DiscoveredRoutes, plan: import('../types.js').PlannedRoute[], documents: number }} o
+ * @param {{ app: { name: string }, found: import('../types.js').RouteDiscovery, plan: import('../types.js').PlannedRoute[], documents: number }} o
  * @returns {string[]}
  */
 function planLines ({ app, found, plan, documents }) {
@@ -199,7 +208,7 @@ function planLines ({ app, found, plan, documents }) {
 
 /**
  * Why there is nothing to send, saying what was tried.
- * @param {{ found: import('../types.js').DiscoveredRoutes, plan: import('../types.js').PlannedRoute[], documents: number }} o
+ * @param {{ found: import('../types.js').RouteDiscovery, plan: import('../types.js').PlannedRoute[], documents: number }} o
  */
 export function nothingToSend ({ found, plan, documents }) {
   if (plan.length > 0) return `nothing to send: all ${plan.length} routes were skipped (the plan above says why, and the flag that would send each)`
@@ -236,7 +245,7 @@ export function shareBudget ({ budget, routes, startSeconds, spentSeconds }) {
  * @param {string} o.cwd
  * @param {ReturnType<typeof shareBudget>} o.budget
  * @param {number} o.concurrency
- * @param {import('../types.js').DiscoveredRoutes} o.found
+ * @param {import('../types.js').RouteDiscovery} o.found
  */
 function scanExperiment ({ app, plan, sent, options, cwd, budget, concurrency, found }) {
   /** @type {import('../run/app-requests.js').AppRoute[]} */
