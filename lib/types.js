@@ -260,7 +260,8 @@
  * @property {{ min: number, mean: number, p50: number, p99: number, max: number, stddev: number }} eventLoopDelay  ms: lateness of a 10 ms timer, sampled as perf_hooks.monitorEventLoopDelay does (lib/lab/metrics.js says why not the native one)
  * @property {number} elu                 event-loop utilization in the window, 0..1
  * @property {{ userMs: number, systemMs: number, percent: number }} cpu  percent of one core (can exceed 100)
- * @property {{ rssBytes: number, peakRssBytes: number, heapUsedBytes: number }} memory  peak is over the window
+ * @property {{ rssBytes: number, peakRssBytes: number, heapUsedBytes: number, startRssBytes?: number, startHeapUsedBytes?: number }} memory
+ *           at the window's end; peak is over the window; start*: at its start (absent from older files)
  * @property {number} threads             OS threads of the process at the end of the window (/proc/self/status)
  * @property {number|null} [mainThreadCpuMs]  CPU time of the main thread alone over the window (Linux; null
  *                                       elsewhere; absent in older files)

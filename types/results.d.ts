@@ -14,7 +14,8 @@ export interface ServerMetrics {
   elu: number
   /** percent of one core (can exceed 100) */
   cpu: { userMs: number, systemMs: number, percent: number }
-  memory: { rssBytes: number, peakRssBytes: number, heapUsedBytes: number }
+  /** at the window's end; peak: over the window; start*: at its start (absent from older files) */
+  memory: { rssBytes: number, peakRssBytes: number, heapUsedBytes: number, startRssBytes?: number, startHeapUsedBytes?: number }
   threads: number
   /** CPU time of the main thread alone over the window (Linux; null elsewhere; absent in older files) */
   mainThreadCpuMs?: number | null
