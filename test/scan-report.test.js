@@ -172,7 +172,9 @@ test('the terminal: the ranked table within 100 columns, the all-invalid route b
   // (joined back: the terminal wraps it)
   const joined = stdout.replace(/\n {2}/g, ' ')
   assert.match(joined, /^scan: \d of 4 routes holds? the event loop \(loop p99 past 20 ms\): GET \/hash at scan-app\.js:20 \(pbkdf2Sync \(node:crypto\) from deriveKey at scan-app\.js:13\): loop p99 /m)
-  assert.match(stdout, /^1 not measured, every run invalid: GET \/missing \(\d+ of \d+ non-2xx: 404 x\d+\)$/m)
+  assert.match(stdout, /^1 not measured, no valid run: GET \/missing \(\d+ of \d+ non-2xx: 404 x\d+\)$/m)
+  // what discovery found, under the tables
+  assert.ok(stdout.replace(/\s+/g, ' ').includes(" scan: no framework's routes read in the app's process (tried express, fastify, koa, hapi); budget 60 s; a node:http server: no routes to read "))
   assert.match(stdout, /^1 skipped: GET \/users\/:id \(needs :id: --param id=VALUE\)$/m)
   // where the event loop went: the blocking routes only
   const loops = stdout.slice(stdout.indexOf('Where the event loop went'))
@@ -202,6 +204,24 @@ test('the 20 ms rule: a route holds the event loop when its loop p99 passes 20 m
   const [s] = summarizeResults(withLoopP99(results, 'GET /cheap', 20.1))
   const [table] = experimentTables(s)
   assert.deepEqual(table.rows.map((r) => [r[1], r[2]]), [['GET /hash', 'yes'], ['GET /cheap', 'yes'], ['GET /missing', 'not measured']])
+})
+
+test('a route whose run crashed is shown below the measured ones, never ranked, and named in the verdict', async () => {
+  const results = await readScan(blocking)
+  for (const run of results.runs) {
+    if (run.label !== 'GET /cheap') continue
+    run.error = { code: 'SB_ERR_SERVER_EXIT', message: 'the server exited (code 1) during the run' }
+    run.load = null
+    run.server = null
+    run.profile = null
+  }
+  const [s] = summarizeResults(results)
+  assert.deepEqual(rankRoutes(s).map((f) => [f.row.label, f.measured]), [['GET /hash', true], ['GET /cheap', false], ['GET /missing', false]])
+  const [table] = experimentTables(s)
+  assert.deepEqual(table.rows[1].slice(0, 3), ['-', 'GET /cheap', 'not measured'])
+  assert.ok(table.rows[1].includes('1 run failed (crashed, cut or interrupted)'), JSON.stringify(table.rows[1]))
+  assert.ok(s.verdict.includes('2 not measured, no valid run: GET /cheap (1 run failed (crashed, cut or interrupted)), GET /missing ('), s.verdict)
+  assert.ok(!/does not hold it|do not hold it/.test(s.verdict), 'a crashed route is not counted as one that does not block')
 })
 
 test('a file from before the memory at the window\'s start shows no growth (-)', async () => {

@@ -113,14 +113,23 @@ function figuresOf (r, route) {
 const percent = (share) => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`
 
 /**
- * The shown routes (measured, or all of whose runs are invalid), most blocking first: those that hold
- * the loop, then by the share of the window it was late (as printed), its p99, its max, the CPU per
- * request; the routes with no valid run after them all, in plan order.
+ * The routes with a run: measured, or whose every run is invalid, crashed or was cut (the tables'
+ * rows leave out the last two: a route the scan tried is never left out).
  * @param {ExperimentSummary} s
- * @param {Row[]} [rows]  the rows to rank (default: every row with a run)
+ */
+function triedRows (s) {
+  return s.rows.filter((r) => r.runs.length > 0 || r.failed > 0)
+}
+
+/**
+ * The routes tried, most blocking first: those that hold the loop, then by the share of the window it
+ * was late (as printed), its p99, its max, the CPU per request; the routes with no valid run after
+ * them all, in plan order.
+ * @param {ExperimentSummary} s
  * @returns {RouteFigures[]}
  */
-export function rankRoutes (s, rows = s.rows.filter((r) => r.runs.length > 0 || r.invalid.length > 0)) {
+export function rankRoutes (s) {
+  const rows = triedRows(s)
   const plan = new Map((s.scan?.routes ?? []).map((route) => [route.key, route]))
   const all = rows.map((r) => figuresOf(r, plan.get(r.label) ?? null))
   /** @param {number|null} x */
@@ -141,18 +150,28 @@ const fixed = (x, digits) => x === null ? '' : x.toFixed(digits)
 const growthText = (bytes) => bytes === null ? '-' : `${bytes >= 0 ? '+' : ''}${(bytes / MIB).toFixed(1)}`
 
 /**
- * The ranked table, then the skipped routes.
+ * Why a route has no valid run: "invalid: 200 of 200 non-2xx: 404 x200", "1 run failed (crashed, cut
+ * or interrupted)", or both.
+ * @param {Row} r
+ */
+function notMeasured (r) {
+  const failed = r.failed - r.invalid.length
+  return [r.invalid.length ? invalidCell(r) : '', failed > 0 ? `${failed} run${failed === 1 ? '' : 's'} failed (crashed, cut or interrupted)` : ''].filter(Boolean).join('; ')
+}
+
+/**
+ * The ranked table (every route tried: the rows the tables pass leave out those whose runs all
+ * failed), then the skipped routes, then what discovery found.
  * @param {ExperimentSummary} s
- * @param {Row[]} rows  the configurations shown: measured, or all of whose runs are invalid
  * @returns {import('../tables.js').Table[]}
  */
-function scanTables (s, rows) {
-  const ranked = rankRoutes(s, rows)
+function scanTables (s) {
+  const ranked = rankRoutes(s)
   const body = ranked.map((f, i) => f.measured
     ? [String(i + 1), f.row.label, f.blocks ? 'yes' : 'no', fixed(f.loopP99, 1), fixed(f.loopMax, 1), f.late === null ? '' : percent(f.late),
         fixed(f.cpuMsPerRequest, 2), f.row.figures.requestsPerSecond.mean.toFixed(1), fixed(f.p99Ms, 1), growthText(f.heapGrowthBytes), growthText(f.rssGrowthBytes),
         errorsText(f), f.line]
-    : ['-', f.row.label, 'not measured', '', '', '', '', '', '', '', '', invalidCell(f.row), f.line])
+    : ['-', f.row.label, 'not measured', '', '', '', '', '', '', '', '', notMeasured(f.row), f.line])
   const columns = ['#', 'Route', 'holds the loop', 'loop p99 ms', 'loop max ms', 'late', 'CPU ms/req', 'req/s', 'p99 ms', 'heap growth MiB', 'RSS growth MiB', 'errors', 'line']
   const tables = [{
     title: `${s.name}: routes, most blocking first (each loaded alone)`,
@@ -178,7 +197,19 @@ function scanTables (s, rows) {
       note: ''
     })
   }
+  if (s.scan) tables.push({ title: `${s.name}: ${discoveryText(s.scan)}`, columns: [], align: [], rows: [] })
   return tables
+}
+
+/**
+ * "routes read in the app's process from express 5.1.0; budget 90 s; ...notes": what discovery found.
+ * @param {import('../../types.js').ScanInfo} scan
+ */
+function discoveryText ({ frameworks, tried, notes, budgetMs }) {
+  const found = frameworks.length
+    ? `routes read in the app's process from ${frameworks.map((f) => `${f.name} ${f.version}`).join(', ')}`
+    : `no framework's routes read in the app's process${tried.length ? ` (tried ${tried.join(', ')})` : ''}`
+  return [found, `budget ${formatMs(budgetMs)}`, ...notes].join('; ')
 }
 
 /**
@@ -226,7 +257,7 @@ function blockingClause (f) {
 /**
  * ["scan: 3 of 9 routes hold the event loop (loop p99 past 20 ms): GET /report at shop.js:23 (...): loop
  * p99 84 ms, ...", "5 do not (loop p99 at most 4.1 ms)", "1 skipped: GET /users/:id (needs :id:
- * --param id=VALUE)", "1 not measured, every run invalid: GET /admin (200 of 200 non-2xx: 401 x200)"]
+ * --param id=VALUE)", "1 not measured, no valid run: GET /admin (200 of 200 non-2xx: 401 x200)"]
  * @param {ExperimentSummary} s
  * @returns {string[]}
  */
@@ -249,7 +280,8 @@ export function scanVerdict (s) {
     parts.push(`${subject} ${clear.length === 1 ? 'does' : 'do'} not hold it (loop p99 at most ${formatMs(worst)})`)
   }
   if (invalid.length) {
-    parts.push(`${invalid.length} not measured, every run invalid: ${invalid.map((f) => `${f.row.label} (${[...new Set(f.row.invalid.map((i) => i.reason))].join('; ')})`).join(', ')}`)
+    const why = (/** @type {Row} */ r) => notMeasured(r).replace(/^invalid: /, '')
+    parts.push(`${invalid.length} not measured, no valid run: ${invalid.map((f) => `${f.row.label} (${why(f.row)})`).join(', ')}`)
   }
   if (skipped.length) {
     parts.push(`${skipped.length} skipped: ${skipped.map((route) => `${route.key} (${[route.skipped?.reason, route.skipped?.flag].filter(Boolean).join(': ')})`).join(', ')}`)
