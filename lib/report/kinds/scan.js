@@ -173,10 +173,11 @@ function scanTables (s) {
         errorsText(f), f.line]
     : ['-', f.row.label, 'not measured', '', '', '', '', '', '', '', '', notMeasured(f.row), f.line])
   const columns = ['#', 'Route', 'holds the loop', 'loop p99 ms', 'loop max ms', 'late', 'CPU ms/req', 'req/s', 'p99 ms', 'heap growth MiB', 'RSS growth MiB', 'errors', 'line']
+  /** @type {import('../tables.js').Table[]} */
   const tables = [{
     title: `${s.name}: routes, most blocking first (each loaded alone)`,
     columns,
-    align: /** @type {('left'|'right')[]} */ (columns.map((c) => ['Route', 'holds the loop', 'errors', 'line'].includes(c) ? 'left' : 'right')),
+    align: columns.map((c) => ['Route', 'holds the loop', 'errors', 'line'].includes(c) ? 'left' : 'right'),
     rows: body,
     short: ['#', 'Route', 'holds', 'loop p99', 'loop max', 'late', 'CPU/req', 'req/s', 'p99', 'heap +', 'RSS +', 'errors', 'line'],
     // the figures of the loop first; a terminal too narrow splits before the memory
@@ -192,9 +193,6 @@ function scanTables (s) {
       columns: ['Route', 'why', 'to send it', 'line'],
       align: ['left', 'left', 'left', 'left'],
       rows: skipped.map((route) => [route.key, route.skipped?.reason ?? '', route.skipped?.flag ?? '', route.declared ? `${route.declared.file}:${route.declared.line}` : '']),
-      short: ['Route', 'why', 'to send it', 'line'],
-      parts: [false, false, false, false],
-      note: ''
     })
   }
   if (s.scan) tables.push({ title: `${s.name}: ${discoveryText(s.scan)}`, columns: [], align: [], rows: [] })
