@@ -260,7 +260,12 @@ test('summary.md and report.html: the ranked table, the verdict, the skipped rou
   }
   const html = await readFile(path.join(out, 'report.html'), 'utf8')
   assert.match(html, /<caption>scan: routes, most blocking first \(each loaded alone\)<\/caption>/)
-  assert.match(html, /<figure id="chart-scan-routes">/)
+  // the ranked chart: a bar per measured route in rank order (the wide layout, then the phone's), the blocking ones red
+  const measured = rankRoutes(s).filter((f) => f.measured).map((f) => f.row.label)
+  const figure = html.slice(html.indexOf('<figure id="chart-scan-routes">'))
+  const chart = figure.slice(0, figure.indexOf('</figure>'))
+  assert.deepEqual([...chart.matchAll(/<title>(GET [^:<]+): /g)].map((m) => m[1]), [...measured, ...measured])
+  assert.equal((chart.match(/<rect fill="#d62728"/g) ?? []).length, 2 * blockingRoutes.length)
   assert.equal((html.match(/<figure class="flame"/g) ?? []).length, blockingRoutes.length)
   assert.match(html, /GET \/hash: flame graph of the main thread/)
 })

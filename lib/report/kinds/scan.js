@@ -183,7 +183,7 @@ function scanTables (s) {
     // the figures of the loop first; a terminal too narrow splits before the memory
     parts: columns.map((c) => c === 'heap growth MiB'),
     note: `loop p99, max: event-loop delay while the route was loaded, ms; late: share of the window the loop was late past ${BLOCKING_DELAY_MS} ms; ` +
-      'CPU/req: main-thread CPU ms per request; p99: latency, ms; heap +, RSS +: growth over the load, MiB (a leak grows them); ' +
+      'CPU/req: main-thread CPU ms per request (the process\'s off Linux); p99: latency, ms; heap +, RSS +: growth over the load, MiB (a leak grows them); ' +
       `a route holds the loop when its loop p99 passes ${BLOCKING_DELAY_MS} ms; line: where it was declared, else its first call in the profile.`
   }]
   const skipped = skippedRoutes(s)
