@@ -260,7 +260,8 @@
  * @property {{ min: number, mean: number, p50: number, p99: number, max: number, stddev: number }} eventLoopDelay  ms: lateness of a 10 ms timer, sampled as perf_hooks.monitorEventLoopDelay does (lib/lab/metrics.js says why not the native one)
  * @property {number} elu                 event-loop utilization in the window, 0..1
  * @property {{ userMs: number, systemMs: number, percent: number }} cpu  percent of one core (can exceed 100)
- * @property {{ rssBytes: number, peakRssBytes: number, heapUsedBytes: number }} memory  peak is over the window
+ * @property {{ rssBytes: number, peakRssBytes: number, heapUsedBytes: number, startRssBytes?: number, startHeapUsedBytes?: number }} memory
+ *           at the window's end; peak is over the window; start*: at its start (absent from older files)
  * @property {number} threads             OS threads of the process at the end of the window (/proc/self/status)
  * @property {number|null} [mainThreadCpuMs]  CPU time of the main thread alone over the window (Linux; null
  *                                       elsewhere; absent in older files)
@@ -514,6 +515,31 @@
  */
 
 /**
+ * A route of a scan's plan (lib/scan/plan.js): one per distinct method and pattern; a measured route is
+ * the configuration whose label is its `key`.
+ * @typedef {object} PlannedRoute
+ * @property {string} key          "GET /users/:id"
+ * @property {string} method
+ * @property {string} pattern      "/users/:id" (Express-style parameters)
+ * @property {string|null} path    the concrete path sent ("/users/42?limit=10"); null when skipped
+ * @property {string[]} from       where the route was found: a framework's name, 'openapi', 'har'
+ * @property {{ file: string, line: number }|null} declared  the handler's file (relative to the app's folder) and 1-based line
+ * @property {string[]} [headers]  "Name: value" lines sent with it
+ * @property {{ contentType: string, text: string }} [body]
+ * @property {{ reason: string, flag?: string }|null} skipped  why it was not sent ("needs :id"), and the flag that would send it
+ */
+
+/**
+ * What a scan found and planned (results.json experiments[].scan).
+ * @typedef {object} ScanInfo
+ * @property {number} budgetMs                         --budget: the whole scan's time
+ * @property {{ name: string, version: string }[]} frameworks  the frameworks found in the app's process
+ * @property {string[]} tried                          what discovery tried (for the message when nothing was found)
+ * @property {string[]} notes                          what discovery noticed ("a node:http server: no routes to read")
+ * @property {PlannedRoute[]} routes                   every planned route, the skipped ones included
+ */
+
+/**
  * An experiment's server answering its no-work route, timed alone (lib/run/calibrate-http.js): main-thread
  * ms per request, the median of the timings and their range.
  * @typedef {object} HttpCalibration
@@ -539,7 +565,7 @@
  *                timings?: { opMs: number, cpuMs?: number, samples: number }[], opMsMin?: number, opMsMax?: number, ceilingLowRps?: number,
  *                ceilingHighRps?: number, opCpuMsMin?: number, http?: HttpCalibration },
  *              table?: string, reference?: string, target?: string, labels: string[],
- *              comparisons: Record<string, string>, capacity?: Record<string, Capacity>, sloP99Ms?: number }[]} experiments
+ *              comparisons: Record<string, string>, capacity?: Record<string, Capacity>, sloP99Ms?: number, scan?: ScanInfo }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
  *           experiment's default), `table` the kind that presents it (lib/report/kinds.js; absent: generic),
  *           `reference` the seed-002 100% row, `labels` the configurations in table order, `comparisons`
@@ -551,7 +577,8 @@
  *           (absent in files from before the repeats), `http` the same server answering its no-work route, timed
  *           alone: main-thread ms per request (absent in older files). A rate-sweep's `capacity`: variant label -> what its
  *           closed-loop capacity run measured (the offered rates are fractions of it), `sloP99Ms` the p99 a rate
- *           must stay under to count as sustained (--slo-p99).
+ *           must stay under to count as sustained (--slo-p99). A scan's (`table: 'scan'`) `scan`: what it found and
+ *           planned, each route measured as the configuration labelled with its key.
  * @property {RunRecord[]} runs
  * @property {{ name: string, path: string, versions: { node: string, v8: string, uv: string, openssl: string, modules: string } }[]} [nodes]
  *           `syncbench run --node`: the binaries every configuration ran under, in the order given (the

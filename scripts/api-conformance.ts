@@ -47,6 +47,8 @@ export type ResultsContracts = [
   Holds<Same<Declared.ProfileSummary, Contracts.ProfileSummary>>,
   Holds<Same<Declared.ProfileEntry, Contracts.ProfileEntry>>,
   Holds<Same<Declared.Capacity, Contracts.Capacity>>,
+  Holds<Same<Declared.ScanInfo, Contracts.ScanInfo>>,
+  Holds<Same<Declared.PlannedRoute, Contracts.PlannedRoute>>,
   Holds<Same<Declared.ServerMetrics, Contracts.ServerMetrics>>,
   Holds<Same<Declared.LoopBlocks, Contracts.LoopBlocks>>,
   Holds<Same<Declared.ContextSwitches, Contracts.ContextSwitches>>,

@@ -29,7 +29,9 @@ test('compare accepts results folders and prints --json: one object, documented 
   assert.equal(code, 0, stderr)
   assert.equal(stderr, '')
   const json = JSON.parse(stdout)
-  assert.deepEqual(Object.keys(json), ['schema', 'a', 'b', 'rows', 'gate'])
+  assert.deepEqual(Object.keys(json), ['schema', 'a', 'b', 'rows', 'gate', 'scan'])
+  // not two scans: no route changes
+  assert.equal(json.scan, null)
   assert.equal(json.gate, null, 'no --fail-if-slower')
   assert.equal(json.schema, 'syncbench/compare@1')
   assert.deepEqual(json.a, { file: path.join(a, 'results.json'), node: '20.20.2', syncbench: '0.1.0', createdAt: '2026-01-01T00:00:00.000Z', transport: null })

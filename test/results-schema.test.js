@@ -100,6 +100,22 @@ test('the schemas name every field the current code writes (syncbench run, the r
   blocked.runs[0].server.loopBlocks = { thresholdMs: 20, spans: [[0, 61.2], [80.4, 141]], mergedGapMs: 0, routes: [{ route: 'POST /login', ms: 118, blocks: 2 }] }
   assert.ok(compile().results(blocked), JSON.stringify(compile().results.errors))
   assert.deepEqual(undocumented(blocked, files['results@1'], files, files['results@1']), [])
+  // a scan's plan (lib/report/kinds/scan.js) and the memory at the window's start (lib/lab/metrics.js): named and valid
+  const scanned = real()
+  scanned.experiments[0].table = 'scan'
+  scanned.experiments[0].scan = {
+    budgetMs: 90000,
+    frameworks: [{ name: 'express', version: '5.1.0' }],
+    tried: ['express'],
+    notes: [],
+    routes: [
+      { key: 'POST /login', method: 'POST', pattern: '/login', path: '/login', from: ['express', 'openapi'], declared: { file: 'app.js', line: 12 }, headers: ['Accept: application/json'], body: { contentType: 'application/json', text: '{}' }, skipped: null },
+      { key: 'GET /users/:id', method: 'GET', pattern: '/users/:id', path: null, from: ['express'], declared: null, skipped: { reason: 'needs :id', flag: '--param id=VALUE' } }
+    ]
+  }
+  Object.assign(scanned.runs[0].server.memory, { startRssBytes: 50e6, startHeapUsedBytes: 8e6 })
+  assert.ok(compile().results(scanned), JSON.stringify(compile().results.errors))
+  assert.deepEqual(undocumented(scanned, files['results@1'], files, files['results@1']), [])
   // optional where older files lack them, so older files still validate
   const { results } = compile()
   const old = real()
@@ -148,7 +164,7 @@ test('a results file with a wrong field: one line naming its path, exit 1, for r
     [(r) => { r.runs[1].server.memory = 'lots' }, '/runs/1/server/memory must be object, got string "lots"'],
     [(r) => { r.runs[0].load = 5 }, '/runs/0/load must be null or object, got number 5'],
     [(r) => { r.runs[0].load.percentiles['42'] = 1 }, '/runs/0/load/percentiles has an unexpected key "42"'],
-    [(r) => { r.experiments[0].table = 'seed-003' }, '/experiments/0/table must be one of "seed-001", "seed-002", "generic", "thread-cost", "rate-sweep", "app", got string "seed-003"'],
+    [(r) => { r.experiments[0].table = 'seed-003' }, '/experiments/0/table must be one of "seed-001", "seed-002", "generic", "thread-cost", "rate-sweep", "app", "scan", got string "seed-003"'],
     [(r) => { r.runs[0].config.strategy = null }, '/runs/0/config/strategy must be string, number or boolean, got null'],
     // the fields added since the schemas were first written, and what a schema cannot check
     [(r) => { r.runs[0].load.latencyHistogram = 42 }, '/runs/0/load/latencyHistogram must be string or null, got number 42'],
@@ -164,7 +180,8 @@ test('a results file with a wrong field: one line naming its path, exit 1, for r
     [(r) => { r.runs[0].server.loopBlocks = { thresholdMs: 20, spans: [[30, 10]], mergedGapMs: 0 } }, '/runs/0/server/loopBlocks/spans/0 is [30,10]: spans end after they start, in order, without overlap'],
     [(r) => { r.runs[0].server.contextSwitches.voluntary = '3' }, '/runs/0/server/contextSwitches/voluntary must be integer, got string "3"'],
     [(r) => { r.experiments[0].calibration.timings = [null] }, '/experiments/0/calibration/timings/0 must be object, got null'],
-    [(r) => { r.experiments[0].calibration.ceilingHighRps = 'fast' }, '/experiments/0/calibration/ceilingHighRps must be number, got string "fast"']
+    [(r) => { r.experiments[0].calibration.ceilingHighRps = 'fast' }, '/experiments/0/calibration/ceilingHighRps must be number, got string "fast"'],
+    [(r) => { r.experiments[0].scan = { budgetMs: 1000, frameworks: [], tried: [], notes: [], routes: [{ key: 'GET /a', method: 'GET', pattern: '/a', path: '/a', from: [], declared: null }] } }, '/experiments/0/scan/routes/0/skipped is missing']
   ]
   for (const [i, [mutate, message]] of cases.entries()) {
     const data = real()

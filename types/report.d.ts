@@ -1,7 +1,7 @@
 // The statistics of repeated runs (summarize, welchTTest, compareResults) and the report's model:
 // what summarizeResults computes of every experiment and every renderer reads (summary.md, report.html).
 import type { LoadResult } from './load.js'
-import type { Calibration, Capacity, ProfileEntry, RouteBlocks, RunRecord } from './results.js'
+import type { Calibration, Capacity, ProfileEntry, RouteBlocks, RunRecord, ScanInfo } from './results.js'
 import type { SyncbenchError } from './errors.js'
 
 /** n, mean, sd and the 95% t-interval of the mean (NaN below 2 values). */
@@ -151,6 +151,8 @@ export interface ExperimentSummary {
   calibration?: Calibration
   capacity?: Record<string, Capacity>
   sloP99Ms?: number
+  /** a scan's: what it found and planned */
+  scan?: ScanInfo
   rows: Row[]
 }
 
@@ -210,7 +212,8 @@ export interface ArticleComparison {
  * verdictParts (one subject each: the ratios, the ceiling, the flags, the bounds, the claim, the probe)
  * joined by "; ".
  */
-export type ReportSummary = ExperimentSummary & { verdict: string, verdictParts: string[], articles: ArticleComparison[] }
+/** loopLabels: the configurations whose "where the event loop went" the report shows, in its order (its kind's choice) */
+export type ReportSummary = ExperimentSummary & { verdict: string, verdictParts: string[], articles: ArticleComparison[], loopLabels: string[] }
 
 /** One configuration of two results files compared (compareResults): b's req/s against a's. */
 export interface Comparison {

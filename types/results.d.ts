@@ -14,7 +14,8 @@ export interface ServerMetrics {
   elu: number
   /** percent of one core (can exceed 100) */
   cpu: { userMs: number, systemMs: number, percent: number }
-  memory: { rssBytes: number, peakRssBytes: number, heapUsedBytes: number }
+  /** at the window's end; peak: over the window; start*: at its start (absent from older files) */
+  memory: { rssBytes: number, peakRssBytes: number, heapUsedBytes: number, startRssBytes?: number, startHeapUsedBytes?: number }
   threads: number
   /** CPU time of the main thread alone over the window (Linux; null elsewhere; absent in older files) */
   mainThreadCpuMs?: number | null
@@ -255,6 +256,37 @@ export interface ExperimentEntry {
   comparisons: Record<string, string>
   capacity?: Record<string, Capacity>
   sloP99Ms?: number
+  /** a scan's: what it found and planned */
+  scan?: ScanInfo
+}
+
+/** A route of a scan's plan; a measured route is the configuration labelled with its key. */
+export interface PlannedRoute {
+  /** "GET /users/:id" */
+  key: string
+  method: string
+  /** "/users/:id" */
+  pattern: string
+  /** the concrete path sent; null when skipped */
+  path: string | null
+  /** where the route was found: a framework's name, 'openapi', 'har' */
+  from: string[]
+  /** the handler's file (relative to the app's folder) and 1-based line */
+  declared: { file: string, line: number } | null
+  headers?: string[]
+  body?: { contentType: string, text: string }
+  /** why it was not sent, and the flag that would send it */
+  skipped: { reason: string, flag?: string } | null
+}
+
+/** What a scan found and planned (results.json experiments[].scan). */
+export interface ScanInfo {
+  budgetMs: number
+  frameworks: { name: string, version: string }[]
+  tried: string[]
+  notes: string[]
+  /** every planned route, the skipped ones included */
+  routes: PlannedRoute[]
 }
 
 /** results/<timestamp>/results.json. */

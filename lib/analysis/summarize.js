@@ -154,6 +154,7 @@ const METRICS_SHARE = 0.75
  * @property {import('../types.js').ResultsFile['experiments'][number]['calibration']} [calibration]
  * @property {Record<string, import('../types.js').Capacity>} [capacity]  rate-sweep: each variant's closed-loop capacity
  * @property {number} [sloP99Ms]    rate-sweep: the p99 a sustained rate stays under
+ * @property {import('../types.js').ScanInfo} [scan]  a scan's: what it found and planned
  * @property {Row[]} rows
  */
 
@@ -186,7 +187,7 @@ export function summarizeExperiments (results) {
     }
     const bounds = experimentBounds(rows.map((r) => ({ label: r.label, runs: r.runs, rps: r.figures.requestsPerSecond.mean })), experiment.calibration)
     for (const r of rows) r.bound = bounds.get(r.label) ?? null
-    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, capacity: experiment.capacity, sloP99Ms: experiment.sloP99Ms, rows }
+    return { name: experiment.name, title: experiment.title ?? experiment.name, description: experiment.description ?? '', table: experiment.table ?? 'generic', baseline: experiment.baseline, reference: experiment.reference, target: experiment.target, calibration: experiment.calibration, capacity: experiment.capacity, sloP99Ms: experiment.sloP99Ms, scan: experiment.scan, rows }
   })
 }
 

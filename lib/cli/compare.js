@@ -14,10 +14,11 @@ import { renderMarkdownTable } from '../report/markdown.js'
 import { compareJson } from '../report/compare-json.js'
 import { resultsFileOf } from '../run/results-path.js'
 import { evaluateGate } from '../analysis/gate.js'
-import { gateSummary } from '../report/compare-gate.js'
+import { gateSummary, blockingGateSummary } from '../report/compare-gate.js'
+import { compareScans, scanChangeLines } from '../report/kinds/scan.js'
 import { compareVersions, resultsNodes, resultsOfNode } from '../analysis/versions.js'
 
-/** The exit code of a failed --fail-if-slower gate: apart from 1 (an error) and 2 (a bad command line). */
+/** The exit code of a failed gate (--fail-if-slower, --fail-if-blocking): apart from 1 (an error) and 2 (a bad command line). */
 export const EXIT_SLOWER = 3
 
 export const help = `Usage: syncbench compare <a> <b> [options]
@@ -41,7 +42,17 @@ configuration by configuration ("readFile (24 vs 20)"); the gate then fails
 when a Node.js upgrade makes a configuration slower. Two such files are
 compared binary by binary ("readFile @24").
 
+Two results of syncbench scan are compared route by route (matched by their
+key, "GET /users/:id"): each route that started holding the event loop in b
+(its loop p99 past 20 ms, not in a) is named in a line, with its loop p99 in a
+and in b, so is each route that stopped, and the routes measured on one side
+only are listed.
+
 Options:
+  --fail-if-blocking
+                 the scans' CI gate: exit 3 when some route holds the event
+                 loop in b and did not in a ("GET /report started blocking");
+                 a and b must hold scans of the same name
   --fail-if-slower <pct>
                  the CI gate: exit 3 when, for any configuration, the 95% CI of
                  b / a lies entirely below 1 - pct (b is slower by more than
@@ -64,7 +75,8 @@ Exit codes:
       measured in both
   2   a bad command line (an unknown option, a bad --fail-if-slower value, not
       two files)
-  3   --fail-if-slower failed: some configuration is slower beyond the threshold
+  3   --fail-if-slower failed: some configuration is slower beyond the
+      threshold; or --fail-if-blocking failed: some route started blocking
 `
 
 /**
@@ -89,9 +101,15 @@ export async function main (argv, io) {
   const leftOut = invalid ? ` (${invalid} invalid run${invalid === 1 ? '' : 's'} left out)` : ''
   if (rows.length === 0) throw new ResultsError(`${fileA} and ${fileB} have no successful configuration in common${leftOut}`)
   const gate = threshold === undefined ? undefined : evaluateGate(rows, threshold)
-  const exitCode = gate?.failed ? EXIT_SLOWER : 0
+  const changes = compareScans(a, b)
+  if (parsed.failIfBlocking && changes.length === 0) {
+    throw new ResultsError(`${fileA} and ${fileB} hold no scan in common: --fail-if-blocking compares the routes of two syncbench scan results`)
+  }
+  const blocking = parsed.failIfBlocking ? { started: changes.filter((c) => c.change === 'started') } : undefined
+  const exitCode = gate?.failed || blocking?.started.length ? EXIT_SLOWER : 0
   if (parsed.json) {
-    const json = compareJson(rows, { file: fileA, results: a }, { file: fileB, results: b }, gate && { result: gate, exitCode: EXIT_SLOWER })
+    const scan = changes.length ? { changes, gate: blocking ? { failed: blocking.started.length > 0, exitCode: blocking.started.length ? EXIT_SLOWER : 0, started: blocking.started.length } : null } : null
+    const json = compareJson(rows, { file: fileA, results: a }, { file: fileB, results: b }, gate && { result: gate, exitCode: EXIT_SLOWER }, scan)
     io.stdout.write(JSON.stringify(json, null, 2) + '\n')
     return exitCode
   }
@@ -109,7 +127,10 @@ export async function main (argv, io) {
     transportNote(a, b),
     invalid ? `(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)` : null,
     rows.some((r) => r.test.p >= 0) ? null : '(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)',
-    gate ? gateSummary(gate, rows, EXIT_SLOWER) : null
+    gate ? gateSummary(gate, rows, EXIT_SLOWER) : null,
+    // two scans: the routes that started or stopped holding the event loop, and the gate on them
+    ...scanChangeLines(changes),
+    blocking ? blockingGateSummary(changes, EXIT_SLOWER) : null
   ]
   for (const note of notes) if (note !== null) io.stdout.write((parsed.markdown ? note : wrap(note, undefined, '  ')) + '\n')
   return exitCode
@@ -152,10 +173,11 @@ export function parseCompareArgs (argv) {
     markdown: { type: 'boolean' },
     json: { type: 'boolean' },
     'fail-if-slower': { type: 'string' },
+    'fail-if-blocking': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean', short: 'V' }
   })
-  const parsed = { help: Boolean(values.help), version: Boolean(values.version), json: Boolean(values.json), markdown: Boolean(values.markdown), threshold: /** @type {number|undefined} */ (undefined), files: positionals }
+  const parsed = { help: Boolean(values.help), version: Boolean(values.version), json: Boolean(values.json), markdown: Boolean(values.markdown), threshold: /** @type {number|undefined} */ (undefined), failIfBlocking: Boolean(values['fail-if-blocking']), files: positionals }
   if (parsed.help || parsed.version) return parsed
   parsed.threshold = percentOption('--fail-if-slower', values['fail-if-slower'])
   if (positionals.length !== 2 && positionals.length !== 1) {

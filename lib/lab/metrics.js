@@ -65,6 +65,8 @@ export function createServerMetrics () {
   let usage = process.resourceUsage()
   let maxRssKb = usage.maxRSS
   let sampledPeak = process.memoryUsage.rss()
+  // The memory at the window's start: the end's minus it is what the window's load left behind (a leak grows it).
+  let startMemory = process.memoryUsage()
   const series = createSeries()
   let lastSample = start
   let sampleCpu = cpu
@@ -132,6 +134,7 @@ export function createServerMetrics () {
       usage = process.resourceUsage()
       maxRssKb = usage.maxRSS
       sampledPeak = process.memoryUsage.rss()
+      startMemory = process.memoryUsage()
       series.reset()
       blocks.reset()
       routes.reset()
@@ -173,7 +176,7 @@ export function createServerMetrics () {
       elu: roundTo(performance.eventLoopUtilization(elu).utilization, 4),
       cpu: { userMs: roundTo(userMs), systemMs: roundTo(systemMs), percent: windowMs > 0 ? roundTo((userMs + systemMs) / windowMs * 100, 2) : 0 },
       mainThreadCpuMs: mainNow === null || mainCpuNs === null ? null : roundTo(Number(mainNow - mainCpuNs) / 1e6),
-      memory: { rssBytes: memory.rss, peakRssBytes: peakRss(memory.rss), heapUsedBytes: memory.heapUsed },
+      memory: { rssBytes: memory.rss, peakRssBytes: peakRss(memory.rss), heapUsedBytes: memory.heapUsed, startRssBytes: startMemory.rss, startHeapUsedBytes: startMemory.heapUsed },
       threads: threadCount(),
       activeHandles: process.getActiveResourcesInfo().length,
       // getrusage(RUSAGE_SELF): every thread of the process, worker threads and libuv's pool included.

@@ -81,12 +81,13 @@ export function chartDrawings (results, summaries) {
     const ok = runs.filter(isMeasured)
     if (ok.length === 0) continue
     const summary = summaries?.find((s) => s.name === experiment.name)
-    for (const part of partsOf(experiment, ok, results)) {
+    const kind = kindOf(experiment.table)
+    for (const part of partsOf(experiment, ok, results, kind.wholeCharts === true)) {
       let id = part.id
       for (let n = 2; used.has(id); n++) id = `${part.id}-${n}`
       used.add(id)
       const ctx = { ...part, id, summary, ...configurationFigures(summary) }
-      drawings.push(...kindOf(experiment.table).charts(ctx, KIT, results))
+      drawings.push(...kind.charts(ctx, KIT, results))
     }
   }
   // under --node: each experiment's comparisons by Node.js version, after the experiments' own
@@ -126,13 +127,15 @@ function configurationFigures (summary) {
 
 /**
  * An experiment without a swept axis that mixes workloads (bcrypt at 14 req/s, readfile at 600) is
- * charted one workload at a time: on one axis the slow workload's bars would be invisible.
+ * charted one workload at a time: on one axis the slow workload's bars would be invisible; unless its
+ * kind charts it whole (a scan's routes, ranked on one axis).
  * @param {import('./chart-data.js').ExperimentInfo} experiment
  * @param {RunRecord[]} runs  measured runs only
  * @param {import('../types.js').ResultsFile} results
+ * @param {boolean} whole  one part, whatever its workloads
  * @returns {Omit<ChartContext, 'summary'|'latencyOf'|'probeOf'>[]}
  */
-function partsOf (experiment, runs, results) {
+function partsOf (experiment, runs, results, whole) {
   // Runs without one of the declared axes ran outside the sweep: with a sweep, they are reference lines.
   const declared = experiment.axes ?? []
   const outside = (/** @type {RunRecord} */ r) => declared.length > 0 && declared.some((a) => !Object.hasOwn(r.config ?? {}, a))
@@ -149,7 +152,7 @@ function partsOf (experiment, runs, results) {
   }
   // a config without a workload key reads undefined, whatever its Record type says
   const workloads = /** @type {(string|number|boolean|undefined)[]} */ ([...new Set(runs.map((r) => r.config?.workload))])
-  if (axis !== null || workloads.length < 2 || workloads.includes(undefined)) {
+  if (whole || axis !== null || workloads.length < 2 || workloads.includes(undefined)) {
     return [{ ...base, experiment, id: slug(experiment.name), runs }]
   }
   return workloads.map((w) => {

@@ -1,5 +1,6 @@
-// The words of syncbench compare's ratio intervals and CI gate (lib/analysis/gate.js decides): the table
-// cells and the one line that says whether the gate passed.
+// The words of syncbench compare's ratio intervals and CI gates (lib/analysis/gate.js decides the
+// throughput's, lib/report/kinds/scan.js compareScans the routes' blocking): the table cells and the one
+// line that says whether a gate passed.
 import { MIN_RUNS_FOR_INTERVAL } from '../analysis/stats.js'
 
 /**
@@ -66,4 +67,20 @@ export function gateSummary (gate, rows, exitCode) {
   const why = [few ? `too few runs, syncbench run --runs ${MIN_RUNS_FOR_INTERVAL} or more` : '', zero ? 'a rate of 0' : ''].filter(Boolean).join('; ')
   const undecided = gate.undecided.length ? `; ${gate.undecided.length} undecided: ${why}` : ''
   return `${head}: passed: no configuration slower beyond ${x} (${rows.length} compared${undecided})`
+}
+
+/**
+ * The scans' gate in one line: "gate --fail-if-blocking: failed (exit 3): 1 of 3 routes started blocking:
+ * scan GET /report", or "... passed: no route started blocking (3 compared)".
+ * @param {import('./kinds/scan.js').ScanChange[]} changes
+ * @param {number} exitCode  what the CLI exits with when the gate fails
+ * @returns {string}
+ */
+export function blockingGateSummary (changes, exitCode) {
+  const head = 'gate --fail-if-blocking'
+  const compared = changes.filter((c) => c.change !== 'only-a' && c.change !== 'only-b')
+  const started = compared.filter((c) => c.change === 'started')
+  const routes = (/** @type {number} */ n) => `${n} route${n === 1 ? '' : 's'}`
+  if (started.length) return `${head}: failed (exit ${exitCode}): ${started.length} of ${routes(compared.length)} started blocking: ${started.map((c) => `${c.experiment} ${c.label}`).join(', ')}`
+  return `${head}: passed: no route started blocking (${routes(compared.length)} compared)`
 }

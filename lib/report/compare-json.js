@@ -64,6 +64,14 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
  * @property {{ file: string, node: string|null, syncbench: string|null, createdAt: string|null, transport: string|null }} b
  * @property {CompareRow[]} rows    every configuration measured in both, in a's order
  * @property {CompareGate|null} gate  with --fail-if-slower; null without
+ * @property {CompareScan|null} [scan]  two scans: each route's change; null when a and b hold no scan in common
+ */
+
+/**
+ * @typedef {object} CompareScan
+ * @property {import('./kinds/scan.js').ScanChange[]} changes  each route: started, stopped, still (holds the loop on
+ *   both sides), clear (on neither), only-a, only-b; its loop p99 (ms) on each side
+ * @property {{ failed: boolean, exitCode: number, started: number }|null} gate  with --fail-if-blocking; null without
  */
 
 /**
@@ -71,9 +79,10 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
  * @param {{ file: string, results: import('../types.js').ResultsFile }} a
  * @param {{ file: string, results: import('../types.js').ResultsFile }} b
  * @param {{ result: import('../analysis/gate.js').GateResult, exitCode: number }} [gate]  --fail-if-slower's
+ * @param {CompareScan|null} [scan]  two scans' routes
  * @returns {CompareJson}
  */
-export function compareJson (rows, a, b, gate) {
+export function compareJson (rows, a, b, gate, scan = null) {
   /** @param {{ file: string, results: import('../types.js').ResultsFile }} s */
   const side = (s) => ({ file: s.file, node: s.results.environment?.node ?? null, syncbench: s.results.syncbench ?? null, createdAt: s.results.createdAt ?? null, transport: describeTransports(s.results) })
   return {
@@ -95,7 +104,8 @@ export function compareJson (rows, a, b, gate) {
     })),
     gate: gate
       ? { threshold: gate.result.threshold, failed: gate.result.failed, exitCode: gate.result.failed ? gate.exitCode : 0, slower: gate.result.slower.length, undecided: gate.result.undecided.length }
-      : null
+      : null,
+    scan
   }
 }
 

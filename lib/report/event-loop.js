@@ -19,12 +19,14 @@ export const TERMINAL_TOP = 3
  */
 
 /**
- * The configurations of an experiment with profiles, in table order.
- * @param {Pick<import('../analysis/summarize.js').ExperimentSummary, 'name'|'rows'>} summary
+ * The configurations of an experiment with profiles: those its kind shows (ReportSummary.loopLabels), in
+ * that order, else all in table order.
+ * @param {Pick<import('../analysis/summarize.js').ExperimentSummary, 'name'|'rows'> & { loopLabels?: string[] }} summary
  * @returns {LoopSection[]}
  */
 export function loopSections (summary) {
-  return summary.rows.flatMap((r) => r.profile ? [{ experiment: summary.name, label: r.label, profile: r.profile }] : [])
+  const rows = summary.loopLabels ? summary.loopLabels.flatMap((label) => summary.rows.filter((r) => r.label === label)) : summary.rows
+  return rows.flatMap((r) => r.profile ? [{ experiment: summary.name, label: r.label, profile: r.profile }] : [])
 }
 
 /**

@@ -10,6 +10,7 @@ import { seed002 } from './kinds/seed-002.js'
 import { threadCost } from './kinds/thread-cost.js'
 import { rateSweep } from './kinds/rate-sweep.js'
 import { app } from './kinds/app.js'
+import { scan } from './kinds/scan.js'
 
 /** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
 /** @typedef {import('../analysis/summarize.js').Row} Row */
@@ -17,19 +18,25 @@ import { app } from './kinds/app.js'
 /**
  * @typedef {object} ExperimentKind
  * @property {string} name   the `table` that names it
- * @property {(s: ExperimentSummary, rows: Row[]) => import('./tables.js').Table} table
- *           its comparison table, of the configurations shown (measured, or all of whose runs are invalid)
+ * @property {(s: ExperimentSummary, rows: Row[]) => import('./tables.js').Table|import('./tables.js').Table[]} table
+ *           its comparison table, of the configurations shown (measured, or all of whose runs are invalid),
+ *           or its tables, that one first
+ * @property {boolean} serverTable    the server metrics table follows it (false: its own table has them)
+ * @property {(s: ExperimentSummary) => Row[]} [loopRows]  the configurations whose "where the event loop
+ *           went" the report shows, in its order (absent: every one, in table order)
  * @property {boolean} latencyTable   the latency table follows it (false: its own table has the percentiles)
  * @property {(s: ExperimentSummary) => string|string[]} verdict  its verdict line, or its parts, one subject
  *           each (a line each on a terminal); the bounds, the claim and the probe's sentence follow them
  * @property {(ctx: import('./charts.js').ChartContext, kit: import('./charts.js').ChartKit, results: import('../types.js').ResultsFile) => (import('./charts.js').Drawing|null)[]} charts
  *           the charts of one part of the experiment, in reading order (null: nothing to draw)
  * @property {boolean} textChart      the terminal draws its req/s against a swept axis
+ * @property {boolean} [wholeCharts]  its charts take all its runs at once (absent: an experiment that mixes
+ *           workloads without a swept axis is charted one workload at a time, lib/report/charts.js)
  * @property {import('./articles.js').Article} [article]  the seed article it reproduces
  */
 
 /** Every kind; the seeds' in their articles' order. */
-export const KINDS = Object.freeze([generic, seed001, seed002, threadCost, rateSweep, app])
+export const KINDS = Object.freeze([generic, seed001, seed002, threadCost, rateSweep, app, scan])
 
 const byName = new Map(KINDS.map((k) => [k.name, k]))
 

@@ -14,7 +14,9 @@ import { hypothesisVerdict } from './hypotheses.js'
  * the tables, the charts, summary.md and report.html say of it. The verdict is its parts, one subject
  * each (the kind's: the ratios, the ceiling, the flags; then the bounds, the claim, the probe), joined
  * by "; ": a paragraph in summary.md and report.html, a line per part on a terminal.
- * @typedef {import('../analysis/summarize.js').ExperimentSummary & { verdict: string, verdictParts: string[], articles: import('./articles.js').ArticleComparison[] }} ReportSummary
+ * loopLabels: the configurations whose "where the event loop went" the report shows, in its order (the
+ * kind's choice: every profiled one by default).
+ * @typedef {import('../analysis/summarize.js').ExperimentSummary & { verdict: string, verdictParts: string[], articles: import('./articles.js').ArticleComparison[], loopLabels: string[] }} ReportSummary
  */
 
 /**
@@ -34,7 +36,9 @@ export function summarizeResults (results) {
       hypothesisVerdict(summary),
       probeSentence(summary)
     ].filter(Boolean)
-    return { ...summary, verdict: parts.join('; '), verdictParts: parts, articles: compareWithArticles(own, [summary]) }
+    const kind = kindOf(summary.table)
+    const loopLabels = (kind.loopRows ? kind.loopRows(summary) : summary.rows).filter((r) => r.profile).map((r) => r.label)
+    return { ...summary, verdict: parts.join('; '), verdictParts: parts, articles: compareWithArticles(own, [summary]), loopLabels }
   })
 }
 

@@ -40,10 +40,11 @@ export function experimentTables (s) {
   const shown = s.rows.filter((r) => r.runs.length > 0 || r.invalid.length > 0)
   if (shown.length === 0) return []
   const kind = kindOf(s.table)
-  const main = kind.table(s, shown)
+  const main = [kind.table(s, shown)].flat()
   const latency = kind.latencyTable ? latencyTable(s, measured) : null
-  const rest = measured.length ? [latency, routesTable(s, measured), probeTable(s, measured), serverTable(s, measured), boundNote(s, measured)] : []
-  return [main, ...rest].filter((t) => t !== null).map(dropEmptyColumns)
+  const server = kind.serverTable ? [serverTable(s, measured), boundNote(s, measured)] : []
+  const rest = measured.length ? [latency, routesTable(s, measured), probeTable(s, measured), ...server] : []
+  return [...main, ...rest].filter((t) => t !== null).map(dropEmptyColumns)
 }
 
 /**

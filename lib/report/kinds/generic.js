@@ -14,6 +14,7 @@ export const generic = {
   table: genericTable,
   verdict: comparisonVerdict,
   latencyTable: true,
+  serverTable: true,
   textChart: true,
   charts: (ctx, kit) => [...kit.comparisonCharts(ctx), kit.probeChart(ctx)]
 }
