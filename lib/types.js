@@ -515,21 +515,6 @@
  */
 
 /**
- * A route of a scan's plan (lib/scan/plan.js): one per distinct method and pattern; a measured route is
- * the configuration whose label is its `key`.
- * @typedef {object} PlannedRoute
- * @property {string} key          "GET /users/:id"
- * @property {string} method
- * @property {string} pattern      "/users/:id" (Express-style parameters)
- * @property {string|null} path    the concrete path sent ("/users/42?limit=10"); null when skipped
- * @property {string[]} from       where the route was found: a framework's name, 'openapi', 'har'
- * @property {{ file: string, line: number }|null} declared  the handler's file (relative to the app's folder) and 1-based line
- * @property {string[]} [headers]  "Name: value" lines sent with it
- * @property {{ contentType: string, text: string }} [body]
- * @property {{ reason: string, flag?: string }|null} skipped  why it was not sent ("needs :id"), and the flag that would send it
- */
-
-/**
  * What a scan found and planned (results.json experiments[].scan).
  * @typedef {object} ScanInfo
  * @property {number} budgetMs                         --budget: the whole scan's time

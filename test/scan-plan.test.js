@@ -133,9 +133,9 @@ test('GET and HEAD are sent; writes only with --allow-writes and a body; DELETE 
   const documents = /** @type {import('../lib/types.js').DocumentRoute[]} */ ([{ method: 'POST', path: '/users', from: 'har', query: '', body: { contentType: 'application/json', text: '{"a":1}' } }])
   assert.deepEqual(brief(planScan({ found: routes, documents, params: { id: '1' } })), [
     'HEAD /h -> /h',
-    'POST /users -> skipped: a write (POST): --allow-writes sends it (--allow-writes)',
-    'PUT /users/:id -> skipped: a write (PUT): --allow-writes sends it (--allow-writes)',
-    'PATCH /users/:id -> skipped: a write (PATCH): --allow-writes sends it (--allow-writes)',
+    'POST /users -> skipped: a write (POST) (--allow-writes)',
+    'PUT /users/:id -> skipped: a write (PUT) (--allow-writes)',
+    'PATCH /users/:id -> skipped: a write (PATCH) (--allow-writes)',
     'DELETE /users/:id -> skipped: DELETE runs only when named by --request (--request "DELETE /users/:id" --allow-writes)',
     'OPTIONS /users -> skipped: OPTIONS is sent only when named by --request (--request "OPTIONS /users")'
   ])
@@ -143,8 +143,8 @@ test('GET and HEAD are sent; writes only with --allow-writes and a body; DELETE 
   assert.deepEqual(brief(allowed), [
     'HEAD /h -> /h',
     'POST /users -> /users',
-    'PUT /users/:id -> skipped: a write with no body: give -p after its --request (--request "PUT /users/:id" -p FILE)',
-    'PATCH /users/:id -> skipped: a write with no body: give -p after its --request (--request "PATCH /users/:id" -p FILE)',
+    'PUT /users/:id -> skipped: a write with no body (--request "PUT /users/:id" -p FILE)',
+    'PATCH /users/:id -> skipped: a write with no body (--request "PATCH /users/:id" -p FILE)',
     'DELETE /users/:id -> skipped: DELETE runs only when named by --request (--request "DELETE /users/:id")',
     'OPTIONS /users -> skipped: OPTIONS is sent only when named by --request (--request "OPTIONS /users")'
   ])
@@ -166,8 +166,8 @@ test('named routes win: their own body and headers, DELETE and OPTIONS sent when
   const documents = /** @type {import('../lib/types.js').DocumentRoute[]} */ ([{ method: 'GET', path: '/docs-only', from: 'openapi', query: '' }])
   const without = planScan({ found: discovered, documents, named: routes, params: { id: '3' } })
   assert.deepEqual(brief(without), [
-    'DELETE /users/:id -> skipped: a write (DELETE): --allow-writes sends it (--allow-writes)',
-    'PUT /users/:id -> skipped: a write (PUT): --allow-writes sends it (--allow-writes)',
+    'DELETE /users/:id -> skipped: a write (DELETE) (--allow-writes)',
+    'PUT /users/:id -> skipped: a write (PUT) (--allow-writes)',
     'GET /users -> /users',
     'GET /docs-only -> /docs-only',
     'OPTIONS /users -> /users',
@@ -180,7 +180,7 @@ test('named routes win: their own body and headers, DELETE and OPTIONS sent when
   assert.deepEqual(plan[1].headers, ['X-Trace: 1'])
   assert.deepEqual(plan.at(-1)?.from, ['request'])
   // a named write with no body of its own is still a write with no body
-  assert.deepEqual(brief(planScan({ named: named(['--request', 'POST /login']), allowWrites: true })), ['POST /login -> skipped: a write with no body: give -p after its --request (--request "POST /login" -p FILE)'])
+  assert.deepEqual(brief(planScan({ named: named(['--request', 'POST /login']), allowWrites: true })), ['POST /login -> skipped: a write with no body (--request "POST /login" -p FILE)'])
 })
 
 test('an example of a path\'s parameter serves every method of that path; two named routes of one pattern are planned apart', async (t) => {
@@ -220,11 +220,11 @@ test('app.all is planned as GET, merged with a GET of the same path; wildcards s
   })
   assert.deepEqual(brief(plan), [
     'GET /ping -> /ping',
-    'GET /files/* -> skipped: a wildcard path: name a concrete one with --request (--request "GET /files/...")',
+    'GET /files/* -> skipped: a wildcard path (--request "GET /files/...")',
     'GET /assets/*splat -> /assets/logo.svg',
-    'GET /koa/:rest* -> skipped: a wildcard path: name a concrete one with --request (--request "GET /koa/...")',
-    'GET /koa-plus/:rest+ -> skipped: a wildcard path: name a concrete one with --request (--request "GET /koa-plus/...")',
-    'GET /old/(.*) -> skipped: a wildcard path: name a concrete one with --request (--request "GET /old/...")',
+    'GET /koa/:rest* -> skipped: a wildcard path (--request "GET /koa/...")',
+    'GET /koa-plus/:rest+ -> skipped: a wildcard path (--request "GET /koa-plus/...")',
+    'GET /old/(.*) -> skipped: a wildcard path (--request "GET /old/...")',
     'GET /posts/:id? -> /posts',
     'GET /docs{/:page} -> /docs',
     'GET /file{.:ext} -> /file'
@@ -251,7 +251,7 @@ test('the plan\'s lines: the key, then what is sent or why not; no credential pr
   assert.deepEqual(planText(plan), [
     'The plan: 2 routes, 1 to send one at a time, 1 skipped.',
     '  GET /users/:id  GET /users/42?token=***&limit=10, headers Cookie, Accept',
-    '  POST /users     skipped: a write (POST): --allow-writes sends it (--allow-writes)'
+    '  POST /users     skipped: a write (POST) (--allow-writes)'
   ])
   assert.deepEqual(planText(planScan({ found: [found({ path: '/x' })], documents: [{ method: 'GET', path: '/x', from: 'har', query: '', body: { contentType: 'text/plain', text: 'é' } }] })).slice(1), [
     '  GET /x  GET /x, a 2-byte text/plain body'
@@ -271,18 +271,18 @@ test('the plan\'s lines fit 100 columns: a key of 32 characters whole, of 33 cut
   assert.match(lines[3], /^ {2}GET \/c+…c+ {2}GET \/c+…c+$/)
   // a flag too long for the column beside the key has a line of its own, whole
   assert.deepEqual(lines.slice(4), [
-    '  PATCH /ddddddddd…ddddddddddd/:id  skipped: a write with no body: give -p after its --request',
+    '  PATCH /ddddddddd…ddddddddddd/:id  skipped: a write with no body',
     `    (--request "PATCH /${'d'.repeat(60)}/:id" -p FILE)`
   ])
   // the edge: a flag of 62 characters (the column's 64 less the wrapped line's two) stays in the column, 63 do not
   /** @param {number} n */
   const patch = (n) => planText(planScan({ found: [found({ method: 'PATCH', path: `/${'e'.repeat(n)}` })], allowWrites: true })).slice(1)
   assert.deepEqual(patch(33), [
-    '  PATCH /eeeeeeeee…eeeeeeeeeeeeeee  skipped: a write with no body: give -p after its --request',
+    '  PATCH /eeeeeeeee…eeeeeeeeeeeeeee  skipped: a write with no body',
     `                                      (--request "PATCH /${'e'.repeat(33)}" -p FILE)`
   ])
   assert.deepEqual(patch(34), [
-    '  PATCH /eeeeeeeee…eeeeeeeeeeeeeee  skipped: a write with no body: give -p after its --request',
+    '  PATCH /eeeeeeeee…eeeeeeeeeeeeeee  skipped: a write with no body',
     `    (--request "PATCH /${'e'.repeat(34)}" -p FILE)`
   ])
   // at a narrower width, the same rules

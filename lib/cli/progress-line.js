@@ -8,17 +8,17 @@ import { formatNumber } from '../format.js'
 
 /**
  * @param {NodeJS.WritableStream & { isTTY?: boolean }} stream
- * @param {{ quiet?: boolean }} [options]
+ * @param {{ quiet?: boolean, command?: string }} [options]  command: how the lines name it (run, scan)
  * @returns {{ event: (event: RunEvent) => void, done: () => void }}
  */
-export function createProgress (stream, { quiet = false } = {}) {
+export function createProgress (stream, { quiet = false, command = 'run' } = {}) {
   if (quiet) return { event: () => {}, done: () => {} }
   if (!stream.isTTY) {
     return {
       event (e) {
-        if (e.type === 'calibrate') stream.write(`syncbench run: timing one ${e.op} operation alone for ${e.experiment}\n`)
-        if (e.type === 'capacity') stream.write(`syncbench run: ${capacityLine(e)}\n`)
-        if (e.type === 'run-end') stream.write(`syncbench run: run ${e.index}/${e.total} ${e.record.id}: ${runOutcome(e.record)}\n`)
+        if (e.type === 'calibrate') stream.write(`syncbench ${command}: timing one ${e.op} operation alone for ${e.experiment}\n`)
+        if (e.type === 'capacity') stream.write(`syncbench ${command}: ${capacityLine(e)}\n`)
+        if (e.type === 'run-end') stream.write(`syncbench ${command}: run ${e.index}/${e.total} ${e.record.id}: ${runOutcome(e.record)}\n`)
       },
       done () {}
     }
@@ -31,11 +31,11 @@ export function createProgress (stream, { quiet = false } = {}) {
   }
   return {
     event (e) {
-      if (e.type === 'calibrate') show(`syncbench run: timing one ${e.op} operation alone for ${e.experiment}...`)
-      if (e.type === 'capacity') show(`syncbench run: ${capacityLine(e)}...`)
+      if (e.type === 'calibrate') show(`syncbench ${command}: timing one ${e.op} operation alone for ${e.experiment}...`)
+      if (e.type === 'capacity') show(`syncbench ${command}: ${capacityLine(e)}...`)
       if (e.type === 'run-start') {
         const left = e.total - e.index
-        show(`syncbench run: run ${e.index}/${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${left} left${e.etaMs === null ? '' : `, ETA ${formatDuration(e.etaMs)}`}`)
+        show(`syncbench ${command}: run ${e.index}/${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${left} left${e.etaMs === null ? '' : `, ETA ${formatDuration(e.etaMs)}`}`)
       }
       // With --verbose the per-run ab report goes to stdout: clear our line so a shared terminal stays readable.
       if (e.type === 'run-end' && shown) {

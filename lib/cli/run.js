@@ -265,7 +265,7 @@ export async function runAndReport ({ options, experiments, engine, argv, io, cw
   }
   for (const s of STOP_SIGNALS) process.on(s, onSignal)
   try {
-    const outcome = await measure({ options, experiments, engine, outDir, argv, io, nodes, signal: controller.signal, dashboard, runner })
+    const outcome = await measure({ options, experiments, engine, outDir, argv, io, nodes, signal: controller.signal, dashboard, runner, command })
     const code = await report({ outcome: invalidFails ? outcome : { ...outcome, invalid: [] }, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report, dashboard, command, answer })
     // 128 + the signal's number, as a shell reports a process that signal ended: 130, 143, 129.
     return code === INTERRUPTED_EXIT.SIGINT && received ? INTERRUPTED_EXIT[received] : code
@@ -309,13 +309,14 @@ export function shownPath (out, outDir, cwd) {
  * @param {AbortSignal} o.signal
  * @param {import('./dashboard.js').Dashboard|null} o.dashboard  a live view, subscribed to the progress stream as the line is
  * @param {Partial<import('../run/runner.js').RunnerOptions>} [o.runner]  more of the runner's options
+ * @param {string} [o.command]  how the progress lines name the command
  */
-async function measure ({ options, experiments, engine, outDir, argv, io, nodes, signal, dashboard, runner = {} }) {
+async function measure ({ options, experiments, engine, outDir, argv, io, nodes, signal, dashboard, runner = {}, command = 'run' }) {
   const paint = painter(io.stdout, io.env)
   // one stream of progress, two subscribers: the terminal's line (none with --quiet) and runs/<run>.txt;
   // a dashboard also shows the server's figures during runs and each experiment's verdict as it ends
   const progress = new RunProgress(dashboard ? { verdicts: experimentVerdicts } : {})
-  const line = createProgress(io.stderr, { quiet: options.quiet })
+  const line = createProgress(io.stderr, { quiet: options.quiet, command })
   progress.subscribe(line.event)
   if (dashboard) progress.subscribe(dashboard.event, { serverSeconds: true })
   const runReports = createRunReports(outDir)

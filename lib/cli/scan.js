@@ -14,7 +14,7 @@ import { version } from '../version.js'
 import { InvalidOptionError, invalidOption } from '../errors.js'
 import { appExperiment, parseAppOption } from '../run/experiment-loader.js'
 import { parseCommand } from '../lab/command.js'
-import { parseAppRequests, parseEnvOption, REQUEST_FLAGS } from '../run/app-requests.js'
+import { parseAppRequests, parseEnvOption } from '../run/app-requests.js'
 import { parseLoadArg } from '../load/options.js'
 import { getTool } from '../run/tools.js'
 import { checkNativeTransport } from './output.js'
@@ -26,7 +26,8 @@ import { discoverRoutes } from '../scan/discover.js'
 import { readOpenapi } from '../scan/openapi.js'
 import { readHar } from '../scan/har.js'
 import { planScan, planText, parseParamOption } from '../scan/scan-plan.js'
-import { scanJson } from '../report/kinds/scan.js'
+import { rankRoutes } from '../report/kinds/scan.js'
+import { summarizeResults } from '../report/model.js'
 
 /** Each route's share of the default budget: about a minute for 20 routes on 2 cores. */
 export const DEFAULT_SECONDS_PER_ROUTE = 3
@@ -34,8 +35,12 @@ export const DEFAULT_SECONDS_PER_ROUTE = 3
 export const MIN_LOAD_SECONDS = 0.5
 /** The most load a route gets, whatever the budget: longer adds little to what blocks and how much. */
 export const MAX_LOAD_SECONDS = 10
-/** What a run costs beside the app's start and the load: the warm-up, the profile, the reads, the stop. */
-const RUN_OVERHEAD_SECONDS = 0.6
+/**
+ * What a run costs beside the app's start and the load: a warm-up of a request per connection, the
+ * profiler's start and the profile's write, the metrics' reads, the stop. Measured on the shop example
+ * (2 cores, a route holding the loop 130 ms): 0.8 to 1.1 s.
+ */
+const RUN_OVERHEAD_SECONDS = 1.2
 /** What the scan keeps of its budget for the report at its end. */
 const REPORT_SECONDS = 2
 /** Connections per route unless -c says otherwise: enough to keep a blocked loop busy, few enough for 2 cores. */
@@ -199,10 +204,9 @@ async function discover ({ app, cwd, env, port, startTimeoutMs }) {
  * @returns {string[]}
  */
 function planLines ({ app, found, plan, documents }) {
-  const frameworks = found.frameworks.map((f) => `${f.name} ${f.version}`).join(', ')
-  const sent = plan.filter((r) => r.skipped === null).length
+  const frameworks = found.frameworks.map((f) => `${f.name} ${f.version ?? '(version unknown)'}`).join(', ')
   const head = `syncbench scan: ${app.name}: ${frameworks ? `${frameworks}, ` : ''}${found.routes.length} route${found.routes.length === 1 ? '' : 's'} found in the app` +
-    `${documents ? `, ${documents} from documents` : ''}; ${sent} to send, ${plan.length - sent} skipped`
+    `${documents ? `, ${documents} from documents` : ''}`
   return [wrap(head, undefined, '  '), ...found.notes.map((n) => wrap(`  ${n}`, undefined, '    ')), ...planText(plan)]
 }
 
@@ -267,14 +271,27 @@ function scanExperiment ({ app, plan, sent, options, cwd, budget, concurrency, f
     description: `${app.command}: ${sent.length} route${sent.length === 1 ? '' : 's'} loaded one at a time, ${budget.loadSeconds} s each`,
     table: 'scan',
     load: { ...load, concurrency, timelimit: budget.loadSeconds, responseTimeout },
-    warmup: { requests: Math.max(8, concurrency * 2), concurrency },
+    warmup: { requests: concurrency, concurrency },
     scan: {
       budgetMs: Math.round(budget.budgetSeconds * 1000),
-      frameworks: found.frameworks,
+      // a version the framework does not say is 'unknown', as the plan prints it
+      frameworks: found.frameworks.map((f) => ({ name: f.name, version: f.version ?? 'unknown' })),
+      tried: found.frameworks.length ? [] : ['express', 'fastify', 'koa', 'hapi'],
       notes: found.notes,
-      routes: plan.map((r) => ({ ...r, ...(r.path === null ? {} : { path: redactUrl(r.path, true) }), declared: r.declared && { ...r.declared, file: path.relative(cwd, r.declared.file) || r.declared.file } }))
+      routes: plan.map((r) => ({ ...r, ...(r.path === null ? {} : { path: redactUrl(r.path, true) }), declared: r.declared && { ...r.declared, file: shownFile(r.declared.file, cwd) } }))
     }
   }
+}
+
+/**
+ * A handler's file as the ranking names it: relative to the app's folder when it is inside it (a
+ * package's file under its node_modules too), else whole.
+ * @param {string} file absolute
+ * @param {string} cwd
+ */
+function shownFile (file, cwd) {
+  const rel = path.relative(cwd, file)
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? file : rel
 }
 
 /**
@@ -297,6 +314,35 @@ function runArgs (options) {
     dashboardPort: options.dashboardPort,
     dashboardHost: options.dashboardHost
   }))
+}
+
+/**
+ * --json: the ranking, most blocking first, each route's figures as the table shows them (ms, bytes),
+ * then the routes not sent; the whole of it is in results.json.
+ * @param {import('../types.js').ResultsFile} results
+ */
+export function scanJson (results) {
+  const summary = summarizeResults(results).find((s) => s.name === 'scan')
+  const ranked = summary ? rankRoutes(summary) : []
+  const routes = ranked.map((f) => ({
+    route: f.row.label,
+    measured: f.measured,
+    blocks: f.blocks,
+    loopP99Ms: f.loopP99,
+    loopMaxMs: f.loopMax,
+    lateShare: f.late,
+    cpuMsPerRequest: f.cpuMsPerRequest,
+    requestsPerSecond: f.measured ? f.row.figures.requestsPerSecond?.mean ?? null : null,
+    p99Ms: f.p99Ms,
+    heapGrowthBytes: f.heapGrowthBytes,
+    rssGrowthBytes: f.rssGrowthBytes,
+    errors: f.errors,
+    line: f.line || null,
+    ...(f.measured ? {} : { reason: f.row.invalid.map((i) => i.reason).join('; ') || 'no valid run (crashed, cut or interrupted)' })
+  }))
+  const scan = results.experiments.find((e) => e.name === 'scan')?.scan
+  const skipped = (scan?.routes ?? []).flatMap((r) => r.skipped ? [{ route: r.key, reason: r.skipped.reason, ...(r.skipped.flag ? { flag: r.skipped.flag } : {}) }] : [])
+  return { schema: 'syncbench/scan@1', verdict: summary?.verdictParts ?? [], routes, skipped, frameworks: scan?.frameworks ?? [] }
 }
 
 /** @typedef {ReturnType<typeof parseScanArgs>} ScanArgs */

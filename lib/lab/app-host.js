@@ -80,6 +80,7 @@ export async function hostApp (spec, { watchdog } = {}) {
     cwd: spec.cwd,
     env: {
       ...process.env,
+      ...spec.env,
       NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' '),
       SYNCBENCH_CONTROL: controlPath,
       SYNCBENCH_PARENT_PID: String(process.pid),

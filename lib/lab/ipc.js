@@ -92,6 +92,7 @@ export const ROUTES = 'syncbench:routes'
  * @property {string} command     as the user wrote it (split as lib/lab/command.js says)
  * @property {string} name        how messages name it
  * @property {string} [cwd]
+ * @property {Record<string, string>} [env]  environment variables of its own, over this process's
  * @property {string} log         absolute path; stdout and stderr are appended to it
  * @property {number} [port]      --port: load this port, found when it accepts connections
  * @property {number} [startTimeoutMs]  how long the app may take to listen

@@ -353,13 +353,13 @@ function safety (e, hasBody, allowWrites) {
   const named = e.named !== null
   if (m === 'GET' || m === 'HEAD') return null
   if (BODY_METHODS.has(m)) {
-    if (!allowWrites) return { reason: `a write (${m}): --allow-writes sends it`, flag: '--allow-writes' }
-    if (!hasBody) return { reason: 'a write with no body: give -p after its --request', flag: `--request "${m} ${e.pattern}" -p FILE` }
+    if (!allowWrites) return { reason: `a write (${m})`, flag: '--allow-writes' }
+    if (!hasBody) return { reason: 'a write with no body', flag: `--request "${m} ${e.pattern}" -p FILE` }
     return null
   }
   if (m === 'DELETE') {
     if (!named) return { reason: 'DELETE runs only when named by --request', flag: `--request "DELETE ${e.pattern}"${allowWrites ? '' : ' --allow-writes'}` }
-    if (!allowWrites) return { reason: 'a write (DELETE): --allow-writes sends it', flag: '--allow-writes' }
+    if (!allowWrites) return { reason: 'a write (DELETE)', flag: '--allow-writes' }
     return null
   }
   if (named) return null
@@ -377,7 +377,7 @@ function fillPattern (e, params) {
   const query = e.query === '' ? '' : `?${e.query}`
   if (e.concrete !== null) return { path: e.concrete + query }
   if (e.segments.some((s) => s.kind === 'wildcard')) {
-    return { skipped: { reason: 'a wildcard path: name a concrete one with --request', flag: `--request "${e.method} ${e.pattern.replace(/\*.*$|\(\.\*\).*$|:[\w$.-]+[*+].*$|\{[\w$.-]+\*\d*\}.*$/, '...')}"` } }
+    return { skipped: { reason: 'a wildcard path', flag: `--request "${e.method} ${e.pattern.replace(/\*.*$|\(\.\*\).*$|:[\w$.-]+[*+].*$|\{[\w$.-]+\*\d*\}.*$/, '...')}"` } }
   }
   return fillSegments(e, e.segments, params, query)
 }
@@ -394,7 +394,7 @@ function fillNamed (e, path, params) {
   const [pathPart, query] = q === -1 ? [path, ''] : [path.slice(0, q), path.slice(q)]
   const segments = patternSegments(pathPart)
   if (segments.every((s) => s.kind === 'literal')) return { path }
-  if (segments.some((s) => s.kind === 'wildcard')) return { skipped: { reason: 'a wildcard path: name a concrete one with --request', flag: `--request "${e.method} ${pathPart}"` } }
+  if (segments.some((s) => s.kind === 'wildcard')) return { skipped: { reason: 'a wildcard path', flag: `--request "${e.method} ${pathPart}"` } }
   return fillSegments(e, segments, params, query)
 }
 
