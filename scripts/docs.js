@@ -25,6 +25,7 @@ import { Writable } from 'node:stream'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { wrap } from '../lib/report/wrap.js'
+import { commandOf } from '../lib/report/phrases.js'
 import { shellWords as splitShellWords } from '../lib/lab/command.js'
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -223,7 +224,7 @@ async function recordedLine (file, machine, from) {
     const took = data.finishedAt ? ` in ${minutes(Date.parse(data.finishedAt) - Date.parse(data.createdAt))}` : ' (interrupted)'
     // where the files went says nothing of the measurement, and a recording's folder is often a temporary one
     const argv = data.argv.filter((/** @type {string} */ w, /** @type {number} */ i, /** @type {string[]} */ all) => w !== '--out' && all[i - 1] !== '--out' && !w.startsWith('--out='))
-    const command = argv.length === 0 ? '`npm start` (`syncbench run` with its defaults)' : `\`syncbench run ${argv.map((/** @type {string} */ w) => /[\s"'$\\]/.test(w) ? JSON.stringify(w) : w).join(' ')}\``
+    const command = argv.length === 0 ? '`npm start` (`syncbench run` with its defaults)' : `\`syncbench ${commandOf(data)} ${argv.map((/** @type {string} */ w) => /[\s"'$\\]/.test(w) ? JSON.stringify(w) : w).join(' ')}\``
     return `Recorded ${String(data.createdAt).slice(0, 10)}: ${command}${took}, on ${machine ?? `${env.cpuModel} (${env.cpuCount} cores)`}, Node ${env.node} (${link}).`
   }
   const { options } = data

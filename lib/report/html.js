@@ -5,7 +5,7 @@
 import { loopSections, loopSectionsOfRuns, loopTable, routeTable, loopNote, ROUTE_NOTE } from './event-loop.js'
 import { drawFlame, FLAME_CSS, FLAME_SCRIPT, FLAME_SCRIPT_SOURCE } from './flame.js'
 import { summariesOf } from './model.js'
-import { describeRuns, describeTransports } from './phrases.js'
+import { describeRuns, describeTransports, commandOf } from './phrases.js'
 import { experimentTables } from './tables.js'
 import { experimentsOf, slug } from './chart-data.js'
 import { formatBytes, MIB } from '../format.js'
@@ -113,7 +113,7 @@ function blockingFunctions (profile) {
  */
 function headline (r) {
   const state = r.finishedAt ? `finished ${r.finishedAt}` : 'did not finish (partial results)'
-  return `Started ${r.createdAt}, ${state}. ${r.runs.length} runs. Command: ${['syncbench run', ...redactArgv(r.argv ?? [])].join(' ')}`
+  return `Started ${r.createdAt}, ${state}. ${r.runs.length} runs. Command: ${[`syncbench ${commandOf(r)}`, ...redactArgv(r.argv ?? [])].join(' ')}`
 }
 
 /**

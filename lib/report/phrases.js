@@ -334,3 +334,13 @@ export function boundsVerdict (rows) {
   const doubts = bound.find((r) => r.bound?.doubts.length)?.bound?.doubts ?? []
   return `bounds: ${text}${doubts.length ? `; the calibration disagrees with itself (${doubts.join(', ')}): these bounds are uncertain` : ''}`
 }
+
+/**
+ * The command that wrote a results file, as its argv follows it: syncbench scan records itself in
+ * its options (`command: 'scan'`); every other file is syncbench run's.
+ * @param {Pick<import('../types.js').ResultsFile, 'options'>} results
+ * @returns {string}
+ */
+export function commandOf (results) {
+  return typeof results.options?.command === 'string' ? results.options.command : 'run'
+}

@@ -193,6 +193,9 @@ function scanTables (s) {
       columns: ['Route', 'why', 'to send it', 'line'],
       align: ['left', 'left', 'left', 'left'],
       rows: skipped.map((route) => [route.key, route.skipped?.reason ?? '', route.skipped?.flag ?? '', route.declared ? `${route.declared.file}:${route.declared.line}` : '']),
+      // a terminal shows the flag to copy, whole (the verdict under it says why, wrapped); summary.md and
+      // report.html show why and the line too
+      hidden: [false, true, false, true]
     })
   }
   if (s.scan) tables.push({ title: `${s.name}: ${discoveryText(s.scan)}`, columns: [], align: [], rows: [] })
