@@ -64,6 +64,7 @@ async function parsers () {
   const { parseServeArgs } = await import('../lib/lab/serve-args.js')
   const { help: serveHelp } = await import('../lib/cli/serve.js')
   const { parseCompareArgs, help: compareHelp } = await import('../lib/cli/compare.js')
+  const { parseScanArgs, help: scanHelp } = await import('../lib/cli/scan.js')
   const { helpText: abHelp } = await import('../lib/cli/ab.js')
   const url = 'http://127.0.0.1:8080/'
   return [
@@ -76,6 +77,8 @@ async function parsers () {
       before: (/** @type {string} */ flag) => ['--path', '--port', '--start-timeout'].includes(flag) ? ['--app', 'node app.js'] : flag === '--baseline' ? ['--workload', 'w.js'] : [],
       after: []
     },
+    // scan's options beside the --app it needs
+    { name: 'scan', help: scanHelp, parse: parseScanArgs, before: (/** @type {string} */ flag) => flag === '--app' ? [] : ['--app', 'node app.js'], after: [] },
     { name: 'serve', help: serveHelp, parse: parseServeArgs, before: (/** @type {string} */ flag) => flag === '--only' || flag === '--delay' ? ['seed-readfile'] : ['lab'], after: [] },
     { name: 'compare', help: compareHelp, parse: parseCompareArgs, before: () => [], after: ['a.json', 'b.json'] }
   ]

@@ -199,7 +199,8 @@ test('run --app --profile on the login example: the verdict, the terminal, summa
   const shop = run.results.runs.find((r) => r.label === '/shop')
   const stringify = shop.profile.self.find((e) => e.caller?.name === 'listProducts' && !e.entry)
   assert.equal(stringify?.caller.line, lineOf(APP, 'JSON.stringify(').line)
-  assert.match(run.stdout, new RegExp(`^ +\\d+\\.\\d%  listProducts at ${escape(APP)}:${stringify.caller.line}$`, 'm'))
+  // its row is /shop's first or a later one (the res.end beside it can weigh as much on a busy machine)
+  assert.match(run.stdout, new RegExp(`^ +(/shop +)?\\d+\\.\\d%  listProducts at ${escape(APP)}:${stringify.caller.line}$`, 'm'))
   assert.doesNotMatch(run.stdout, / leaf: listProducts/)
 })
 
