@@ -1,6 +1,6 @@
 // Experiments and the runner (syncbench run), and the servers under test they start (syncbench serve).
 import type { LoadResult, LoadOptions, LoadSecond } from './load.js'
-import type { Environment, ResultsFile, RunRecord, RouteBlocks, ServerHandle, ServerMetrics, ServerSecond } from './results.js'
+import type { Environment, ResultsFile, RunRecord, RouteBlocks, ScanInfo, ServerHandle, ServerMetrics, ServerSecond } from './results.js'
 import type { SyncbenchError } from './errors.js'
 
 /** The server an experiment's runs start: a `syncbench serve` app, a --workload module or a user's command. */
@@ -88,6 +88,8 @@ export interface Experiment {
   calibration?: CalibrationSpec
   rateSweep?: RateSweep
   probe?: boolean
+  /** syncbench scan's plan, kept in results.json */
+  scan?: ScanInfo
 }
 
 /** The load options `syncbench run` overrides for every configuration. */
