@@ -64,7 +64,7 @@ async function parsers () {
   const { parseServeArgs } = await import('../lib/lab/serve-args.js')
   const { help: serveHelp } = await import('../lib/cli/serve.js')
   const { parseCompareArgs, help: compareHelp } = await import('../lib/cli/compare.js')
-  const { parseScanArgs, help: scanHelp } = await import('../lib/cli/scan.js')
+  const { parseScanArgs, help: scanHelp } = await import('../lib/cli/scan-command.js')
   const { helpText: abHelp } = await import('../lib/cli/ab.js')
   const url = 'http://127.0.0.1:8080/'
   return [

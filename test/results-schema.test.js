@@ -100,7 +100,7 @@ test('the schemas name every field the current code writes (syncbench run, the r
   blocked.runs[0].server.loopBlocks = { thresholdMs: 20, spans: [[0, 61.2], [80.4, 141]], mergedGapMs: 0, routes: [{ route: 'POST /login', ms: 118, blocks: 2 }] }
   assert.ok(compile().results(blocked), JSON.stringify(compile().results.errors))
   assert.deepEqual(undocumented(blocked, files['results@1'], files, files['results@1']), [])
-  // a scan's plan (lib/report/kinds/scan-ranking.js) and the memory at the window's start (lib/lab/metrics.js): named and valid
+  // a scan's plan (lib/report/kinds/scan.js) and the memory at the window's start (lib/lab/metrics.js): named and valid
   const scanned = real()
   scanned.experiments[0].table = 'scan'
   scanned.experiments[0].scan = {

@@ -1,4 +1,4 @@
-// The scan report kind (lib/report/kinds/scan-ranking.js): routes ranked by what each did to the event loop,
+// The scan report kind (lib/report/kinds/scan.js): routes ranked by what each did to the event loop,
 // the verdict, the skipped and the all-invalid routes, summary.md and report.html, and compare of two
 // scans with --fail-if-blocking. The results are real: `syncbench run --app ... --profile` of
 // test/fixtures/apps/scan-app.js (a route deriving a key with pbkdf2Sync, a cheap one, one answering
@@ -13,7 +13,7 @@ import { mkdtemp, readFile, writeFile, cp, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { runCli } from './helper.js'
 import { summarizeResults } from '../lib/report/model.js'
-import { rankRoutes, holdsLoop, compareScans, scanVerdict } from '../lib/report/kinds/scan-ranking.js'
+import { rankRoutes, holdsLoop, compareScans, scanVerdict } from '../lib/report/kinds/scan.js'
 import { experimentTables } from '../lib/report/tables.js'
 import { BLOCKING_DELAY_MS } from '../lib/lab/loop-blocks.js'
 import { validateResults } from '../lib/run/results-schema.js'

@@ -15,7 +15,7 @@ import { compareJson } from '../report/compare-json.js'
 import { resultsFileOf } from '../run/results-path.js'
 import { evaluateGate } from '../analysis/gate.js'
 import { gateSummary, blockingGateSummary } from '../report/compare-gate.js'
-import { compareScans, scanChangeLines } from '../report/kinds/scan-ranking.js'
+import { compareScans, scanChangeLines } from '../report/kinds/scan.js'
 import { compareVersions, resultsNodes, resultsOfNode } from '../analysis/versions.js'
 
 /** The exit code of a failed gate (--fail-if-slower, --fail-if-blocking): apart from 1 (an error) and 2 (a bad command line). */

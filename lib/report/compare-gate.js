@@ -1,5 +1,5 @@
 // The words of syncbench compare's ratio intervals and CI gates (lib/analysis/gate.js decides the
-// throughput's, lib/report/kinds/scan-ranking.js compareScans the routes' blocking): the table cells and the one
+// throughput's, lib/report/kinds/scan.js compareScans the routes' blocking): the table cells and the one
 // line that says whether a gate passed.
 import { MIN_RUNS_FOR_INTERVAL } from '../analysis/stats.js'
 
@@ -72,7 +72,7 @@ export function gateSummary (gate, rows, exitCode) {
 /**
  * The scans' gate in one line: "gate --fail-if-blocking: failed (exit 3): 1 of 3 routes started blocking:
  * scan GET /report", or "... passed: no route started blocking (3 compared)".
- * @param {import('./kinds/scan-ranking.js').ScanChange[]} changes
+ * @param {import('./kinds/scan.js').ScanChange[]} changes
  * @param {number} exitCode  what the CLI exits with when the gate fails
  * @returns {string}
  */

@@ -69,7 +69,7 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
 
 /**
  * @typedef {object} CompareScan
- * @property {import('./kinds/scan-ranking.js').ScanChange[]} changes  each route: started, stopped, still (holds the loop on
+ * @property {import('./kinds/scan.js').ScanChange[]} changes  each route: started, stopped, still (holds the loop on
  *   both sides), clear (on neither), only-a, only-b; its loop p99 (ms) on each side
  * @property {{ failed: boolean, exitCode: number, started: number }|null} gate  with --fail-if-blocking; null without
  */

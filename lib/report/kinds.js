@@ -10,7 +10,7 @@ import { seed002 } from './kinds/seed-002.js'
 import { threadCost } from './kinds/thread-cost.js'
 import { rateSweep } from './kinds/rate-sweep.js'
 import { app } from './kinds/app.js'
-import { scan } from './kinds/scan-ranking.js'
+import { scan } from './kinds/scan.js'
 
 /** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
 /** @typedef {import('../analysis/summarize.js').Row} Row */

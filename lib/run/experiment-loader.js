@@ -84,7 +84,7 @@ import { appRouteLabel } from './app-requests.js'
  *                                         measured first by a closed-loop run (lib/run/runner.js); builtin engine only
  * @property {boolean} [probe]             run the probe (lib/run/prober.js) beside every measured load unless
  *                                         --no-probe says otherwise (default false; --probe turns it on)
- * @property {import('../types.js').ScanInfo} [scan]  syncbench scan's plan, kept in results.json (lib/cli/scan.js)
+ * @property {import('../types.js').ScanInfo} [scan]  syncbench scan's plan, kept in results.json (lib/cli/scan-command.js)
  */
 
 /** @returns {Experiment[]} */

@@ -117,7 +117,7 @@ export async function runExperiments (options) {
       baseline: experiment.baseline,
       table: experiment.table,
       reference: experiment.reference,
-      // syncbench scan's plan: every route found, sent or skipped (lib/cli/scan.js)
+      // syncbench scan's plan: every route found, sent or skipped (lib/cli/scan-command.js)
       scan: experiment.scan,
       // what was measured instead of the servers the experiment names (absent: syncbench started them)
       target: target === undefined ? undefined : redactUrl(target, true),

@@ -5,7 +5,7 @@
 // anything is sent. Then each route is measured as `syncbench run --app --profile` measures one: a fresh
 // process of the app per route (no route's heap, JIT state or caches colour the next one's figures), a
 // warm-up, a load bounded by the route's share of --budget, the server's figures and a CPU profile of
-// the window. The report kind lib/report/kinds/scan-ranking.js ranks the routes.
+// the window. The report kind lib/report/kinds/scan.js ranks the routes.
 import os from 'node:os'
 import path from 'node:path'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -26,7 +26,7 @@ import { discoverRoutes } from '../scan/discover.js'
 import { readOpenapi } from '../scan/openapi.js'
 import { readHar } from '../scan/har.js'
 import { planScan, planText, parseParamOption } from '../scan/scan-plan.js'
-import { rankRoutes } from '../report/kinds/scan-ranking.js'
+import { rankRoutes } from '../report/kinds/scan.js'
 import { summarizeResults } from '../report/model.js'
 
 /** Each route's share of the default budget: about a minute for 20 routes on 2 cores. */
