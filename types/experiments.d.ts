@@ -147,6 +147,8 @@ export interface RunnerOptions {
   options?: object
   /** seconds each run may take */
   runTimeout?: number
+  /** seconds the next run may take, asked as it starts (over runTimeout) */
+  runDeadline?: () => number
   signal?: AbortSignal
   onEvent?: (event: RunEvent) => void
 }

@@ -57,6 +57,8 @@ const SERVER_SECOND_MS = 1000
  * @property {object} [options]                 recorded as ResultsFile.options
  * @property {number} [runTimeout]             seconds each run may take (--run-timeout); default derived from
  *                                              its load options (run-deadline.js)
+ * @property {() => number} [runDeadline]      seconds the next run may take, asked as it starts (over runTimeout):
+ *                                              syncbench scan gives each route what its budget has left
  * @property {string} [deadlineFlag]            the option a run's deadline message names (default --run-timeout)
  * @property {boolean} [isolateErrors]          a run that fails (its server crashed, could not start) is recorded
  *                                              invalid with what went wrong, and the next run goes on: syncbench
@@ -189,7 +191,7 @@ export async function runExperiments (options) {
       const probe = options.probe ?? (experiment.probe === true && !target)
       // the server is asked for its figures during the load only when a live view shows them
       const onServerSecond = progress.wantsServerSeconds ? (/** @type {import('../types.js').ServerSecond} */ second) => progress.serverSecond(second) : undefined
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runTimeout, deadlineFlag: options.deadlineFlag, outDir, profileNames, probe, probePath: options.probePath, node, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second), onServerSecond })
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runDeadline?.() ?? options.runTimeout, deadlineFlag: options.deadlineFlag, outDir, profileNames, probe, probePath: options.probePath, node, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second), onServerSecond })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
       // a user's app: the status codes too (a rejected body, a missing header are the user's to fix)
       const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load, { statuses: configuration.server.command !== undefined }))
