@@ -15,7 +15,7 @@ export const commands = {
   report: { summary: 'charts, summary.md and report.html from a results.json', load: () => import('./report.js') },
   merge: { summary: 'add up syncbench ab --json results (shards): exact merged percentiles', load: () => import('./merge.js') },
   predict: { summary: 'a run\'s req/s on another machine shape, and what bounds it', load: () => import('./predict.js') },
-  scan: { summary: 'every route of your app, loaded one at a time, ranked by how much it blocks', load: () => import('./scan.js') },
+  scan: { summary: 'your app\'s routes, each loaded alone, ranked by how much it blocks', load: () => import('./scan.js') },
   compare: { summary: 'two results side by side: ratio CIs, t-tests, a CI gate', load: () => import('./compare.js') }
 }
 
