@@ -12,7 +12,7 @@ import path from 'node:path'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { binPath, runCli } from './helper.js'
@@ -116,6 +116,17 @@ test('bad command lines: one line naming the option or file, exit 2, no results 
     assert.doesNotMatch(stderr, /syncbench scan: syncbench scan/, shown)
     assert.equal(existsSync(out), false, `${shown}: no results folder`)
     assert.equal(existsSync(started), false, `${shown}: the app was started`)
+  }
+  // a results folder that cannot be created: refused before the app starts, as the other bad options
+  const file = path.join(dir, 'a-file')
+  await writeFile(file, '')
+  for (const [bad, message] of [['/proc/x', /^syncbench scan: --out \/proc\/x cannot be created: \/proc is on proc/], [path.join(file, 'x'), /^syncbench scan: --out \S+ cannot be created: .*ENOTDIR/]]) {
+    const { code, stdout, stderr } = await scan(['--app', app, '--out', bad])
+    assert.equal(code, 2, stderr)
+    assert.equal(stdout, '', bad)
+    assert.equal(stderr.split('\n').length, 2, `${bad}: one line: ${stderr}`)
+    assert.match(stderr, message)
+    assert.equal(existsSync(started), false, `--out ${bad}: the app was started`)
   }
 })
 

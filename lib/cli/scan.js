@@ -21,6 +21,7 @@ import { checkNativeTransport } from './output.js'
 import { dashboardOptions } from './dashboard-options.js'
 import { runAndReport, existingFolder } from './run.js'
 import { redactUrl } from '../redact.js'
+import { checkOutDir } from '../run/results-writer.js'
 import { wrap } from '../report/wrap.js'
 import { discoverRoutes } from '../scan/discover.js'
 import { readOpenapi } from '../scan/openapi.js'
@@ -145,6 +146,8 @@ export async function main (argv, io) {
       documentNotes.push(...notes)
     }
   }
+  // a results folder that cannot be created is refused before the app starts
+  await checkOutDir({ out: options.out, cwd })
   const app = options.app
   const started = Date.now()
   const discovered = await discover({ app, cwd: appCwd, env: options.appEnv, port: options.port, startTimeoutMs: options.startTimeout * 1000 })
