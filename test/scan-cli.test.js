@@ -244,10 +244,20 @@ test('a plain node:http app: no routes found is one line saying what was tried a
   assert.equal(existsSync(out), false)
 
   const mark = marker()
-  const one = await scan(['--app', `node ${plainApp} ${mark}`, '--request', 'GET /health', '--budget', '6', '--json', '--out', out])
+  // with credentials: a header, basic auth, a token in a second route's query, a body; none written or printed
+  const body = path.join(dir, 'body.json')
+  await writeFile(body, '{"password":"b0dy-s3cret"}')
+  const secrets = ['h3ader-s3cret', 'us3r:pw-s3cret', 'qu3ry-s3cret', 'b0dy-s3cret']
+  const one = await scan(['--app', `node ${plainApp} ${mark}`, '--request', 'GET /health', '-H', 'Authorization: Bearer h3ader-s3cret', '-A', 'us3r:pw-s3cret',
+    '--request', 'GET /health?token=qu3ry-s3cret', '--request', 'POST /health', '-p', body, '-T', 'application/json', '--allow-writes', '--budget', '14', '--json', '--out', out])
   assert.equal(one.code, 0, one.stderr)
   const json = JSON.parse(one.stdout)
-  assert.deepEqual(json.routes.map((/** @type {any} */ r) => [r.route, r.measured]), [['GET /health', true]])
+  assert.deepEqual(json.routes.map((/** @type {any} */ r) => r.measured), [true, true, true])
+  assert.ok(json.routes.some((/** @type {any} */ r) => r.route === 'GET /health'), one.stdout)
+  const written = (await readdir(out, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => path.join(e.parentPath ?? e.path, e.name))
+  for (const [where, text] of [['stdout', one.stdout], ['stderr', one.stderr], ...written.map((f) => [f, readFileSync(f, 'latin1')])]) {
+    for (const secret of secrets) assert.ok(!text.includes(secret), `${secret} in ${where}`)
+  }
   await assertNoOrphan(mark)
 })
 

@@ -20,7 +20,7 @@ import { getTool } from '../run/tools.js'
 import { checkNativeTransport } from './output.js'
 import { dashboardOptions } from './dashboard-options.js'
 import { runAndReport, existingFolder } from './run.js'
-import { redactUrl } from '../redact.js'
+import { redactHeader, redactUrl, redactValue, secretHeaderSet } from '../redact.js'
 import { checkOutDir } from '../run/results-writer.js'
 import { wrap } from '../report/wrap.js'
 import { discoverRoutes } from '../scan/discover.js'
@@ -272,6 +272,7 @@ function scanExperiment ({ app, plan, sent, options, cwd, budget, concurrency, f
   }))
   const experiment = appExperiment({ apps: [app], routes, shared: options.shared, cwd, env: options.appEnv, port: options.port, profile: true, startTimeoutMs: options.startTimeout * 1000 })
   const { requests, ...load } = experiment.load ?? {}
+  const secret = secretHeaderSet(options.secretHeaders)
   // a route that never answers is counted failed within its share, not waited for
   const responseTimeout = Math.min(options.responseTimeout ?? budget.loadSeconds, budget.loadSeconds)
   return {
@@ -288,8 +289,28 @@ function scanExperiment ({ app, plan, sent, options, cwd, budget, concurrency, f
       frameworks: found.frameworks.map((f) => ({ name: f.name, version: f.version ?? 'unknown' })),
       tried: found.frameworks.length ? [] : ['express', 'fastify', 'koa', 'hapi'],
       notes: found.notes,
-      routes: plan.map((r) => ({ ...r, ...(r.path === null ? {} : { path: redactUrl(r.path, true) }), declared: r.declared && { ...r.declared, file: shownFile(r.declared.file, cwd) } }))
+      routes: plan.map((r) => savedRoute(r, cwd, secret))
     }
+  }
+}
+
+/**
+ * A planned route as results.json keeps it: its credentials starred with their digests, as a load's
+ * options are (the query's, the credential headers' values: -A, -C, Authorization, --secret-header's),
+ * its body's text too (a HAR's login, a -p file: it may hold a password; its size and type are in the
+ * run's load options); its handler's file as the ranking names it.
+ * @param {import('../types.js').PlannedRoute} r
+ * @param {string} cwd the app's folder
+ * @param {Set<string>} secret the credential headers' names (secretHeaderSet)
+ * @returns {import('../types.js').PlannedRoute}
+ */
+function savedRoute (r, cwd, secret) {
+  return {
+    ...r,
+    ...(r.path === null ? {} : { path: redactUrl(r.path, true) }),
+    ...(r.headers === undefined ? {} : { headers: r.headers.map((h) => redactHeader(h, secret, true)) }),
+    ...(r.body === undefined ? {} : { body: { contentType: r.body.contentType, text: redactValue(r.body.text, true) } }),
+    declared: r.declared && { ...r.declared, file: shownFile(r.declared.file, cwd) }
   }
 }
 
