@@ -24,13 +24,27 @@ const PSEUDO_FS = new Map([
 
 /**
  * `mkdir -p dir`, after checking that the nearest existing ancestor is a writable directory on a normal
- * file system. A kernel file system is refused as a bad option, naming it; any other failure is the file
- * system's error with its code (ENOTDIR, EACCES, EROFS...), which callers word as their own.
+ * file system (checkDirectory).
  * @param {string} dir absolute
  * @param {string} what the option that named it, for the message ("--out /proc/x")
  * @returns {Promise<void>}
  */
 export async function makeDirectory (dir, what) {
+  await checkDirectory(dir, what)
+  await mkdir(path.resolve(dir), { recursive: true })
+}
+
+/**
+ * Whether `mkdir -p dir` can be done, without doing it: the nearest existing ancestor is a writable
+ * directory on a normal file system. A kernel file system is refused as a bad option, naming it; any
+ * other failure is the file system's error with its code (ENOTDIR, EACCES, EROFS...), which callers
+ * word as their own. A command that starts work before it writes checks here first (syncbench scan:
+ * its app, before a results folder it could not create).
+ * @param {string} dir absolute
+ * @param {string} what the option that named it, for the message ("--out /proc/x")
+ * @returns {Promise<void>}
+ */
+export async function checkDirectory (dir, what) {
   const target = path.resolve(dir)
   let existing = target
   /** @type {import('node:fs').Stats} */
@@ -49,5 +63,4 @@ export async function makeDirectory (dir, what) {
   if (kind !== undefined) throw new InvalidOptionError(`${what} cannot be created: ${existing} is on ${kind}, a kernel file system`)
   // a read-only file system says EROFS here; mkdir would say ENOENT for the missing leaf
   if (existing !== target) await access(existing, constants.W_OK)
-  await mkdir(target, { recursive: true })
 }

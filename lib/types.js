@@ -620,8 +620,9 @@
  * @property {string|null} path  the concrete path and query sent ("/users/42?limit=10"), null when skipped
  * @property {string[]} from     where the route was found: the framework, 'openapi', 'har', 'request' (named)
  * @property {{ file: string, line: number }|null} declared  the handler's place, from discovery
- * @property {string[]} [headers]  "Name: value" lines sent with it (a HAR's, a named route's own)
- * @property {{ contentType: string, text: string }} [body]
+ * @property {string[]} [headers]  "Name: value" lines sent with it (a HAR's, a named route's own); in
+ *                                 results.json the credentials' values starred with their digests
+ * @property {{ contentType: string, text: string }} [body]  in results.json its text starred with its digest
  * @property {{ reason: string, flag?: string }|null} skipped  one line, and the flag that would send it
  */
 

@@ -5,7 +5,10 @@
 // random tokens. Each runs as a child process (node bin/syncbench.js) and must end within its bound
 // with an exit code of lib/cli/output.js's table (0, 1, 2, 3, 129, 130, 143; 70 is a bug), no stack trace,
 // and every stderr line `syncbench <command>: ...` (a usage error: exactly one line, stdout empty).
-// A `serve` that starts gets SIGTERM once it listens and must exit 0; no process of any case
+// A `serve` that starts gets SIGTERM once it listens and must exit 0. `scan` starts the app its --app
+// names: its cases name only this file's own node:http app (or a missing script) and always carry
+// --dry-run, so none sends a request or starts anything else; its cases are drawn apart (their own
+// seed), leaving the other commands' cases as they were. No process of any case
 // (servers, calibration, workload hosts) outlives it: each case's processes carry a marker in their
 // environment, looked for in /proc.
 //
@@ -34,12 +37,14 @@ const PARALLEL = 4
 /** The documented exit codes (lib/cli/output.js, docs/reference.md) but 70, an internal error. */
 const EXIT_CODES = new Set(DOCUMENTED_EXIT_CODES.flatMap((e) => e.codes).filter((code) => code !== 70))
 /** How long one case may take before it is killed and fails, by command. */
-const BOUND_MS = { top: 10_000, ab: 20_000, serve: 20_000, run: 45_000, report: 30_000, compare: 15_000 }
+const BOUND_MS = { top: 10_000, ab: 20_000, serve: 20_000, run: 45_000, report: 30_000, compare: 15_000, scan: 30_000 }
+/** scan's cases, drawn apart from the others' (each starts an app: a second or so). */
+const SCAN_CASES = process.env.SYNCBENCH_FUZZ_CASES === undefined ? 40 : Math.ceil(CASES / 8)
 /** How long a child of a case may outlive it (docs/reference.md: children end within about 250 ms of the runner). */
 const LEFTOVER_GRACE_MS = 5000
 const MARK = `SYNCBENCH_FUZZ_MARK=${process.pid}-`
 /** The whole suite's bound, above --test-timeout: about 60 s for the 300 cases on 2 busy cores. */
-const SUITE_MS = Math.max(180_000, CASES * 1000)
+const SUITE_MS = Math.max(180_000, (CASES + SCAN_CASES) * 1000)
 
 // ---- the grammar ---------------------------------------------------------------------------------
 // Placeholders, replaced when a case runs: the names stay readable and the same on every run.
@@ -205,12 +210,42 @@ const compareArgv = argvOf([], [
   misc
 ], { needs: fc.tuple(goodResults, goodResults) })
 
+// The only commands scan's cases start: this file's node:http app, or node on a script that is not there.
+const scanApps = oneOf('node {TMP}/scan-app.mjs', 'api=node {TMP}/scan-app.mjs', 'node {TMP}/nope.mjs', '', '=', 'a=', 'node "{TMP}/scan-app.mjs')
+const scanArgv = argvOf(['--dry-run', '--out', '{TMP}/scan-{CASE}'], [
+  longValue('--app', scanApps),
+  longValue('--param', values(['id=1', 'a.b=é', 'id=a/b'], ['id', '=1', 'id=', 'a=b\r\nc', '1d=2', ...STRINGS_ODD])),
+  longValue('--env', values(['A=1', 'X=é', 'E='], ['NOEQ', '=1', '', 'A B=1'])),
+  longValue('--cwd', values(['{TMP}'], ['{TMP}/nope', '/proc/x', '{TMP}/body.txt', ''])),
+  // no valid port: the app would listen on it
+  longValue('--port', oneOf('0', '-1', '65536', 'x', '1.5', '')),
+  longValue('--start-timeout', values(['5', '10s'], ['0', '601', ...SECONDS_BAD])),
+  longValue('--openapi', fc.oneof(inFiles, oneOf('{TMP}/openapi.yaml', '{TMP}/bad.json', '{TMP}/exp.json'))),
+  longValue('--har', fc.oneof(inFiles, oneOf('{TMP}/bad.json', '{TMP}/array.json'))),
+  longValue('--request', values(['GET /x', 'HEAD /', 'DELETE /items/1', 'n=GET /a?b=1', 'POST /p'], ['BREW', 'GET x', 'GET /a b', 'GET /\r\nX: y', ''])),
+  longValue('--path', values(['/x', '/é', '/items/:id'], ['x', '', '/a b'])),
+  longValue('--budget', values(['5', '90s', '2m'], ['0', '86401', ...SECONDS_BAD])),
+  shortValue('-c', values(['1', '4'], ['1001', ...INTEGERS_BAD])),
+  shortValue('-H', values(['X-A: b', 'Authorization: Bearer t'], ['NoColon', 'X: a\r\nY: b'])),
+  shortValue('-p', inFiles),
+  shortValue('-m', values(['GET', 'POST'], ['G ET', ''])),
+  longValue('--response-timeout', values(['1', '500ms'], SECONDS_BAD)),
+  longValue('--secret-header', values(['X-A'], ['', 'X A'])),
+  oneOf('--allow-writes', '-q', '--no-report', '-h', '--help', '-V', '--budget', '--dashboard-port=1').map((t) => [t]),
+  misc
+], {
+  max: 3,
+  // the app, and most of the time a route it cannot list (a node:http app lists none)
+  needs: fc.tuple(oneOf('node {TMP}/scan-app.mjs', 'api=node {TMP}/scan-app.mjs'), fc.option(oneOf('--request=GET /x', '--openapi={TMP}/openapi.yaml', '--path=/x'), { freq: 4 }))
+    .map(([app, route]) => ['--app', app, ...route === null ? [] : [route]])
+})
+
 const topArgv = fc.tuple(
   oneOf('', '--help', '-h', 'help', '--version', '-V', 'version', 'nope', '--nope', 'AB', 'Run', '-', '--', 'constructor', '__proto__', 'toString'),
   fc.array(fc.oneof(randomToken, oneOf('--help', '-V', 'ab')), { maxLength: 2 })
 ).map(([first, rest]) => first === '' && rest.length === 0 ? [] : [first, ...rest])
 
-/** @typedef {{ command: 'top'|'ab'|'serve'|'run'|'report'|'compare', argv: string[] }} Case */
+/** @typedef {{ command: 'top'|'ab'|'serve'|'run'|'report'|'compare'|'scan', argv: string[] }} Case */
 
 /** @type {fc.Arbitrary<Case>} */
 const caseArbitrary = fc.oneof(
@@ -250,7 +285,9 @@ before(async () => {
     'long-name.json': JSON.stringify({ name: 'x'.repeat(300), server: { app: 'lab' }, variants: [{ label: 'a', path: '/' }] }),
     'throws.mjs': 'throw new Error("thrown while loading")\n',
     'empty.mjs': 'export {}\n',
-    'workload.mjs': 'export function sync () { return "ok" }\nexport async function async () { return "ok" }\n'
+    'workload.mjs': 'export function sync () { return "ok" }\nexport async function async () { return "ok" }\n',
+    'scan-app.mjs': 'import http from "node:http"\nhttp.createServer((req, res) => res.end("ok")).listen(Number(process.env.PORT), "127.0.0.1")\n',
+    'openapi.yaml': 'openapi: 3.1.0\ninfo: { title: t, version: "1" }\npaths:\n  /items/{id}:\n    get:\n      parameters: [{ name: id, in: path, required: true, example: 7 }]\n      responses: { "200": { description: ok } }\n'
   }
   for (const [name, text] of Object.entries(files)) await writeFile(path.join(tmp, name), text)
 })
@@ -322,7 +359,7 @@ async function runCase (c, index) {
   clearTimeout(timer)
   /** @type {number[]} */
   let leftover = []
-  if (c.command === 'serve' || c.command === 'run') {
+  if (c.command === 'serve' || c.command === 'run' || c.command === 'scan') {
     const until = Date.now() + LEFTOVER_GRACE_MS
     do {
       leftover = await processesWhere((environ) => environ.includes(marker))
@@ -348,7 +385,8 @@ function problems (c, r) {
     if (/internal error/i.test(text)) out.push(`"internal error" on ${stream}`)
     if (/\b(?:[A-Z]\w*)?Error(?: \[\w+\])?: /.test(text)) out.push(`an error dump ("...Error: ") on ${stream}`)
   }
-  const lines = r.stderr.split('\n')
+  // scan wraps a long message at 100 columns, its continuation lines indented: one message, one line
+  const lines = r.stderr.split('\n').filter((l) => !(c.command === 'scan' && l.startsWith('  ')))
   if (lines.at(-1) === '') lines.pop()
   if (c.command === 'top' && c.argv.length === 0) {
     // no command: the help goes to stderr, exit 2 (bin/syncbench.js)
@@ -369,7 +407,10 @@ function problems (c, r) {
 
 // ---- the cases -----------------------------------------------------------------------------------
 
-const cases = fc.sample(caseArbitrary, { seed: SEED, numRuns: CASES })
+const cases = [
+  ...fc.sample(caseArbitrary, { seed: SEED, numRuns: CASES }),
+  ...fc.sample(scanArgv.map((argv) => ({ command: /** @type {const} */ ('scan'), argv: ['scan', ...argv] })), { seed: SEED + 1, numRuns: SCAN_CASES })
+]
 /** @type {Record<string, number>} */
 const perCommand = {}
 for (const c of cases) perCommand[c.command] = (perCommand[c.command] ?? 0) + 1
@@ -384,7 +425,7 @@ function caseName (c, i) {
   return `#${i} ${shown.length > 300 ? shown.slice(0, 300) + '...' : shown}`
 }
 
-describe(`syncbench argv fuzz: ${CASES} cases, seed ${SEED} (SYNCBENCH_FUZZ_SEED=<n> for others): ${counts}`, { concurrency: PARALLEL, timeout: SUITE_MS }, () => {
+describe(`syncbench argv fuzz: ${cases.length} cases, seed ${SEED} (SYNCBENCH_FUZZ_SEED=<n> for others): ${counts}`, { concurrency: PARALLEL, timeout: SUITE_MS }, () => {
   cases.forEach((c, i) => {
     test(caseName(c, i), async () => {
       const r = await runCase(c, i)
@@ -410,6 +451,7 @@ test('the cases reach past the parsers: loads that run, runs that finish, server
   assert.ok(table.serve?.started > 0, 'some serve case started and was stopped')
   assert.ok(table.report?.['exit 0'] > 0, 'some report case wrote a report')
   assert.ok(table.compare?.['exit 0'] > 0, 'some compare case compared')
+  assert.ok(table.scan?.['exit 0'] > 0, 'some scan case printed its plan')
 })
 
 test('no process of any case is left behind', async () => {

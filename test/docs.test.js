@@ -98,7 +98,8 @@ const parsers = {
   serve: async () => (await import('../lib/lab/serve-args.js')).parseServeArgs,
   report: async () => (await import('../lib/cli/report.js')).parseReportArgs,
   compare: async () => (await import('../lib/cli/compare.js')).parseCompareArgs,
-  merge: async () => (await import('../lib/cli/merge.js')).parseMergeArgs
+  merge: async () => (await import('../lib/cli/merge.js')).parseMergeArgs,
+  scan: async () => (await import('../lib/cli/scan-command.js')).parseScanArgs
 }
 
 test('every syncbench command in the docs names a command and options that exist, and parses', async () => {

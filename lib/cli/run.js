@@ -239,9 +239,11 @@ export async function main (argv, io) {
  *        what stdout gets once the runs are done (default answerText's tables and verdicts)
  * @param {boolean} [o.invalidFails]  invalid runs are named on stderr and make the exit code 1 (scan: its
  *        table shows a route that answers non-2xx as a finding, and the scan succeeded)
+ * @param {(results: import('../types.js').ResultsFile) => string|null} [o.failure]  why runs that all ended
+ *        still answer nothing (scan: no route measured), said on stderr with exit 1; null: they answer
  * @returns {Promise<number>}
  */
-export async function runAndReport ({ options, experiments, engine, argv, io, cwd, nodes, dashboard, command = 'run', runner = {}, answer, invalidFails = true }) {
+export async function runAndReport ({ options, experiments, engine, argv, io, cwd, nodes, dashboard, command = 'run', runner = {}, answer, invalidFails = true, failure }) {
   const outDir = await createOutDir({ out: options.out, cwd })
 
   const controller = new AbortController()
@@ -266,7 +268,7 @@ export async function runAndReport ({ options, experiments, engine, argv, io, cw
   for (const s of STOP_SIGNALS) process.on(s, onSignal)
   try {
     const outcome = await measure({ options, experiments, engine, outDir, argv, io, nodes, signal: controller.signal, dashboard, runner, command })
-    const code = await report({ outcome: invalidFails ? outcome : { ...outcome, invalid: [] }, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report, dashboard, command, answer })
+    const code = await report({ outcome: invalidFails ? outcome : { ...outcome, invalid: [] }, outDir, shown: shownPath(options.out, outDir, cwd), io, html: options.report, dashboard, command, answer, failure })
     // 128 + the signal's number, as a shell reports a process that signal ended: 130, 143, 129.
     return code === INTERRUPTED_EXIT.SIGINT && received ? INTERRUPTED_EXIT[received] : code
   } finally {
@@ -373,9 +375,10 @@ async function measure ({ options, experiments, engine, outDir, argv, io, nodes,
  * @param {import('./dashboard.js').Dashboard|null} [o.dashboard]  told the verdicts and where the report is
  * @param {string} [o.command]  how messages name the command
  * @param {(results: import('../types.js').ResultsFile, summaries: import('../report/model.js').ReportSummary[]) => string} [o.answer]  what stdout gets
+ * @param {(results: import('../types.js').ResultsFile) => string|null} [o.failure]  why the runs answer nothing (runAndReport's)
  * @returns {Promise<number>}
  */
-async function report ({ outcome, outDir, shown, io, html: withHtml, dashboard = null, command = 'run', answer: answerOf }) {
+async function report ({ outcome, outDir, shown, io, html: withHtml, dashboard = null, command = 'run', answer: answerOf, failure }) {
   const paint = painter(io.stdout, io.env)
   const { results, file, interrupted, error, invalid } = outcome
   const summaries = summarizeResults(results)
@@ -390,7 +393,9 @@ async function report ({ outcome, outDir, shown, io, html: withHtml, dashboard =
   const names = [file, written.summary, ...(written.html ? [written.html] : [])].map((f) => path.relative(outDir, f))
   if (results.runs.length) names.push(`${RUNS_DIR}${path.sep}`)
   io.stderr.write(`syncbench ${command}: results in ${shown(outDir)}${path.sep}: ${names.join(', ')}${interrupted ? ' (interrupted: partial)' : ''}\n`)
-  const failures = [error, written.error].filter((err) => err !== null)
+  // an interrupted scan answers what it measured so far, if anything: that is no failure
+  const unanswered = failure && !interrupted ? failure(results) : null
+  const failures = [error, written.error, unanswered === null ? null : new Error(unanswered)].filter((err) => err !== null)
   for (const err of failures) io.stderr.write(`syncbench ${command}: ${err.message}\n`)
   // wrapped at 100 columns, its continuation indented: ten runs named pass a terminal's width
   if (invalid.length > 0) io.stderr.write(`${wrap(`syncbench ${command}: ${describeInvalid(invalid)}`, undefined, '  ')}\n`)

@@ -11,7 +11,7 @@ import path from 'node:path'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { parseCommandArgs, integerOption, durationOption } from '../args.js'
 import { version } from '../version.js'
-import { InvalidOptionError, invalidOption } from '../errors.js'
+import { InvalidOptionError, MissingArgumentError, invalidOption } from '../errors.js'
 import { appExperiment, parseAppOption } from '../run/experiment-loader.js'
 import { parseCommand } from '../lab/command.js'
 import { parseAppRequests, parseEnvOption } from '../run/app-requests.js'
@@ -20,7 +20,8 @@ import { getTool } from '../run/tools.js'
 import { checkNativeTransport } from './output.js'
 import { dashboardOptions } from './dashboard-options.js'
 import { runAndReport, existingFolder } from './run.js'
-import { redactUrl } from '../redact.js'
+import { redactHeader, redactUrl, redactValue, secretHeaderSet } from '../redact.js'
+import { checkOutDir } from '../run/results-writer.js'
 import { wrap } from '../report/wrap.js'
 import { discoverRoutes } from '../scan/discover.js'
 import { readOpenapi } from '../scan/openapi.js'
@@ -40,9 +41,9 @@ export const MAX_LOAD_SECONDS = 10
  * profiler's start and the profile's write, the metrics' reads, the stop. Measured on the shop example
  * (2 cores, a route holding the loop 130 ms): 0.8 to 1.1 s.
  */
-const RUN_OVERHEAD_SECONDS = 1.2
+export const RUN_OVERHEAD_SECONDS = 1.2
 /** What the scan keeps of its budget for the report at its end. */
-const REPORT_SECONDS = 2
+export const REPORT_SECONDS = 2
 /** Connections per route unless -c says otherwise: enough to keep a blocked loop busy, few enough for 2 cores. */
 const DEFAULT_CONCURRENCY = 4
 /** --budget's bounds. */
@@ -111,8 +112,9 @@ Output:
 
 Exit codes: 0 the scan ran (a route that answers non-2xx or crashes the app is
 a finding, named in the ranking); 1 no route to send (what was tried is
-said), or nothing measured; 2 a bad command line or document; 130 Ctrl-C
-(the routes measured so far are kept in results.json).
+said), no route measured, or an app that does not start (it never listens
+or exits first); 2 a bad command line or document; 130 Ctrl-C (the routes
+measured so far are kept in results.json).
 `
 
 /**
@@ -144,6 +146,8 @@ export async function main (argv, io) {
       documentNotes.push(...notes)
     }
   }
+  // a results folder that cannot be created is refused before the app starts
+  await checkOutDir({ out: options.out, cwd })
   const app = options.app
   const started = Date.now()
   const discovered = await discover({ app, cwd: appCwd, env: options.appEnv, port: options.port, startTimeoutMs: options.startTimeout * 1000 })
@@ -176,6 +180,7 @@ export async function main (argv, io) {
       command: 'scan',
       invalidFails: false,
       runner: { isolateErrors: true, runTimeout: budget.shareSeconds, deadlineFlag: '--budget' },
+      failure: (/** @type {import('../types.js').ResultsFile} */ results) => scanJson(results).routes.some((r) => r.measured) ? null : `no route was measured (${sent.length === 1 ? 'its reason is' : 'each one\'s reason is'} in the ranking)`,
       ...(options.json ? { answer: (/** @type {import('../types.js').ResultsFile} */ results) => JSON.stringify(scanJson(results), null, 2) + '\n' } : {})
     })
   } finally {
@@ -217,25 +222,30 @@ function planLines ({ app, found, plan, documents }) {
 export function nothingToSend ({ found, plan, documents }) {
   if (plan.length > 0) return `nothing to send: all ${plan.length} routes were skipped (the plan above says why, and the flag that would send each)`
   const tried = `the app's process was asked for its routes (Express, Fastify, Koa with @koa/router, Hapi)${documents ? ' and the documents given' : ''}`
-  return `no routes found: ${tried}; ${found.notes.length ? `${found.notes.join('; ')}; ` : ''}give --openapi, --har or --request "GET /path"`
+  // discovery's notes end with their own advice (give --openapi or --har): said once here, --request beside
+  const notes = found.notes.map((n) => n.replace(/[:;] give --openapi or --har$/, ''))
+  return `no routes found: ${tried}; ${notes.length ? `${notes.join('; ')}; ` : ''}give --openapi, --har or --request "GET /path"`
 }
 
 /**
  * Each route's share of the budget: what is left once the app was asked its routes and the report's
  * time is set aside, divided evenly. A budget too short for the app's start and the least load a route
- * gets is refused before anything is sent.
+ * gets is refused before anything is sent. Reckoned in whole milliseconds: in seconds, float sums put
+ * a budget of exactly the least (the default's, for an app slow to start) a hair below it.
  * @param {{ budget?: number, routes: number, startSeconds: number, spentSeconds: number }} o
  * @returns {{ budgetSeconds: number, shareSeconds: number, loadSeconds: number }}
  */
 export function shareBudget ({ budget, routes, startSeconds, spentSeconds }) {
-  const budgetSeconds = budget ?? Math.max(DEFAULT_SECONDS_PER_ROUTE * routes, spentSeconds + REPORT_SECONDS + routes * (startSeconds + RUN_OVERHEAD_SECONDS + MIN_LOAD_SECONDS))
-  const shareSeconds = (budgetSeconds - spentSeconds - REPORT_SECONDS) / routes
-  const loadSeconds = Math.min(MAX_LOAD_SECONDS, shareSeconds - startSeconds - RUN_OVERHEAD_SECONDS)
-  if (loadSeconds < MIN_LOAD_SECONDS) {
-    const least = Math.ceil(spentSeconds + REPORT_SECONDS + routes * (startSeconds + RUN_OVERHEAD_SECONDS + MIN_LOAD_SECONDS))
-    throw invalidOption('--budget', `${budget}s`, `is too short for ${routes} routes: each needs the app's start (${startSeconds.toFixed(1)} s here), about ${RUN_OVERHEAD_SECONDS} s of warm-up and reads, and ${MIN_LOAD_SECONDS} s of load: give at least ${least}s`)
+  const ms = (/** @type {number} */ seconds) => Math.round(seconds * 1000)
+  const perRouteMs = ms(startSeconds) + ms(RUN_OVERHEAD_SECONDS)
+  const leastMs = ms(spentSeconds) + ms(REPORT_SECONDS) + routes * (perRouteMs + ms(MIN_LOAD_SECONDS))
+  const budgetMs = budget === undefined ? Math.max(routes * ms(DEFAULT_SECONDS_PER_ROUTE), leastMs) : ms(budget)
+  if (budgetMs < leastMs) {
+    throw invalidOption('--budget', `${budget}s`, `is too short for ${routes} route${routes === 1 ? '' : 's'}: each needs the app's start (${startSeconds.toFixed(1)} s here), about ${RUN_OVERHEAD_SECONDS} s of warm-up and reads, and ${MIN_LOAD_SECONDS} s of load: give at least ${Math.ceil(leastMs / 1000)}s`)
   }
-  return { budgetSeconds, shareSeconds: Math.round(shareSeconds * 1000) / 1000, loadSeconds: Math.round(loadSeconds * 1000) / 1000 }
+  const shareMs = Math.floor((budgetMs - ms(spentSeconds) - ms(REPORT_SECONDS)) / routes)
+  const loadMs = Math.min(ms(MAX_LOAD_SECONDS), shareMs - perRouteMs)
+  return { budgetSeconds: budgetMs / 1000, shareSeconds: shareMs / 1000, loadSeconds: loadMs / 1000 }
 }
 
 /**
@@ -262,6 +272,7 @@ function scanExperiment ({ app, plan, sent, options, cwd, budget, concurrency, f
   }))
   const experiment = appExperiment({ apps: [app], routes, shared: options.shared, cwd, env: options.appEnv, port: options.port, profile: true, startTimeoutMs: options.startTimeout * 1000 })
   const { requests, ...load } = experiment.load ?? {}
+  const secret = secretHeaderSet(options.secretHeaders)
   // a route that never answers is counted failed within its share, not waited for
   const responseTimeout = Math.min(options.responseTimeout ?? budget.loadSeconds, budget.loadSeconds)
   return {
@@ -278,8 +289,28 @@ function scanExperiment ({ app, plan, sent, options, cwd, budget, concurrency, f
       frameworks: found.frameworks.map((f) => ({ name: f.name, version: f.version ?? 'unknown' })),
       tried: found.frameworks.length ? [] : ['express', 'fastify', 'koa', 'hapi'],
       notes: found.notes,
-      routes: plan.map((r) => ({ ...r, ...(r.path === null ? {} : { path: redactUrl(r.path, true) }), declared: r.declared && { ...r.declared, file: shownFile(r.declared.file, cwd) } }))
+      routes: plan.map((r) => savedRoute(r, cwd, secret))
     }
+  }
+}
+
+/**
+ * A planned route as results.json keeps it: its credentials starred with their digests, as a load's
+ * options are (the query's, the credential headers' values: -A, -C, Authorization, --secret-header's),
+ * its body's text too (a HAR's login, a -p file: it may hold a password; its size and type are in the
+ * run's load options); its handler's file as the ranking names it.
+ * @param {import('../types.js').PlannedRoute} r
+ * @param {string} cwd the app's folder
+ * @param {Set<string>} secret the credential headers' names (secretHeaderSet)
+ * @returns {import('../types.js').PlannedRoute}
+ */
+function savedRoute (r, cwd, secret) {
+  return {
+    ...r,
+    ...(r.path === null ? {} : { path: redactUrl(r.path, true) }),
+    ...(r.headers === undefined ? {} : { headers: r.headers.map((h) => redactHeader(h, secret, true)) }),
+    ...(r.body === undefined ? {} : { body: { contentType: r.body.contentType, text: redactValue(r.body.text, true) } }),
+    declared: r.declared && { ...r.declared, file: shownFile(r.declared.file, cwd) }
   }
 }
 
@@ -388,9 +419,9 @@ export function parseScanArgs (argv) {
   const { values, positionals, tokens } = parsed
   const base = { help: Boolean(values.help), version: Boolean(values.version) }
   if (base.help || base.version) return /** @type {any} */ (base)
-  if (positionals.length > 0) throw new InvalidOptionError(`syncbench scan takes no arguments, got "${positionals[0]}" (the app is --app "COMMAND")`)
+  if (positionals.length > 0) throw new InvalidOptionError(`no argument expected, got "${positionals[0]}" (the app is --app "COMMAND")`)
   const apps = parseAppOption(values.app ?? [])
-  if (apps.length === 0) throw new InvalidOptionError('syncbench scan needs --app "COMMAND": the command that starts your server, e.g. --app "node server.js"')
+  if (apps.length === 0) throw new MissingArgumentError('an app is needed: --app "COMMAND", the command that starts your server, e.g. --app "node server.js" (see syncbench scan --help)')
   if (apps.length > 1) throw invalidOption('--app', values.app?.[1] ?? '', 'is given twice: syncbench scan scans one app (compare two scans with syncbench compare)')
   parseCommand(apps[0].command, `--app ${apps[0].name}`)
   const named = tokens.some((t) => t.kind === 'option' && (t.name === 'request' || t.name === 'path'))

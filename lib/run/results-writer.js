@@ -5,7 +5,7 @@ import path from 'node:path'
 import { mkdir } from 'node:fs/promises'
 import { InvalidOptionError, ResultsError, systemCode, systemReason, shown } from '../errors.js'
 import { writeFileAtomic } from '../fs-atomic.js'
-import { makeDirectory } from '../fs-dir.js'
+import { checkDirectory, makeDirectory } from '../fs-dir.js'
 import { readInputFile } from '../fs-input.js'
 import { validateResults } from './results-schema.js'
 
@@ -17,6 +17,21 @@ export const RESULTS_SCHEMA = 'syncbench/results@1'
  */
 export function timestampName (date = new Date()) {
   return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')
+}
+
+/**
+ * Whether createOutDir can create the output folder, creating nothing: its errors, before the work
+ * whose results it would hold.
+ * @param {{ out?: string, cwd: string }} options
+ * @returns {Promise<void>}
+ */
+export async function checkOutDir ({ out, cwd }) {
+  if (out) {
+    await checkDirectory(path.resolve(cwd, out), `--out ${out}`).catch((err) => { throw err instanceof InvalidOptionError ? err : outError(out, err) })
+    return
+  }
+  const parent = path.join(cwd, 'results')
+  await checkDirectory(parent, parent).catch((err) => { throw err instanceof InvalidOptionError ? err : outError('results', err) })
 }
 
 /**

@@ -243,9 +243,10 @@ export function planScan ({ found = [], documents = [], params = {}, allowWrites
     }
     if (entry !== undefined && entry.named !== null) {
       // a second named route of one pattern (another id, other credentials) is planned on its own,
-      // its label its name (parseAppRequests keeps those distinct)
+      // its label its name (parseAppRequests keeps those distinct); a label is shown and saved
+      // everywhere, so a credential in its query is starred, with its digest to keep two apart
       const second = add(method, pathPart, segments)
-      second.label = r.name ?? `${method} ${r.path}`
+      second.label = r.name ?? redactUrl(`${method} ${r.path}`, true)
       Object.assign(second, { pattern: entry.pattern, names: entry.names, examples: entry.examples, shared: entry.shared, declared: entry.declared })
       second.from.push(...entry.from.filter((f) => f !== 'request'))
       byShape.set(shapeKey(method, entry.segments), entry)
