@@ -16,7 +16,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { binPath, runCli } from './helper.js'
-import { shareBudget, scanJson, MIN_LOAD_SECONDS, REPORT_SECONDS, RUN_OVERHEAD_SECONDS } from '../lib/cli/scan-command.js'
+import { shareBudget, routeDeadlines, scanJson, MIN_LOAD_SECONDS, REPORT_SECONDS, RUN_OVERHEAD_SECONDS } from '../lib/cli/scan-command.js'
 import { validateResults } from '../lib/run/results-schema.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -358,3 +358,28 @@ for (const example of ['shop-express', 'shop-fastify']) {
     await assertNoOrphan(mark)
   })
 }
+
+test('each route\'s deadline: what the budget has left beyond the least of the routes after it, at most twice its share', () => {
+  const budget = shareBudget({ budget: 20, routes: 3, startSeconds: 1, spentSeconds: 1 })
+  assert.equal(budget.shareSeconds, 5.666)
+  const least = 1 + RUN_OVERHEAD_SECONDS + MIN_LOAD_SECONDS
+  let now = 1_000_000
+  const deadlineOf = routeDeadlines({ startedAt: now - 1000, budget, routes: 3, startSeconds: 1 }, () => now)
+  const endsAt = now - 1000 + (20 - REPORT_SECONDS) * 1000
+  // the first: twice its share, as the budget leaves more once the other two are sure of their least
+  assert.equal(deadlineOf(), 11.332)
+  // it took all of it: the second gets what is left beyond the third's least
+  now += 11_332
+  const second = deadlineOf()
+  assert.equal(second, Math.round(((endsAt - now) / 1000 - least) * 1000) / 1000)
+  // it took all of that too: the last gets exactly what is left, its least, and the scan ends at the budget
+  now += second * 1000
+  assert.equal(deadlineOf(), Math.round((endsAt - now)) / 1000)
+  assert.ok(Math.abs((endsAt - now) / 1000 - least) < 0.002)
+  // a route that finished early leaves its time to the next
+  const early = routeDeadlines({ startedAt: 0, budget, routes: 3, startSeconds: 1 }, () => t)
+  let t = 1000
+  early()
+  t += 3000
+  assert.ok(early() > budget.shareSeconds)
+})

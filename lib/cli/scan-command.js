@@ -153,7 +153,8 @@ export async function main (argv, io) {
   const discovered = await discover({ app, cwd: appCwd, env: options.appEnv, port: options.port, startTimeoutMs: options.startTimeout * 1000 })
   const found = { ...discovered, notes: [...discovered.notes, ...documentNotes] }
   const plan = planScan({ found: found.routes, documents, params: options.params, allowWrites: options.allowWrites, named: options.named })
-  const planOut = options.json ? io.stderr : io.stdout
+  // --json keeps stdout for the ranking; a dry run has no ranking, its plan is its answer
+  const planOut = options.json && !options.dryRun ? io.stderr : io.stdout
   if (!options.quiet || options.dryRun) planOut.write(planLines({ app, found, plan, documents: documents.length }).join('\n') + '\n')
   const sent = plan.filter((r) => r.skipped === null)
   if (sent.length === 0) {
@@ -179,7 +180,7 @@ export async function main (argv, io) {
       dashboard,
       command: 'scan',
       invalidFails: false,
-      runner: { isolateErrors: true, runTimeout: budget.shareSeconds, deadlineFlag: '--budget' },
+      runner: { isolateErrors: true, runDeadline: routeDeadlines({ startedAt: started, budget, routes: sent.length, startSeconds: found.startMs / 1000 }), deadlineFlag: '--budget' },
       failure: (/** @type {import('../types.js').ResultsFile} */ results) => scanJson(results).routes.some((r) => r.measured) ? null : `no route was measured (${sent.length === 1 ? 'its reason is' : 'each one\'s reason is'} in the ranking)`,
       ...(options.json ? { answer: (/** @type {import('../types.js').ResultsFile} */ results) => JSON.stringify(scanJson(results), null, 2) + '\n' } : {})
     })
@@ -246,6 +247,30 @@ export function shareBudget ({ budget, routes, startSeconds, spentSeconds }) {
   const shareMs = Math.floor((budgetMs - ms(spentSeconds) - ms(REPORT_SECONDS)) / routes)
   const loadMs = Math.min(ms(MAX_LOAD_SECONDS), shareMs - perRouteMs)
   return { budgetSeconds: budgetMs / 1000, shareSeconds: shareMs / 1000, loadSeconds: loadMs / 1000 }
+}
+
+/**
+ * Each route's deadline, asked as its run starts: what the budget has left once the routes after it
+ * are sure of their least (their app's start, the warm-up and reads, the least load), at most twice
+ * its share. A route that finished early leaves its time to the next (an app whose start was slower
+ * than when its routes were read, a machine busy for a moment); one that hangs is cut there, and the
+ * whole scan stays within its budget.
+ * @param {{ startedAt: number, budget: ReturnType<typeof shareBudget>, routes: number, startSeconds: number }} o
+ *        startedAt: Date.now() when the scan started (its discovery counts against the budget)
+ * @param {() => number} [now]
+ * @returns {() => number} seconds
+ */
+export function routeDeadlines ({ startedAt, budget, routes, startSeconds }, now = Date.now) {
+  const endsAt = startedAt + (budget.budgetSeconds - REPORT_SECONDS) * 1000
+  const leastSeconds = startSeconds + RUN_OVERHEAD_SECONDS + MIN_LOAD_SECONDS
+  let left = routes
+  return () => {
+    left = Math.max(1, left)
+    const others = (left - 1) * leastSeconds
+    left--
+    const remaining = (endsAt - now()) / 1000 - others
+    return Math.round(Math.max(MIN_LOAD_SECONDS, Math.min(2 * budget.shareSeconds, remaining)) * 1000) / 1000
+  }
 }
 
 /**
