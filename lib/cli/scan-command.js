@@ -39,9 +39,9 @@ export const MAX_LOAD_SECONDS = 10
 /**
  * What a run costs beside the app's start and the load: a warm-up of a request per connection, the
  * profiler's start and the profile's write, the metrics' reads, the stop. Measured on the shop example
- * (2 cores, a route holding the loop 130 ms): 0.8 to 1.1 s.
+ * (2 cores, a route holding the loop 130 ms): 0.8 to 1.1 s; more on a machine busy with other work.
  */
-export const RUN_OVERHEAD_SECONDS = 1.2
+export const RUN_OVERHEAD_SECONDS = 1.5
 /** What the scan keeps of its budget for the report at its end. */
 export const REPORT_SECONDS = 2
 /** Connections per route unless -c says otherwise: enough to keep a blocked loop busy, few enough for 2 cores. */
@@ -180,7 +180,7 @@ export async function main (argv, io) {
       dashboard,
       command: 'scan',
       invalidFails: false,
-      runner: { isolateErrors: true, runDeadline: routeDeadlines({ startedAt: started, budget, routes: sent.length, startSeconds: found.startMs / 1000 }), deadlineFlag: '--budget' },
+      runner: { isolateErrors: true, runDeadline: routeDeadlines({ startedAt: started, budget, routes: sent.length }), deadlineFlag: '--budget' },
       failure: (/** @type {import('../types.js').ResultsFile} */ results) => scanJson(results).routes.some((r) => r.measured) ? null : `no route was measured (${sent.length === 1 ? 'its reason is' : 'each one\'s reason is'} in the ranking)`,
       ...(options.json ? { answer: (/** @type {import('../types.js').ResultsFile} */ results) => JSON.stringify(scanJson(results), null, 2) + '\n' } : {})
     })
@@ -250,26 +250,24 @@ export function shareBudget ({ budget, routes, startSeconds, spentSeconds }) {
 }
 
 /**
- * Each route's deadline, asked as its run starts: what the budget has left once the routes after it
- * are sure of their least (their app's start, the warm-up and reads, the least load), at most twice
- * its share. A route that finished early leaves its time to the next (an app whose start was slower
- * than when its routes were read, a machine busy for a moment); one that hangs is cut there, and the
- * whole scan stays within its budget.
- * @param {{ startedAt: number, budget: ReturnType<typeof shareBudget>, routes: number, startSeconds: number }} o
+ * Each route's deadline, asked as its run starts: what the budget has left once every route after it
+ * is sure of its own share. A route gets its share and whatever the routes before it left (an app
+ * slower to start than when its routes were read, a busy moment, then cost none of its load); one that
+ * hangs is cut there, the routes after it keep their shares, and the whole scan stays within its budget.
+ * @param {{ startedAt: number, budget: ReturnType<typeof shareBudget>, routes: number }} o
  *        startedAt: Date.now() when the scan started (its discovery counts against the budget)
  * @param {() => number} [now]
  * @returns {() => number} seconds
  */
-export function routeDeadlines ({ startedAt, budget, routes, startSeconds }, now = Date.now) {
+export function routeDeadlines ({ startedAt, budget, routes }, now = Date.now) {
   const endsAt = startedAt + (budget.budgetSeconds - REPORT_SECONDS) * 1000
-  const leastSeconds = startSeconds + RUN_OVERHEAD_SECONDS + MIN_LOAD_SECONDS
   let left = routes
   return () => {
     left = Math.max(1, left)
-    const others = (left - 1) * leastSeconds
+    const others = (left - 1) * budget.shareSeconds
     left--
     const remaining = (endsAt - now()) / 1000 - others
-    return Math.round(Math.max(MIN_LOAD_SECONDS, Math.min(2 * budget.shareSeconds, remaining)) * 1000) / 1000
+    return Math.round(Math.max(MIN_LOAD_SECONDS, remaining) * 1000) / 1000
   }
 }
 
