@@ -515,6 +515,66 @@
  */
 
 /**
+ * One term of a latency goal (`--slo`, lib/analysis/slo.js): a step meets it when its figure is strictly
+ * below `below`. `below` is in ms for the latencies ('loop p99': the server's event-loop delay), and a
+ * fraction of the requests for 'errors' (0.01 for 1%).
+ * @typedef {object} SloTerm
+ * @property {'p50'|'p90'|'p99'|'p99.9'|'loop p99'|'errors'} measure
+ * @property {number} below
+ */
+
+/**
+ * A goal as `--slo` parses it: its terms in a fixed order (p50, p90, p99, p99.9, loop p99, errors), each
+ * measure at most once.
+ * @typedef {object} Slo
+ * @property {SloTerm[]} terms
+ */
+
+/**
+ * What one open-loop step of a capacity search measured (a step's `measure(rate)` returns it): latency
+ * percentiles corrected for coordinated omission (from each request's intended send time), ms, null when
+ * no request completed; the server's event-loop delay p99 (null when it is not measured); the share of
+ * requests that failed or were not 2xx; `late`: the requests sent late in each whole second of the step,
+ * in order, the backlog signal lib/analysis/capacity.js judges.
+ * @typedef {object} StepFigures
+ * @property {number} achievedRate   completed requests per second
+ * @property {number|null} p50Ms
+ * @property {number|null} p90Ms
+ * @property {number|null} p99Ms
+ * @property {number|null} p999Ms
+ * @property {number|null} loopP99Ms
+ * @property {number} errorRate      0..1
+ * @property {number[]} late
+ */
+
+/**
+ * One step of a capacity search (lib/analysis/capacity.js): the offered rate, what it measured, and its
+ * verdict with the reasons (each failed goal term with its figure, a growing backlog, the generator's
+ * shortfall; empty for a pass).
+ * @typedef {object} CapacityStep
+ * @property {number} rate                   offered requests per second
+ * @property {'grow'|'descend'|'bisect'} phase
+ * @property {'pass'|'fail'|'generator-bound'} verdict
+ * @property {string[]} why
+ * @property {StepFigures} figures
+ */
+
+/**
+ * A capacity search's outcome: the highest offered rate that met the goal (null when none did), the
+ * lowest that failed above it (null when none did), every step in the order run, and why it stopped:
+ * 'found' (bisected to the tolerance), 'no-rate-meets' (not even `minRate`, the lowest step tried),
+ * 'generator-bound' (a step met the goal but the generator fell short of the offered rate), 'budget'
+ * (the time or step budget ran out: the best so far), 'max-rate' (the goal held at the highest rate allowed).
+ * @typedef {object} CapacitySearch
+ * @property {number|null} capacity
+ * @property {number|null} lastFail
+ * @property {'found'|'no-rate-meets'|'generator-bound'|'budget'|'max-rate'} reason
+ * @property {number} tolerance
+ * @property {number} elapsedMs
+ * @property {CapacityStep[]} steps
+ */
+
+/**
  * What a scan found and planned (results.json experiments[].scan).
  * @typedef {object} ScanInfo
  * @property {number} budgetMs                         --budget: the whole scan's time

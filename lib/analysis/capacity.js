@@ -1,0 +1,258 @@
+// The capacity search: the highest open-loop rate at which a server meets a goal (lib/analysis/slo.js),
+// found by trying rates, whatever runs a step. `measure(rate)` offers that rate for one step and returns
+// its figures (types.js StepFigures); this module only decides which rate to try next and when to stop.
+//
+// Growth, then bisection. From `startRate` the rate is multiplied by `growth` (2) after every passing
+// step until a step fails: the capacity is then bracketed between the last pass and that failure in
+// log2(capacity / start) + 1 steps, whatever the scale. Between the two, each step tries their geometric
+// mean (the midpoint of a relative tolerance: each halves log(fail / pass)) until
+// (fail - pass) / pass <= tolerance (5%): from a bracket of 2x that is 4 steps. The capacity is the last
+// pass, so with a monotone server it lies within the tolerance below the truth. When the start itself
+// fails, the rate is divided by `growth` down to `minRate` (1 req/s) before the search gives up
+// ('no-rate-meets'): a start that was not as safe as hoped costs steps, not the answer. The start is
+// the caller's to choose, a rate the server surely holds (a fraction of the bound lib/analysis/bounds.js
+// predicts, or of the closed loop's req/s). Rates are kept to four significant figures: a rounding of
+// 0.05% at most, well inside the 2.4% a bisection's midpoint keeps from either end.
+//
+// A step fails when its figures miss the goal (meetsSlo), or when its backlog grows: at saturation the
+// queue grows with time, so the step's p99 can still look fine for its first seconds and its whole, while
+// the late requests per second (sent later than their schedule: their connection still busy) climb.
+// The rule: the least-squares line through `late` (one entry per whole second, at least
+// BACKLOG_MIN_SECONDS of them) rises over the step, from its first second to its last, by more than
+// BACKLOG_SHARE (10%) of the offered rate, and by more than BACKLOG_MIN_RISE (2 requests per second).
+// Below capacity the share of late requests is steady (a per-connection schedule meets a busy
+// connection at a steady rate), so the line is flat however high it sits; fitted to every second
+// rather than drawn between the step's ends, a burst in mid-step moves it little; the floor keeps a low
+// rate's one or two late requests from counting as a trend. A step saturated from its first second has
+// a flat late count too (all of its requests late): its corrected latency, growing with the queue,
+// fails the goal instead.
+//
+// A step that meets the goal and has no growing backlog, yet was answered at less than GENERATOR_SHARE
+// (90%) of the offered rate, was bound by the generator (it did not send the requests), not the server:
+// the search stops there ('generator-bound') with the last pass as a lower bound. A generator that falls
+// behind while sending shows as late requests, which this rule cannot tell from a server's backlog;
+// that needs a signal from the generator's side.
+//
+// `budgetMs` bounds the whole search on the clock `now`: a step is started only when the time used so
+// far plus the longest step so far fits in the budget, so a search ends within it rather than one step
+// past. `maxSteps` bounds the count. Either ends the search with 'budget' and the best rate so far.
+// A step whose `measure` throws ends the search with that error; `onStep` has seen every step before it.
+import { meetsSlo } from './slo.js'
+import { rateInterval } from './stats.js'
+
+/** @typedef {import('../types.js').StepFigures} StepFigures */
+/** @typedef {import('../types.js').CapacityStep} CapacityStep */
+/** @typedef {import('../types.js').CapacitySearch} CapacitySearch */
+
+/** Bisection stops once (fail - pass) / pass is at most this. */
+export const DEFAULT_TOLERANCE = 0.05
+/** Each passing step of the growth multiplies the rate by this. */
+export const DEFAULT_GROWTH = 2
+/** The lowest rate tried, req/s, when the start fails (or the start, when lower). */
+export const DEFAULT_MIN_RATE = 1
+/** The most steps of one search when the caller names none. */
+export const DEFAULT_MAX_STEPS = 40
+/** A backlog grows when its late requests per second rise by more than this share of the offered rate... */
+export const BACKLOG_SHARE = 0.1
+/** ...and by more than this many requests per second. */
+export const BACKLOG_MIN_RISE = 2
+/** The fewest whole seconds in which a step's backlog trend is judged. */
+export const BACKLOG_MIN_SECONDS = 3
+/** A step answered at less than this share of its offered rate, its goal met, was bound by the generator. */
+export const GENERATOR_SHARE = 0.9
+
+/**
+ * How much the late requests per second rose through a step: the least-squares line through `late`
+ * (one entry per second), from its first second to its last. NaN with fewer than BACKLOG_MIN_SECONDS.
+ * @param {number[]} late
+ * @returns {number}
+ */
+export function backlogRise (late) {
+  const n = late.length
+  if (n < BACKLOG_MIN_SECONDS) return NaN
+  const meanT = (n - 1) / 2
+  let meanY = 0
+  for (const y of late) meanY += y / n
+  let sxy = 0
+  let sxx = 0
+  for (let t = 0; t < n; t++) {
+    sxy += (t - meanT) * (late[t] - meanY)
+    sxx += (t - meanT) ** 2
+  }
+  return sxy / sxx * (n - 1)
+}
+
+/**
+ * The rise of late requests per second beyond which a step at `rate` has a growing backlog.
+ * @param {number} rate  offered req/s
+ */
+export function backlogLimit (rate) {
+  return Math.max(BACKLOG_MIN_RISE, BACKLOG_SHARE * rate)
+}
+
+/**
+ * A step's verdict and its reasons: 'fail' when the figures miss the goal or the backlog grows,
+ * else 'generator-bound' when the achieved rate fell short of GENERATOR_SHARE of the offered one,
+ * else 'pass' (no reason).
+ * @param {import('../types.js').Slo} slo
+ * @param {number} rate  offered req/s
+ * @param {StepFigures} figures
+ * @returns {{ verdict: CapacityStep['verdict'], why: string[] }}
+ */
+export function judgeStep (slo, rate, figures) {
+  const why = meetsSlo(slo, figures).failed
+  const rise = backlogRise(figures.late)
+  const limit = backlogLimit(rate)
+  if (rise > limit) {
+    why.push(`backlog growing: late requests rose ${rounded(rise)}/s over the step's ${figures.late.length} s (limit ${rounded(limit)}/s)`)
+  }
+  if (why.length > 0) return { verdict: 'fail', why }
+  if (!(figures.achievedRate >= GENERATOR_SHARE * rate)) {
+    return {
+      verdict: 'generator-bound',
+      why: [`achieved ${rounded(figures.achievedRate)} of the ${rounded(rate)} req/s offered with the goal met: the generator, not the server, was the bound`]
+    }
+  }
+  return { verdict: 'pass', why: [] }
+}
+
+/** Three significant figures, whole numbers from 100 up. @param {number} x */
+function rounded (x) {
+  return Math.abs(x) >= 100 ? Math.round(x) : Number(x.toPrecision(3))
+}
+
+/**
+ * A rate as the search offers it: four significant figures, within the bounds (a bound itself kept
+ * as given, so that rounding never steps over it, nor repeats a step just below it).
+ * @param {number} rate
+ * @param {number} min
+ * @param {number} max
+ */
+function rateWithin (rate, min, max) {
+  if (rate >= max) return max
+  if (rate <= min) return min
+  return Math.min(max, Math.max(min, Number(rate.toPrecision(4))))
+}
+
+/**
+ * @typedef {object} SearchOptions
+ * @property {(rate: number) => Promise<StepFigures>} measure  runs one open-loop step at `rate` req/s
+ * @property {import('../types.js').Slo} slo
+ * @property {number} startRate          req/s, below the capacity expected (a step that fails it costs a descent)
+ * @property {number} [tolerance=0.05]   bisect until (fail - pass) / pass is at most this (0 < tolerance < 1)
+ * @property {number} [growth=2]         the factor of the growth (> 1)
+ * @property {number} [minRate]          the lowest rate tried, DEFAULT_MIN_RATE or startRate when lower
+ * @property {number} [maxRate=Infinity] the highest rate tried ('max-rate' when it passes)
+ * @property {number} [maxSteps=40]
+ * @property {number} [budgetMs=Infinity]
+ * @property {() => number} [now=Date.now]  the clock of the budget, ms
+ * @property {(step: CapacityStep) => void} [onStep]  called after each step, in order
+ */
+
+/**
+ * Search for the highest rate that meets `slo` (the module's header says how).
+ * @param {SearchOptions} options
+ * @returns {Promise<CapacitySearch>}
+ */
+export async function searchCapacity (options) {
+  const { measure, slo, startRate, tolerance = DEFAULT_TOLERANCE, growth = DEFAULT_GROWTH, maxRate = Infinity } = options
+  const { minRate = Math.min(DEFAULT_MIN_RATE, startRate), maxSteps = DEFAULT_MAX_STEPS, budgetMs = Infinity, now = Date.now, onStep } = options
+  checkOptions({ startRate, tolerance, growth, minRate, maxRate, maxSteps, budgetMs })
+  const started = now()
+  /** @type {CapacityStep[]} */
+  const steps = []
+  /** @type {number|null} */
+  let pass = null
+  /** @type {number|null} */
+  let fail = null
+  let longestMs = 0
+
+  /** @param {number} rate @param {CapacityStep['phase']} phase */
+  const step = async (rate, phase) => {
+    const begun = now()
+    const figures = await measure(rate)
+    longestMs = Math.max(longestMs, now() - begun)
+    const s = { rate, phase, ...judgeStep(slo, rate, figures), figures }
+    steps.push(s)
+    onStep?.(s)
+    return s.verdict
+  }
+  const outOfBudget = () => steps.length >= maxSteps || now() - started + longestMs > budgetMs
+  /** @param {CapacitySearch['reason']} reason @returns {CapacitySearch} */
+  const end = (reason) => ({ capacity: pass, lastFail: fail, reason, tolerance, elapsedMs: now() - started, steps })
+
+  for (let rate = rateWithin(startRate, minRate, maxRate); ; rate = rateWithin(rate * growth, minRate, maxRate)) {
+    if (outOfBudget()) return end('budget')
+    const verdict = await step(rate, 'grow')
+    if (verdict === 'generator-bound') return end('generator-bound')
+    if (verdict === 'fail') {
+      fail = rate
+      break
+    }
+    pass = rate
+    if (rate >= maxRate) return end('max-rate')
+  }
+
+  while (pass === null) {
+    if (fail <= minRate) return end('no-rate-meets')
+    if (outOfBudget()) return end('budget')
+    const rate = rateWithin(fail / growth, minRate, maxRate)
+    const verdict = await step(rate, 'descend')
+    if (verdict === 'generator-bound') return end('generator-bound')
+    if (verdict === 'fail') fail = rate
+    else pass = rate
+  }
+
+  while ((fail - pass) / pass > tolerance) {
+    if (outOfBudget()) return end('budget')
+    const rate = rateWithin(Math.sqrt(pass * fail), minRate, maxRate)
+    const verdict = await step(rate, 'bisect')
+    if (verdict === 'generator-bound') return end('generator-bound')
+    if (verdict === 'fail') fail = rate
+    else pass = rate
+  }
+  return end('found')
+}
+
+/**
+ * The search's bounds are the caller's to validate as options (the CLI names its flags); a value out
+ * of range here is a bug, thrown as one.
+ * @param {{ startRate: number, tolerance: number, growth: number, minRate: number, maxRate: number, maxSteps: number, budgetMs: number }} o
+ */
+function checkOptions (o) {
+  const bad = [
+    !(o.startRate > 0 && Number.isFinite(o.startRate)) && `startRate must be a positive number, got ${o.startRate}`,
+    !(o.tolerance > 0 && o.tolerance < 1) && `tolerance must be above 0 and below 1, got ${o.tolerance}`,
+    !(o.growth > 1 && Number.isFinite(o.growth)) && `growth must be a number above 1, got ${o.growth}`,
+    !(o.minRate > 0 && o.minRate <= o.startRate) && `minRate must be above 0 and at most startRate, got ${o.minRate}`,
+    !(o.maxRate >= o.startRate) && `maxRate must be at least startRate, got ${o.maxRate}`,
+    !(Number.isInteger(o.maxSteps) && o.maxSteps >= 1) && `maxSteps must be a whole number from 1, got ${o.maxSteps}`,
+    !(o.budgetMs > 0) && `budgetMs must be above 0, got ${o.budgetMs}`
+  ].find(Boolean)
+  if (bad) throw new RangeError(`searchCapacity: ${bad}`)
+}
+
+/**
+ * @typedef {import('./stats.js').RateInterval & { median: number, missing: number }} CapacityInterval
+ */
+
+/**
+ * A configuration's capacity over `--runs` searches: the geometric mean with its 95% interval on the
+ * log scale (stats.js rateInterval: a capacity is a rate, its noise multiplicative), the median, and
+ * how many searches found none (null: no rate met the goal, or the budget ran out first), left out of
+ * the rest. The ratio between two configurations is stats.js ratioInterval of their found capacities.
+ * @param {(number|null)[]} capacities
+ * @returns {CapacityInterval}
+ */
+export function capacityInterval (capacities) {
+  const found = capacities.filter(/** @returns {c is number} */ (c) => c !== null)
+  return { ...rateInterval(found), median: median(found), missing: capacities.length - found.length }
+}
+
+/** @param {number[]} xs @returns {number} NaN when empty */
+function median (xs) {
+  if (xs.length === 0) return NaN
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2
+}
