@@ -16,7 +16,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { binPath, runCli } from './helper.js'
-import { shareBudget, routeDeadlines, scanJson, MIN_LOAD_SECONDS, REPORT_SECONDS, RUN_OVERHEAD_SECONDS } from '../lib/cli/scan-command.js'
+import { shareBudget, routeDeadlines, scanJson, MIN_LOAD_SECONDS, REPORT_SECONDS, RUN_OVERHEAD_SECONDS, PLANNED_SHARE } from '../lib/cli/scan-command.js'
 import { validateResults } from '../lib/run/results-schema.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -319,7 +319,9 @@ test('Ctrl-C after the first route: exit 130, a valid results.json with the rout
 
 test('the budget\'s edge: exactly enough gives each route the least load; 1 ms less is refused with the least that would do', () => {
   for (const [routes, startSeconds, spentSeconds] of [[1, 0.1, 1], [2, 0.5, 1.3], [4, 1.4, 1.5], [20, 0.7, 3.3], [3, 2.9, 4.1]]) {
-    const least = Math.round((spentSeconds + REPORT_SECONDS + routes * (startSeconds + RUN_OVERHEAD_SECONDS + MIN_LOAD_SECONDS)) * 1000) / 1000
+    // each route: its start, the overhead and the least load on the planned share of its time
+    const routeMs = Math.ceil(Math.round((startSeconds + RUN_OVERHEAD_SECONDS + MIN_LOAD_SECONDS) * 1000) / PLANNED_SHARE)
+    const least = (Math.round((spentSeconds + REPORT_SECONDS) * 1000) + routes * routeMs) / 1000
     const exact = shareBudget({ budget: least, routes, startSeconds, spentSeconds })
     assert.equal(exact.loadSeconds, MIN_LOAD_SECONDS, `${routes} routes, start ${startSeconds} s, spent ${spentSeconds} s, budget ${least} s`)
     const short = Math.round((least - 0.001) * 1000) / 1000

@@ -30,18 +30,28 @@ import { planScan, planText, parseParamOption } from '../scan/scan-plan.js'
 import { rankRoutes } from '../report/kinds/scan.js'
 import { summarizeResults } from '../report/model.js'
 
-/** Each route's share of the default budget: about a minute for 20 routes on 2 cores. */
+/**
+ * Each route's share of the default budget: about a minute for 20 routes on 2 cores, or, for an app
+ * slow to start, what its start, the run's overhead and DEFAULT_LOAD_SECONDS of load need.
+ */
 export const DEFAULT_SECONDS_PER_ROUTE = 3
+/** The load the default budget gives each route at least. */
+export const DEFAULT_LOAD_SECONDS = 1
 /** The least load a route gets: below it a route's figures are a handful of requests. */
 export const MIN_LOAD_SECONDS = 0.5
+/**
+ * The share of a route's time its run is planned on; the rest is its margin (an app slower to start
+ * than when its routes were read, a busy machine), left to the routes after it when unused.
+ */
+export const PLANNED_SHARE = 0.85
 /** The most load a route gets, whatever the budget: longer adds little to what blocks and how much. */
 export const MAX_LOAD_SECONDS = 10
 /**
  * What a run costs beside the app's start and the load: a warm-up of a request per connection, the
  * profiler's start and the profile's write, the metrics' reads, the stop. Measured on the shop example
- * (2 cores, a route holding the loop 130 ms): 0.8 to 1.1 s; more on a machine busy with other work.
+ * (2 cores, a route holding the loop 130 ms): 0.8 to 1.1 s.
  */
-export const RUN_OVERHEAD_SECONDS = 1.5
+export const RUN_OVERHEAD_SECONDS = 1.2
 /** What the scan keeps of its budget for the report at its end. */
 export const REPORT_SECONDS = 2
 /** Connections per route unless -c says otherwise: enough to keep a blocked loop busy, few enough for 2 cores. */
@@ -239,13 +249,16 @@ export function nothingToSend ({ found, plan, documents }) {
 export function shareBudget ({ budget, routes, startSeconds, spentSeconds }) {
   const ms = (/** @type {number} */ seconds) => Math.round(seconds * 1000)
   const perRouteMs = ms(startSeconds) + ms(RUN_OVERHEAD_SECONDS)
-  const leastMs = ms(spentSeconds) + ms(REPORT_SECONDS) + routes * (perRouteMs + ms(MIN_LOAD_SECONDS))
-  const budgetMs = budget === undefined ? Math.max(routes * ms(DEFAULT_SECONDS_PER_ROUTE), leastMs) : ms(budget)
+  /** @param {number} loadMs @returns {number} the share a route needs for this load, its margin included */
+  const shareFor = (loadMs) => Math.ceil((perRouteMs + loadMs) / PLANNED_SHARE)
+  const fixedMs = ms(spentSeconds) + ms(REPORT_SECONDS)
+  const leastMs = fixedMs + routes * shareFor(ms(MIN_LOAD_SECONDS))
+  const budgetMs = budget === undefined ? fixedMs + routes * Math.max(ms(DEFAULT_SECONDS_PER_ROUTE), shareFor(ms(DEFAULT_LOAD_SECONDS))) : ms(budget)
   if (budgetMs < leastMs) {
-    throw invalidOption('--budget', `${budget}s`, `is too short for ${routes} route${routes === 1 ? '' : 's'}: each needs the app's start (${startSeconds.toFixed(1)} s here), about ${RUN_OVERHEAD_SECONDS} s of warm-up and reads, and ${MIN_LOAD_SECONDS} s of load: give at least ${Math.ceil(leastMs / 1000)}s`)
+    throw invalidOption('--budget', `${budget}s`, `is too short for ${routes} route${routes === 1 ? '' : 's'}: each needs the app's start (${startSeconds.toFixed(1)} s here), about ${RUN_OVERHEAD_SECONDS} s of warm-up and reads, ${MIN_LOAD_SECONDS} s of load and a margin of ${Math.round((1 - PLANNED_SHARE) * 100)}%: give at least ${Math.ceil(leastMs / 1000)}s`)
   }
-  const shareMs = Math.floor((budgetMs - ms(spentSeconds) - ms(REPORT_SECONDS)) / routes)
-  const loadMs = Math.min(ms(MAX_LOAD_SECONDS), shareMs - perRouteMs)
+  const shareMs = Math.floor((budgetMs - fixedMs) / routes)
+  const loadMs = Math.min(ms(MAX_LOAD_SECONDS), Math.floor(shareMs * PLANNED_SHARE) - perRouteMs)
   return { budgetSeconds: budgetMs / 1000, shareSeconds: shareMs / 1000, loadSeconds: loadMs / 1000 }
 }
 
@@ -305,7 +318,9 @@ function scanExperiment ({ app, plan, sent, options, cwd, budget, concurrency, f
     description: `${app.command}: ${sent.length} route${sent.length === 1 ? '' : 's'} loaded one at a time, ${budget.loadSeconds} s each`,
     table: 'scan',
     load: { ...load, concurrency, timelimit: budget.loadSeconds, responseTimeout },
-    warmup: { requests: concurrency, concurrency },
+    // two requests one after the other: the route's code compiled and its caches filled, without a
+    // queue of -c requests behind a route that holds the loop (4 x 500 ms of a large serialisation)
+    warmup: { requests: 2, concurrency: 1 },
     scan: {
       budgetMs: Math.round(budget.budgetSeconds * 1000),
       // a version the framework does not say is 'unknown', as the plan prints it

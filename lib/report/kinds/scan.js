@@ -122,8 +122,10 @@ function triedRows (s) {
 }
 
 /**
- * The routes tried, most blocking first: those that hold the loop, then by the share of the window it
- * was late (as printed), its p99, its max, the CPU per request; the routes with no valid run after
+ * The routes tried, most blocking first: those that hold the loop, then by the loop's p99 (how long
+ * every other request waits behind the route: a share of the window late saturates at 100% for every
+ * route that holds the loop, and on a machine busy with other work for a cheap one too), the share of
+ * the window it was late (as printed), its max, the CPU per request; the routes with no valid run after
  * them all, in plan order.
  * @param {ExperimentSummary} s
  * @returns {RouteFigures[]}
@@ -134,7 +136,7 @@ export function rankRoutes (s) {
   const all = rows.map((r) => figuresOf(r, plan.get(r.label) ?? null))
   /** @param {number|null} x */
   const n = (x) => x ?? -1
-  const key = (/** @type {RouteFigures} */ f) => [f.blocks ? 1 : 0, f.late === null ? -1 : Number((f.late * 100).toFixed(f.late < 0.1 ? 1 : 0)), n(f.loopP99), n(f.loopMax), n(f.cpuMsPerRequest)]
+  const key = (/** @type {RouteFigures} */ f) => [f.blocks ? 1 : 0, n(f.loopP99), f.late === null ? -1 : Number((f.late * 100).toFixed(f.late < 0.1 ? 1 : 0)), n(f.loopMax), n(f.cpuMsPerRequest)]
   const measured = all.filter((f) => f.measured).sort((a, b) => {
     const [ka, kb] = [key(a), key(b)]
     for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return kb[i] - ka[i]
