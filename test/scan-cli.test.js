@@ -173,7 +173,7 @@ test('a scan without --allow-writes sends GETs only; --json is one document rank
   const record = path.join(dir, 'writes.txt')
   const out = path.join(dir, 'writes-out')
   const mark = marker()
-  const budget = 12
+  const budget = 16
   const started = Date.now()
   const { code, stdout, stderr } = await scan(['--app', `node ${writesApp} ${mark}`, '--env', `RECORD_FILE=${record}`, '--param', 'id=1',
     '--openapi', writesOpenapi, '--budget', String(budget), '--json', '--out', out])
@@ -206,7 +206,7 @@ test('a scan without --allow-writes sends GETs only; --json is one document rank
 test('faults: a route that crashes the app is named and the scan goes on; a hanging one is cut at its share; a 404 is not ranked', async () => {
   const out = path.join(dir, 'faults-out')
   const mark = marker()
-  const { code, stdout, stderr } = await scan(['--app', `node ${faultsApp} ${mark}`, '--budget', '14', '--out', out, '-q'])
+  const { code, stdout, stderr } = await scan(['--app', `node ${faultsApp} ${mark}`, '--budget', '18', '--out', out, '-q'])
   assert.equal(code, 0, stderr)
   const results = await readResults(out)
   validateResults(results, 'results.json')
@@ -265,7 +265,7 @@ test('no route measured (each answers non-2xx): one line saying so after the res
   const out = path.join(dir, 'unmeasured-out')
   const mark = marker()
   const app = `node -e "require('http').createServer((q, s) => { s.statusCode = 500; s.end() }).listen(+process.env.PORT, '127.0.0.1')" ${mark}`
-  const { code, stdout, stderr } = await scan(['--app', app, '--request', 'GET /report', '--budget', '6', '--out', out, '-q'])
+  const { code, stdout, stderr } = await scan(['--app', app, '--request', 'GET /report', '--budget', '8', '--out', out, '-q'])
   assert.equal(code, 1, stderr)
   assert.match(stdout, /GET \/report \(\d+ of \d+ non-2xx: 500/)
   assert.match(stderr, /^syncbench scan: no route was measured \(its reason is in the ranking\)$/m)
