@@ -12,6 +12,7 @@ import { normalizeLoadOptions, segmentShare, defaultRequests } from '../lib/load
 import { splitOptions } from '../lib/load/workers.js'
 import { parseAbArgs } from '../lib/ab/ab-args.js'
 import { loadtest } from '../lib/load/loadtest.js'
+import { loadResultProblem } from '../lib/run/results-schema.js'
 import { runCli, startHttpServer, abJson } from './helper.js'
 
 /** @type {Array<() => Promise<unknown>>} */
@@ -190,6 +191,7 @@ test('a real ramp, -R 200..1000 --ramp 3s, against a fast server: the series off
   assert.deepEqual(r.openLoop.ramp, { fromRate: 200, toRate: 1000, seconds: 3 })
   // the mean over the ramp: 1800 requests over the 3 s the schedule takes to offer them
   assert.equal(r.openLoop.targetRate, 600)
+  assert.equal(loadResultProblem(r), null)
   const series = r.series
   for (const key of ['scheduled', 'sent', 'late', 'p50UncorrectedMs', 'p99UncorrectedMs']) assert.equal(series[key].length, series.t.length, key)
   const sum = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0)
@@ -218,6 +220,29 @@ test('a real ramp, -R 200..1000 --ramp 3s, against a fast server: the series off
   }
   for (const key of ['p50Ms', 'p99Ms', 'p50UncorrectedMs', 'p99UncorrectedMs']) assert.ok(series[key].some((/** @type {number|null} */ v) => v !== null && v >= 0), key)
   t.diagnostic(`largest per-interval gap between sent and scheduled: ${(worst * 100).toFixed(2)}% (late: ${r.openLoop.lateRequests})`)
+})
+
+test('a shard and a --workers run of a real ramp: each follows its part of the one schedule to the end', async () => {
+  const s = await startHttpServer((req, res) => { res.writeHead(200, { 'Content-Length': 2 }); res.end('ok') })
+  closers.push(s.close)
+  const ramp = { url: s.url, rate: 100, rampTo: 300, ramp: 1, keepAlive: true }
+  // shard 1 of 2 of the ramp's 200 requests: the odd ones, 100, the last due at 0.99.. s; its series
+  // offers exactly those (the engine's schedule is the interleaved one)
+  const shard = await loadtest({ ...ramp, concurrency: 4, segment: { index: 1, count: 2 }, series: true })
+  assert.equal(shard.completeRequests, 100)
+  assert.equal(/** @type {number[]} */ (shard.series?.scheduled).reduce((a, b) => a + b, 0), 100)
+  assert.equal(/** @type {number[]} */ (shard.series?.sent).reduce((a, b) => a + b, 0), 100)
+  assert.equal(shard.options.rate, 100, 'a ramp is not divided')
+  // its last request is the schedule's 199th, due at 0.997 s: it cannot end before (a bound by
+  // construction, not a timing: its own first 100 would have ended by 0.58 s)
+  const last = dueSeconds({ from: 100, to: 300, seconds: 1 }, 199)
+  assert.ok(shard.timeTakenSeconds >= last - 1e-6, `${shard.timeTakenSeconds} s, the last request due at ${last} s`)
+  assert.equal(loadResultProblem(shard), null)
+  // two threads of one process: the whole 200, the ramp said once, its mean 200 req/s
+  const threads = await loadtest({ ...ramp, concurrency: 2, workers: 2 })
+  assert.equal(threads.completeRequests, 200)
+  assert.deepEqual(threads.openLoop?.ramp, { fromRate: 100, toRate: 300, seconds: 1 })
+  assert.equal(threads.openLoop?.targetRate, 200)
 })
 
 test("ab's report says the ramp where -R's rate is said", async () => {
