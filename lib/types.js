@@ -18,7 +18,13 @@
  *                                        phase-shifted (connection i starts at i / rate); a request due while its connection
  *                                        is busy is sent the moment it is free, and its latency counts from its intended
  *                                        send time (corrected for coordinated omission). `requests` counts intended
- *                                        requests. Absent: ab's closed loop
+ *                                        requests. Absent: ab's closed loop. With rampTo and ramp: the rate at a ramp's start
+ * @property {number} [rampTo]            -R FROM..TO: a ramp's TO, the rate at its end and after it, requests per second (below
+ *                                        `rate`: a falling ramp); needs `rate` and `ramp`. Request k is due when the rate's
+ *                                        integral reaches k (lib/load/schedule.js); shards and workers each take every N-th
+ *                                        request of the one schedule. Without requests or timelimit: the requests the ramp
+ *                                        schedules over its duration
+ * @property {number} [ramp]              --ramp: seconds the rate takes from `rate` to `rampTo`; needs both
  * @property {Segment} [segment]         --segment i/N: this process is shard `index` (0-based) of `count` and runs its share of
  *                                        `requests`, `concurrency` and `rate` (lib/load/options.js segmentShares: the first
  *                                        total % N shards take one more; rate / N each, shard i's schedule offset by i / rate).
@@ -76,13 +82,20 @@
  * @property {number|null} p90Ms   null when none completed
  * @property {number|null} p99Ms
  * @property {number|null} maxMs
+ * @property {number} [scheduled]  under `rate`: requests the schedule made due in it
+ * @property {number} [sent]       under `rate`: requests sent in it, on time or late
+ * @property {number} [late]       under `rate`: of them, sent over OpenLoop.lateThresholdMs after their intended time
+ * @property {number|null} [p50UncorrectedMs] under `rate`: p50Ms and p99Ms from each request's actual send
+ * @property {number|null} [p99UncorrectedMs]
  */
 
 /**
  * The load over time (lib/load/load-series.js): parallel arrays, one entry per interval of `intervalMs`
  * (the last one shorter: it ends with the run). `t`: seconds since the load started, at each interval's
  * end; `requests` completed in it, `errors` of them failed or non-2xx; the latency percentiles of those
- * requests, ms (as LoadResult.latency counts: corrected under `rate`), null when none completed.
+ * requests, ms (as LoadResult.latency counts: corrected under `rate`), null when none completed. Under
+ * `rate` also the open loop's: `scheduled` (the offered rate: requests due in the interval), `sent`, `late`,
+ * and the uncorrected p50 and p99 beside the corrected ones.
  * @typedef {object} LoadSeries
  * @property {number} intervalMs
  * @property {number[]} t
@@ -92,6 +105,11 @@
  * @property {(number|null)[]} p90Ms
  * @property {(number|null)[]} p99Ms
  * @property {(number|null)[]} maxMs
+ * @property {number[]} [scheduled]
+ * @property {number[]} [sent]
+ * @property {number[]} [late]
+ * @property {(number|null)[]} [p50UncorrectedMs]
+ * @property {(number|null)[]} [p99UncorrectedMs]
  */
 
 /**
@@ -244,12 +262,15 @@
 /**
  * How an open-loop run (`rate`) held its schedule.
  * @typedef {object} OpenLoop
- * @property {number} targetRate      the requested rate, requests per second (LoadOptions.rate)
+ * @property {number} targetRate      the requested rate, requests per second (LoadOptions.rate; a ramp's mean over its
+ *                                    requests: their count over the time the schedule takes to offer them)
  * @property {number} achievedRate    completed requests per second: over the schedule's time (requests / rate) when every
  *                                    request completed (or the run's own time if longer), else over the run's time
  * @property {number} lateRequests    requests sent more than lateThresholdMs after their intended send time (their
  *                                    connection was still busy, or the generator fell behind)
  * @property {number} lateThresholdMs the threshold of lateRequests (lib/load/engine.js LATE_THRESHOLD_MS)
+ * @property {{ fromRate: number, toRate: number, seconds: number }} [ramp] -R FROM..TO --ramp: the rate from FROM to
+ *                                    TO over `seconds`, then TO
  */
 
 /**

@@ -61,6 +61,10 @@ export interface LoadOptions {
   timelimit?: number
   /** -R: an open loop at this total rate (wrk2's), latency from each request's intended send time */
   rate?: number
+  /** -R FROM..TO: a ramp's TO, the rate at its end and after it (`rate` is FROM); needs `ramp` */
+  rampTo?: number
+  /** --ramp: seconds the rate takes from `rate` to `rampTo` */
+  ramp?: number
   /** --segment i/N: this process runs shard `index` of `count` */
   segment?: Segment
   /** --start-at: an ISO 8601 time to start at */
@@ -128,6 +132,15 @@ export interface LoadSecond {
   p90Ms: number | null
   p99Ms: number | null
   maxMs: number | null
+  /** under `rate`: requests the schedule made due in the interval */
+  scheduled?: number
+  /** under `rate`: requests sent in it, on time or late */
+  sent?: number
+  /** under `rate`: of them, sent late */
+  late?: number
+  /** under `rate`: from each request's actual send */
+  p50UncorrectedMs?: number | null
+  p99UncorrectedMs?: number | null
 }
 
 /** The load over time: parallel arrays, one entry per interval (the last one ends with the run). */
@@ -140,6 +153,13 @@ export interface LoadSeries {
   p90Ms: Array<number | null>
   p99Ms: Array<number | null>
   maxMs: Array<number | null>
+  /** under `rate`: requests due, sent and sent late in each interval */
+  scheduled?: number[]
+  sent?: number[]
+  late?: number[]
+  /** under `rate`: p50Ms and p99Ms from each request's actual send */
+  p50UncorrectedMs?: Array<number | null>
+  p99UncorrectedMs?: Array<number | null>
 }
 
 /** One row of ab's "Connection Times (ms)" table. */
@@ -165,6 +185,8 @@ export interface OpenLoop {
   /** requests sent more than lateThresholdMs after their intended send time */
   lateRequests: number
   lateThresholdMs: number
+  /** -R FROM..TO --ramp: the rate from FROM to TO over `seconds`, then TO */
+  ramp?: { fromRate: number, toRate: number, seconds: number }
 }
 
 /** What a merged LoadResult was made of (mergeLoadResults). */

@@ -2,7 +2,7 @@
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync, statSync } from 'node:fs'
 import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode, systemReason } from '../errors.js'
-import { TIMELIMIT_REQUESTS, defaultOptions, defaultHeartbeat, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, checkTlsOptions, argvSpelling, requestsDue, segmentShares } from '../load/options.js'
+import { TIMELIMIT_REQUESTS, defaultOptions, defaultHeartbeat, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, checkTlsOptions, argvSpelling, segmentShares, checkRamp, defaultRequests, isRampRange, parseRampRange } from '../load/options.js'
 import { checkUnixSocket } from '../load/connection.js'
 import { integerOption } from '../args.js'
 import { redactUrl } from '../redact.js'
@@ -32,7 +32,7 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from '../load/options.js'
  * @property {string|null} dashboardHost --dashboard-host (null: 127.0.0.1)
  */
 
-/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'|'workers'|'dashboardPort'|'dashboardHost'|'secretHeader'} ValueFlag ab's flags that take a value, with our own */
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'ramp'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'|'workers'|'dashboardPort'|'dashboardHost'|'secretHeader'} ValueFlag ab's flags that take a value, with our own */
 /** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'|'dashboard'} BooleanFlag the others, with our long ones */
 /**
  * One flag of the command line, by its short name: a value flag always has its value.
@@ -93,6 +93,7 @@ const LONG_WITH_VALUE = {
   csv: 'e',
   verbosity: 'v',
   rate: 'R',
+  ramp: 'ramp',
   ciphers: 'Z',
   'tls-protocol': 'f',
   'response-timeout': 'responseTimeout',
@@ -245,12 +246,20 @@ export function parseAbArgs (argv) {
   let requests = defaultOptions.requests
   let concurrency = defaultOptions.concurrency
   let requestsFlag = '-n'
+  /** -n was typed (and not overridden by a -t after it) */
+  let requestsGiven = false
   let rawConcurrency = String(concurrency)
   let timelimit = defaultOptions.timelimit
   let timeout = defaultOptions.timeout
   let responseTimeout = defaultOptions.responseTimeout
   /** @type {number|undefined} */
   let rate
+  /** @type {number|undefined} a ramp's: -R FROM..TO's TO, and --ramp's duration */
+  let rampTo
+  /** @type {number|undefined} */
+  let ramp
+  let rawRate = ''
+  let rawRamp = ''
   /** @type {import('../types.js').Segment|undefined} */
   let segment
   /** @type {string|undefined} */
@@ -300,13 +309,18 @@ export function parseAbArgs (argv) {
       case 'V': output.version = true; break
       case 'json': output.json = true; break
       case 'http11': http11 = true; break
-      case 'n': requests = parseLoadArg('requests', flag, token.value); requestsFlag = '-n'; break
+      case 'n': requests = parseLoadArg('requests', flag, token.value); requestsFlag = '-n'; requestsGiven = true; break
       // ab's rule: -t sets -n to 50000, so a -n before -t is overridden and a -n after it wins
-      case 't': timelimit = parseLoadArg('timelimit', flag, token.value); requests = TIMELIMIT_REQUESTS; requestsFlag = `-t (which implies -n ${TIMELIMIT_REQUESTS})`; break
+      case 't': timelimit = parseLoadArg('timelimit', flag, token.value); requests = TIMELIMIT_REQUESTS; requestsFlag = `-t (which implies -n ${TIMELIMIT_REQUESTS})`; requestsGiven = false; break
       case 'c': concurrency = parseLoadArg('concurrency', flag, token.value); rawConcurrency = token.value; break
       case 's': timeout = parseLoadArg('timeout', flag, token.value); break
       case 'responseTimeout': responseTimeout = parseLoadArg('responseTimeout', flag, token.value); break
-      case 'R': rate = parseLoadArg('rate', flag, token.value); break
+      case 'R':
+        rawRate = token.value
+        if (isRampRange(token.value)) ({ rate, rampTo } = parseRampRange(flag, token.value))
+        else { rate = parseLoadArg('rate', flag, token.value); rampTo = undefined }
+        break
+      case 'ramp': ramp = parseLoadArg('ramp', flag, token.value); rawRamp = token.value; break
       case 'segment': segment = parseLoadArg('segment', flag, token.value); break
       case 'startAt': startAt = parseLoadArg('startAt', flag, token.value); break
       case 'hdrLog': output.hdrLog = fileName(flag, token.value); break
@@ -359,10 +373,15 @@ export function parseAbArgs (argv) {
   checkTlsOptions({ ciphers, tlsProtocol }, /^https:/i.test(url), argvSpelling)
   if (socketPath !== undefined) checkUnixSocket(socketPath, '--unix')
 
-  // open loop: -t implies the requests due within it rather than ab's 50000 (a -n after -t still wins)
+  checkRamp({ rate, rampTo, ramp }, argvSpelling, { rate: rawRate, ramp: rawRamp })
+  // open loop: -t implies the requests due within it rather than ab's 50000 (a -n after -t still
+  // wins); a ramp without -t or -n, the requests it schedules over its duration
   if (rate !== undefined && timelimit > 0 && requestsFlag !== '-n') {
-    requests = requestsDue(rate, timelimit)
-    requestsFlag = `-t ${timelimit} with -R ${rate}, which implies -n`
+    requests = defaultRequests({ timelimit, rate, rampTo, ramp })
+    requestsFlag = `-t ${timelimit} with -R ${rawRate}, which implies -n`
+  } else if (ramp !== undefined && !requestsGiven) {
+    requests = defaultRequests({ timelimit, rate, rampTo, ramp })
+    requestsFlag = `-R ${rawRate} --ramp ${rawRamp}, which implies -n`
   }
   checkConcurrencyWithinRequests(concurrency, requests, argvSpelling, { requests: `${requestsFlag} ${requests}`, got: rawConcurrency })
   // refused here, with the flags as typed, rather than by loadtest() after the banner; each worker
@@ -393,6 +412,10 @@ export function parseAbArgs (argv) {
   if (proxyAuth !== undefined) options.proxyAuth = proxyAuth
   if (secretHeaders.length > 0) options.secretHeaders = secretHeaders
   if (rate !== undefined) options.rate = rate
+  if (rampTo !== undefined && ramp !== undefined) {
+    options.rampTo = rampTo
+    options.ramp = ramp
+  }
   if (ciphers !== undefined) options.ciphers = ciphers
   if (tlsProtocol !== undefined) options.tlsProtocol = tlsProtocol
   if (socketPath !== undefined) options.socketPath = socketPath

@@ -228,7 +228,9 @@ function openLoopSection (result, openLoop) {
   const uncorrected = result.latencyUncorrected ?? result.latency
   const lines = [
     '',
-    `Target rate:            ${printfFixed(openLoop.targetRate, 2)} [#/sec]`,
+    openLoop.ramp === undefined
+      ? `Target rate:            ${printfFixed(openLoop.targetRate, 2)} [#/sec]`
+      : `Target rate:            ${printfFixed(openLoop.ramp.fromRate, 2)}..${printfFixed(openLoop.ramp.toRate, 2)} [#/sec], ramp over ${openLoop.ramp.seconds} s (mean ${printfFixed(openLoop.targetRate, 2)})`,
     `Achieved rate:          ${printfFixed(openLoop.achievedRate, 2)} [#/sec] (mean)`,
     `Late requests:          ${openLoop.lateRequests} (sent over ${openLoop.lateThresholdMs} ms after their intended time)`
   ]

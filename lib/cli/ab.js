@@ -61,6 +61,13 @@ syncbench's own:
                           counts intended requests, -t implies the ones due
                           within it. At most 1000000; adds the corrected
                           latency section
+  --ramp T                with -R FROM..TO: a ramp, the open loop's rate growing
+                          (or falling) linearly from FROM to TO requests per
+                          second over T (20s, 2m), then staying at TO; without
+                          -n or -t the run makes the requests the ramp
+                          schedules (-R 100..2000 --ramp 20s: 21000). --json's
+                          series records each second's scheduled, sent and late
+                          requests
   --http1.1               send HTTP/1.1 requests instead of ab's HTTP/1.0 and
                           read the responses as RFC 9112 says: a malformed one
                           is a failed request (Exceptions)
@@ -100,7 +107,9 @@ Many machines (docs/distributed.md; syncbench merge adds up their results):
   --start-at TIME         wait until this ISO 8601 time with a time zone
                           (2026-11-23T18:30:00Z) before starting: at most 1 s
                           past, 3600 s ahead. Under -R shard i starts i / rate
-                          later, so the shards' schedules interleave into one.
+                          later, so the shards' schedules interleave into one
+                          (a ramp's shards start together, each taking every
+                          N-th request of the ramp).
                           Ctrl-C while waiting sends nothing and exits 130
 
 https:// as ab: the certificate is NOT verified (a self-signed one is fine), SNI
@@ -178,6 +187,9 @@ export async function main (argv, io) {
   else if (hdrLog) options.onRequest = (r) => hdrLog.onRequest(r)
   const controller = new AbortController()
   options.signal = controller.signal
+  // --json under -R: the run second by second (offered, sent, late, corrected and uncorrected
+  // percentiles; lib/load/load-series.js), as one thread records it
+  if (output.json && options.rate !== undefined) options.series = true
   // after every check of the arguments and files: a refused run opens no page
   const live = output.dashboard ? await liveView(options, output, io) : null
   try {
@@ -235,8 +247,8 @@ async function runAb ({ options, output, io, controller, files, log, hdrLog, liv
     throw err
   }
   const interrupted = controller.signal.aborted
-  // (a shard under -R starts i / rate after --start-at: lib/load/loadtest.js)
-  const startMs = options.startAt === undefined ? -Infinity : Date.parse(options.startAt) + (options.segment && options.rate ? options.segment.index * 1000 / options.rate : 0)
+  // (a shard under a constant -R starts i / rate after --start-at: lib/load/loadtest.js)
+  const startMs = options.startAt === undefined ? -Infinity : Date.parse(options.startAt) + (options.segment && options.rate && options.ramp === undefined ? options.segment.index * 1000 / options.rate : 0)
   if (interrupted && result.completeRequests === 0 && abortedAt < startMs) {
     // Ctrl-C before --start-at: nothing was sent, so no report, no files; the shell's code for SIGINT
     io.stderr.write(`syncbench ab: interrupted while waiting for --start-at ${options.startAt}: nothing was sent\n`)

@@ -10,6 +10,7 @@ import { indexOfCI, SERVER } from './response-parser.js'
 import { RequestTimes, Row, rates } from './request-times.js'
 import { LATE_THRESHOLD_MS } from './engine.js'
 import { encodeCounts } from './histogram.js'
+import { dueSeconds, rateShape } from './schedule.js'
 
 /**
  * What the LoadResult takes from outside the counts: the run's options and target, and its end.
@@ -27,11 +28,16 @@ import { encodeCounts } from './histogram.js'
 
 /**
  * The counts of one run (or of one worker's share of it): -l, -R and a mix's routes from its options.
- * A mix turns ab's Length check off: its routes' documents differ.
- * @param {Pick<import('../types.js').LoadOptions, 'variableLength'|'rate'|'routes'>} o
+ * A mix turns ab's Length check off: its routes' documents differ. A ramp's target rate is its mean
+ * over this part's requests: they over the time the whole schedule takes to offer them all.
+ * @param {Pick<import('../types.js').LoadOptions, 'variableLength'|'rate'|'rampTo'|'ramp'|'routes'|'requests'> & { interleave?: { count: number } }} o
  */
 export function countsFor (o) {
-  const counts = new AbCounts({ variableLength: o.variableLength === true || o.routes !== undefined, rate: o.rate ?? 0 })
+  const shape = rateShape(o)
+  const ramp = shape !== null && shape.seconds > 0 ? shape : null
+  const requests = o.requests ?? 1
+  const rate = ramp === null ? o.rate ?? 0 : roundTo(requests / dueSeconds(ramp, requests * (o.interleave?.count ?? 1)), 6)
+  const counts = new AbCounts({ variableLength: o.variableLength === true || o.routes !== undefined, rate, ramp })
   if (o.routes !== undefined) {
     // names and paths as the LoadResult shows them: a credential in a query starred (lib/redact.js)
     counts.routes = o.routes.map((r) => new RouteCounts({ name: redactUrl(routeName(r)), method: routeMethod(r), path: redactUrl(r.path), weight: r.weight ?? 1 }))
@@ -41,18 +47,22 @@ export function countsFor (o) {
 
 export class AbCounts {
   /**
-   * @param {{ variableLength: boolean, rate?: number }} options -l: responses of another length are not
-   *        failures; -R: the open loop's rate (requests per second), absent or 0 for ab's closed loop
+   * @param {{ variableLength: boolean, rate?: number, ramp?: import('./schedule.js').RateShape|null }} options -l:
+   *        responses of another length are not failures; -R: the open loop's rate (requests per second;
+   *        a ramp's mean), absent or 0 for ab's closed loop; a ramp's shape (-R FROM..TO --ramp)
    */
-  constructor ({ variableLength, rate = 0 }) {
+  constructor ({ variableLength, rate = 0, ramp = null }) {
     /** @type {boolean} */
     this.variableLength = variableLength
     /** -R (0: closed loop) */
     this.rate = rate
+    this.ramp = ramp
     /** @type {Row|null} open loop: each request's total time from its intended send time (corrected) */
     this.corrected = rate > 0 ? new Row() : null
     /** open loop: requests sent more than LATE_THRESHOLD_MS after their intended time */
     this.late = 0
+    /** open loop: requests the schedule has sent, on time or late (the series' sent per second) */
+    this.sent = 0
     /** requests written */
     this.started = 0
     /** requests completed (ab's "Complete requests") */
@@ -181,6 +191,7 @@ export class AbCounts {
       this.servername = other.servername
     }
     this.late += other.late
+    this.sent += other.sent
     this.started += other.started
     this.done += other.done
     this.good += other.good
@@ -270,6 +281,7 @@ export class AbCounts {
       lateRequests: this.late,
       lateThresholdMs: LATE_THRESHOLD_MS
     }
+    if (this.ramp !== null) result.openLoop.ramp = { fromRate: this.ramp.from, toRate: this.ramp.to, seconds: this.ramp.seconds }
     withLazyHistogram(result, 'latencyHistogram', corrected.counts)
     result.latencyHistogramUncorrected = ''
     return withLazyHistogram(result, 'latencyHistogramUncorrected', this.times.total.counts)

@@ -14,14 +14,16 @@
 // (the native transport hands each read over as a Buffer view of its arena: one small object per read).
 //
 // Open loop (-R, `rate`: wrk2's semantics). Request j of the run (0-based) is due at start + j / rate
-// and goes to connection j % concurrency, so each connection follows its own evenly spaced schedule at
-// rate / concurrency, connection i starting at i / rate. A connection that is free before its next
-// request is due is parked; the scheduler (tick()) sends every parked connection's request that is
-// due, all of them in one timer turn (Node's timers have 1 ms granularity: at 10000 req/s a turn sends
-// ~10), and arms its one timer for the next intended time. Intended times come from the schedule
-// (start + j / rate), never from the last send, so a late turn does not shift the ones after it. A
-// connection still busy when its request comes due sends it the moment it is free (freed()), and
-// that request's latency counts from its intended time: wrk2's correction for coordinated omission.
+// (on a ramp, -R FROM..TO --ramp: when the rate's integral reaches j; schedule.js) and goes to
+// connection j % concurrency, so under a constant rate each connection follows its own evenly spaced
+// schedule at rate / concurrency, connection i starting at i / rate. A connection that is free before
+// its next request is due is parked; the scheduler (tick()) sends every parked connection's request
+// that is due, all of them in one timer turn (Node's timers have 1 ms granularity: at 10000 req/s a
+// turn sends ~10), and arms its one timer for the next intended time. Intended times come from the
+// schedule (start + schedule.dueMs(j)), never from the last send, so a late turn does not shift the
+// ones after it. A connection still busy when its request comes due sends it the moment it is free
+// (freed()), and that request's latency counts from its intended time: wrk2's correction for
+// coordinated omission.
 // No pipelining: a connection carries one request at a time.
 import { performance } from 'node:perf_hooks'
 import { ConnectError, TimeoutError } from '../errors.js'
@@ -54,7 +56,7 @@ export const LATE_THRESHOLD_MS = 5
  * @property {{ request: Buffer, counts: import('./routes.js').RouteCounts }[]|null} [routes] a mix: each route's request
  *           bytes and counts; each connection carries one route (assignRoutes), `request` is then unused
  * @property {number} requests     -n (open loop: intended requests)
- * @property {number} rate         -R, requests per second (0: ab's closed loop)
+ * @property {import('./schedule.js').Schedule|null} schedule -R: when each request is due (null: ab's closed loop)
  * @property {number} concurrency  -c
  * @property {boolean} continueOnReceiveError -r
  * @property {number} timeoutMs    -s
@@ -170,15 +172,16 @@ export class Engine {
     /** for the message when connect runs out of descriptors (-1: unknown, or one connection) */
     this.openFilesLimit = o.concurrency > 1 ? openFilesLimit() : -1
 
-    // Open loop (-R): 0 ms between intended sends means ab's closed loop.
-    /** @type {number} ms between two intended sends of the run (1000 / rate) */
-    this.intervalMs = o.rate > 0 ? 1000 / o.rate : 0
+    // Open loop (-R): no schedule means ab's closed loop.
+    /** @type {import('./schedule.js').Schedule|null} */
+    this.schedule = o.schedule
+    this.openLoop = o.schedule !== null
     /** the next request of the schedule the scheduler has not reached */
     this.nextDue = 0
     /** @type {NodeJS.Timeout|null} the scheduler's timer */
     this.tickTimer = null
     this.onTick = this.tick.bind(this)
-    if (this.intervalMs > 0) this.conns.forEach((c, i) => { c.seq = i })
+    if (this.openLoop) this.conns.forEach((c, i) => { c.seq = i })
   }
 
   /**
@@ -201,7 +204,7 @@ export class Engine {
         this.series.start(this.startTime)
         this.secondTimer = setInterval(() => this.second(), LOAD_SERIES_INTERVAL_MS)
       }
-      if (this.intervalMs > 0) {
+      if (this.openLoop) {
         // open loop: every connection waits for its schedule
         this.requestsInitialized = true
         for (const c of this.conns) c.parked = true
@@ -265,13 +268,14 @@ export class Engine {
     const now = performance.now()
     const conns = this.conns
     const requests = this.requests
+    const schedule = /** @type {import('./schedule.js').Schedule} */ (this.schedule)
     let j = this.nextDue
     let due = 0
     for (; j < requests; j++) {
-      due = this.startTime + j * this.intervalMs
+      due = this.startTime + schedule.dueMs(j)
       if (due > now) break
       const c = conns[j % conns.length]
-      if (c.parked && c.seq === j) this.send(c, now)
+      if (c.parked && c.seq === j) this.send(c, now, due)
     }
     this.nextDue = j
     if (this.finished || j >= requests) return
@@ -292,19 +296,21 @@ export class Engine {
       c.drop()
       return
     }
-    if (this.startTime + c.seq * this.intervalMs <= now) this.send(c, now)
+    const due = this.startTime + /** @type {import('./schedule.js').Schedule} */ (this.schedule).dueMs(c.seq)
+    if (due <= now) this.send(c, now, due)
     else c.parked = true
   }
 
   /**
    * Open loop: start connection c's next request, due at its intended time, now.
    * @param {Connection} c @param {number} now
+   * @param {number} intended when it was due (performance.now() ms): start + the schedule's time of c.seq
    */
-  send (c, now) {
-    const intended = this.startTime + c.seq * this.intervalMs
+  send (c, now, intended) {
     c.parked = false
     c.intended = intended
     c.seq += this.conns.length
+    this.counts.sent++
     if (now - intended > LATE_THRESHOLD_MS) this.counts.late++
     // a send is activity for -s: a slow schedule (-R 0.01) is not an idle server
     this.lastActivity = now
@@ -516,7 +522,7 @@ export class Engine {
       // ab: zero connect time with keep-alive.
       c.start = c.connect = this.lastTime = now
       c.state = CONNECTED
-      if (this.intervalMs > 0) this.freed(c, now)
+      if (this.openLoop) this.freed(c, now)
       else this.writeRequest(c, now)
     } else {
       this.lastTime = now
@@ -590,7 +596,7 @@ export class Engine {
    * @param {Connection} c @param {number} now
    */
   next (c, now) {
-    if (this.intervalMs > 0) this.freed(c, now)
+    if (this.openLoop) this.freed(c, now)
     else this.startConnect(c)
   }
 
@@ -719,7 +725,7 @@ export class Engine {
     // open loop: connections waiting for their schedule are not a silent server; -s counts only while
     // a request is in flight (a send counts as activity, so a request sent after a long wait starts
     // afresh) or once the schedule is over (a request lost on the way then ends the run as in ab)
-    if (this.intervalMs > 0 && this.nextDue < this.requests && !this.conns.some(inFlight)) this.lastActivity = now
+    if (this.openLoop && this.nextDue < this.requests && !this.conns.some(inFlight)) this.lastActivity = now
     const idle = now - this.lastActivity
     const timeoutMs = this.timeoutMs
     if (idle >= timeoutMs - 1) {

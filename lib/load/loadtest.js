@@ -11,6 +11,7 @@ import { countsFor } from './ab-counts.js'
 /** @typedef {import('./ab-counts.js').AbCounts} AbCounts */
 import { AbFraming } from './ab-framing.js'
 import { LoadSeries } from './load-series.js'
+import { Schedule, rateShape } from './schedule.js'
 import { normalizeLoadOptions as normalizeOptions, checkTlsOptions, apiSpelling, loadOptionRule, defaultHeartbeat } from './options.js'
 import { redactLoadOptions, redactUrl } from '../redact.js'
 
@@ -25,7 +26,7 @@ export { defaultOptions } from './options.js'
  * @param {ReturnType<typeof normalizeOptions>} o
  */
 function publicOptions (o) {
-  const { body, onProgress, onRequest, onSecond, signal, routes, ...rest } = o
+  const { body, onProgress, onRequest, onSecond, signal, routes, interleave, ...rest } = o
   const recorded = { ...rest, headers: [...o.headers], cookies: [...o.cookies], bodyBytes: body ? body.length : 0 }
   if (routes === undefined) return redactLoadOptions(recorded)
   return redactLoadOptions({
@@ -68,13 +69,14 @@ export async function loadtest (options) {
 }
 
 /**
- * A shard's offset from --start-at under -R: shard i of N starts i / rate after it (the whole run's
- * rate), so that the shards' schedules interleave into the one a single generator would follow.
+ * A shard's offset from --start-at under a constant -R: shard i of N starts i / rate after it (the
+ * whole run's rate), so that the shards' schedules interleave into the one a single generator would
+ * follow. A ramp's shards start together: each follows the whole schedule's requests i, i + N...
  * @param {ReturnType<typeof normalizeOptions>} o
  */
-function startOffsetMs (o) {
+export function startOffsetMs (o) {
   const s = o.segment
-  return s !== undefined && s.rate !== undefined ? s.index * 1000 / s.rate : 0
+  return s !== undefined && s.rate !== undefined && o.ramp === undefined ? s.index * 1000 / s.rate : 0
 }
 
 /**
@@ -150,6 +152,10 @@ export async function createEngine (o, target, addresses, counts) {
   // https only: the run's TLS context (-Z, -f checked against OpenSSL here)
   const tls = target.tls ? await tlsOptions(o, target) : null
   const socketPath = o.socketPath ?? null
+  const shape = rateShape(o)
+  // a ramp split over shards or threads: this part's every N-th request of the one schedule
+  const part = o.interleave ?? { index: 0, count: 1 }
+  const schedule = shape === null ? null : new Schedule(shape, part.index, part.count)
   return new Engine({
     addresses,
     hostname: target.hostname,
@@ -157,7 +163,7 @@ export async function createEngine (o, target, addresses, counts) {
     request: buildRequest(o, target),
     routes: o.routes === undefined ? null : o.routes.map((route, i) => ({ request: routeRequest(o, target, route), counts: /** @type {import('./routes.js').RouteCounts[]} */ (counts.routes)[i] })),
     requests: o.requests,
-    rate: o.rate ?? 0,
+    schedule,
     concurrency: o.concurrency,
     continueOnReceiveError: o.continueOnReceiveError === true,
     timeoutMs: o.timeout * 1000,
@@ -167,7 +173,7 @@ export async function createEngine (o, target, addresses, counts) {
     onProgress: typeof o.onProgress === 'function' ? o.onProgress : null,
     onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,
     // a single-thread run only: a worker thread's seconds would need merging across threads
-    series: (o.workers ?? 1) === 1 && (o.series === true || typeof o.onSecond === 'function') ? new LoadSeries(counts) : null,
+    series: (o.workers ?? 1) === 1 && (o.series === true || typeof o.onSecond === 'function') ? new LoadSeries(counts, schedule === null ? null : { schedule, requests: o.requests }) : null,
     onSecond: typeof o.onSecond === 'function' ? o.onSecond : null,
     signal: o.signal ?? null,
     counts,

@@ -120,7 +120,9 @@ export function mergeLoadResults (results, names = results.map((_, i) => `result
     histogram: /** @type {string} */ (r.latencyHistogram)
   })))
   const targetRate = roundTo(sum((r) => /** @type {NonNullable<LoadResult['openLoop']>} */ (r.openLoop).targetRate), 6)
-  merged.options = { ...options, rate: targetRate }
+  const ramp = /** @type {NonNullable<LoadResult['openLoop']>} */ (first.openLoop).ramp
+  // a constant rate's shards each ran rate / N; a ramp's shards each followed the whole ramp
+  if (ramp === undefined) merged.options = { ...options, rate: targetRate }
   merged.latencyUncorrected = merged.latency
   merged.latency = mapValues(corrected.latency(), (ms) => roundTo(ms, 3))
   merged.openLoop = {
@@ -129,6 +131,7 @@ export function mergeLoadResults (results, names = results.map((_, i) => `result
     lateRequests: sum((r) => /** @type {NonNullable<LoadResult['openLoop']>} */ (r.openLoop).lateRequests),
     lateThresholdMs: /** @type {NonNullable<LoadResult['openLoop']>} */ (first.openLoop).lateThresholdMs
   }
+  if (ramp !== undefined) merged.openLoop.ramp = { ...ramp }
   merged.latencyHistogramUncorrected = encodeCounts(times.total.counts)
   merged.latencyHistogram = encodeCounts(corrected.counts)
   return merged

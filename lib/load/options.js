@@ -8,6 +8,7 @@ import { InvalidOptionError, invalidOption } from '../errors.js'
 import { durationSeconds } from '../args.js'
 import { routeProblem, routeName } from './routes.js'
 import { STARS, redactCookies, redactHeaderLine } from '../redact.js'
+import { rateShape, requestsWithin } from './schedule.js'
 
 /** ab's -f values (lib/load/tls.js maps them to Node's protocol bounds; kept here so that a plain run never loads node:tls). */
 const TLS_PROTOCOLS = { ALL: true, TLS1: true, 'TLS1.1': true, 'TLS1.2': true, 'TLS1.3': true }
@@ -172,6 +173,18 @@ function startAtProblem (v) {
   return null
 }
 
+/** -R's value, and each end of a ramp's. @param {unknown} v */
+function rateProblem (v) {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return 'must be a positive number of requests per second'
+  return v > MAX_RATE ? `must be at most ${MAX_RATE} requests per second` : null
+}
+
+/** -R's text as a number: a plain decimal, as -t ("1e3" or "0x10" are refused). @param {string} raw */
+const rateFromArg = (raw) => /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
+
+/** -R FROM..TO: a ramp's two ends. */
+const RAMP_RANGE = /^([^.]*(?:\.\d+)?)\.\.(.*)$/
+
 /** @type {Pick<OptionRule, 'check'>} */
 const callback = { check: (v) => typeof v === 'function' ? null : 'must be a function' }
 
@@ -182,15 +195,11 @@ const rules = [
   { name: 'concurrency', flag: '-c', ...integer(1, MAX_CONCURRENCY), default: 1 },
   { name: 'timelimit', flag: '-t', ...seconds(true), default: 0 },
   // open loop (wrk2's -R): total requests per second over all connections; absent: ab's closed loop
-  {
-    name: 'rate',
-    flag: '-R',
-    min: 0,
-    max: MAX_RATE,
-    // a plain decimal, as -t: "1e3" or "0x10" are refused
-    fromArg: (raw) => /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN,
-    check: (v) => typeof v !== 'number' || !Number.isFinite(v) || v <= 0 ? 'must be a positive number of requests per second' : v > MAX_RATE ? `must be at most ${MAX_RATE} requests per second` : null
-  },
+  { name: 'rate', flag: '-R', min: 0, max: MAX_RATE, fromArg: rateFromArg, check: rateProblem },
+  // a ramp (-R FROM..TO --ramp T; schedule.js): `rate` is FROM, the rate at the start; rampTo is TO,
+  // the rate at the ramp's end and after it (below FROM: a falling ramp); ramp is its duration
+  { name: 'rampTo', flag: '-R', min: 0, max: MAX_RATE, fromArg: rateFromArg, check: rateProblem },
+  { name: 'ramp', flag: '--ramp', ...seconds(false) },
   // many machines: this process is shard i of N and takes its share of -n, -c and -R (segmentShares)
   { name: 'segment', flag: '--segment', fromArg: segmentFromArg, check: segmentProblem },
   // many machines: wait until this wall-clock moment before starting (every shard the same one)
@@ -406,14 +415,48 @@ export function checkWorkersWithinConcurrency (workers, concurrency, spell, got)
 }
 
 /**
- * With -R, what -t implies for -n in place of ab's 50000: the requests whose intended send time
- * falls within the time limit (request k is due k / rate seconds after the start), at most MAX_REQUESTS.
- * @param {number} rate requests per second
- * @param {number} timelimit seconds
+ * -R FROM..TO's text to its two rates, each checked as -R's; throws naming -R and the text as typed.
+ * @param {string} flag as the user typed it
+ * @param {string} raw
+ * @returns {{ rate: number, rampTo: number }}
  */
-export function requestsDue (rate, timelimit) {
-  return Math.min(MAX_REQUESTS, Math.max(1, Math.ceil(rate * timelimit - 1e-9)))
+export function parseRampRange (flag, raw) {
+  const m = RAMP_RANGE.exec(raw)
+  const shape = 'must be FROM..TO, two positive numbers of requests per second (100..2000)'
+  if (m === null) throw invalidOption(flag, raw, shape)
+  const from = rateFromArg(m[1])
+  const to = rateFromArg(m[2])
+  for (const v of [from, to]) {
+    const problem = rateProblem(v)
+    if (problem !== null) throw invalidOption(flag, raw, Number.isNaN(v) ? shape : problem)
+  }
+  return { rate: from, rampTo: to }
 }
+
+/** -R's text is a ramp's range FROM..TO. @param {string} raw */
+export function isRampRange (raw) {
+  return raw.includes('..')
+}
+
+/**
+ * A ramp's options go together: a range (rampTo) needs its duration (ramp) and a duration needs a
+ * range, so that neither is silently ignored.
+ * @param {{ rate?: number, rampTo?: number, ramp?: number }} o
+ * @param {Spelling} spell
+ * @param {{ rate?: string, ramp?: string }} [said] -R's and --ramp's values as typed
+ */
+export function checkRamp (o, spell, said = {}) {
+  if (o.ramp !== undefined && (o.rampTo === undefined || o.rate === undefined)) {
+    throw invalidOption(spell(loadOptionRule('ramp')), said.ramp ?? shown(o.ramp), `needs -R FROM..TO, the rates to ramp between (as ${RAMP_EXAMPLE})`)
+  }
+  if (o.rampTo !== undefined && o.ramp === undefined) {
+    const range = said.rate ?? (o.rate === undefined ? shown(o.rampTo) : `${shown(o.rate)}..${shown(o.rampTo)}`)
+    throw invalidOption(spell(loadOptionRule('rampTo')), range, `needs --ramp DURATION, the time the rate takes from FROM to TO (as ${RAMP_EXAMPLE})`)
+  }
+}
+
+/** A ramp as the messages show one (its options as the command line spells them: the API's are rate, rampTo, ramp). */
+const RAMP_EXAMPLE = '-R 100..2000 --ramp 20s'
 
 /**
  * Shard `index` (0-based) of `count`'s share of `total`: the first total % count shards take one more,
@@ -449,8 +492,23 @@ export function segmentShares (totals, { index, count }, spell) {
 }
 
 /**
- * LoadOptions with every default filled in.
- * @typedef {Required<Pick<import('../types.js').LoadOptions, 'url'|'requests'|'concurrency'|'timelimit'|'timeout'|'keepAlive'|'method'|'headers'|'cookies'|'variableLength'|'continueOnReceiveError'|'http11'|'verbosity'|'workers'>> & import('../types.js').LoadOptions} NormalizedLoadOptions
+ * -n's default: 1, or under -t ab's 50000; under -R the requests whose intended time falls within -t
+ * (at a constant rate, ceil(rate x t)), and on a ramp without -t those its schedule holds over its
+ * duration; at most MAX_REQUESTS.
+ * @param {{ timelimit?: number, rate?: number, rampTo?: number, ramp?: number }} o
+ */
+export function defaultRequests (o) {
+  const shape = rateShape(o)
+  const timelimit = o.timelimit ?? 0
+  if (shape !== null && timelimit > 0) return Math.min(MAX_REQUESTS, requestsWithin(shape, timelimit))
+  if (shape !== null && shape.seconds > 0) return Math.min(MAX_REQUESTS, requestsWithin(shape, shape.seconds))
+  return timelimit > 0 ? TIMELIMIT_REQUESTS : 1
+}
+
+/**
+ * LoadOptions with every default filled in; `interleave` is set for a ramp split over shards or
+ * threads: this part takes the schedule's requests index, index + count... (schedule.js).
+ * @typedef {Required<Pick<import('../types.js').LoadOptions, 'url'|'requests'|'concurrency'|'timelimit'|'timeout'|'keepAlive'|'method'|'headers'|'cookies'|'variableLength'|'continueOnReceiveError'|'http11'|'verbosity'|'workers'>> & import('../types.js').LoadOptions & { interleave?: { index: number, count: number } }} NormalizedLoadOptions
  */
 
 /**
@@ -470,7 +528,8 @@ export function normalizeLoadOptions (options) {
     // a property set to undefined is not given: it gets the default as an absent one does
     if (o[rule.name] === undefined && rule.default !== undefined) /** @type {Record<string, unknown>} */ (o)[rule.name] = rule.default
   }
-  if (options.requests === undefined && o.timelimit > 0) o.requests = o.rate === undefined ? TIMELIMIT_REQUESTS : requestsDue(o.rate, o.timelimit)
+  checkRamp(o, apiSpelling)
+  if (options.requests === undefined) o.requests = defaultRequests(o)
   // fresh arrays: the shared frozen defaults must not reach a caller that pushes onto them
   if (options.headers === undefined) o.headers = []
   if (options.cookies === undefined) o.cookies = []
@@ -483,7 +542,9 @@ export function normalizeLoadOptions (options) {
     o.segment = { index, count, requests: o.requests, concurrency: o.concurrency, ...(o.rate === undefined ? {} : { rate: o.rate }) }
     o.requests = share.requests
     o.concurrency = share.concurrency
-    if (share.rate !== undefined) o.rate = share.rate
+    // a ramp is not divided: this shard follows the one schedule's requests i, i + N... (schedule.js)
+    if (o.ramp !== undefined) o.interleave = { index, count }
+    else if (share.rate !== undefined) o.rate = share.rate
   }
   checkWorkersWithinConcurrency(o.workers, o.concurrency, apiSpelling)
   if (o.routes !== undefined) checkRoutes(o.routes, o.concurrency, o.workers, apiSpelling)

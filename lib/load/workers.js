@@ -3,7 +3,8 @@
 //
 // The split: connections, requests and the -R rate divided as evenly as they go (the first ones get
 // one more), each worker's rate in proportion to its requests, so every worker's schedule ends at the
-// run's (n_i / rate_i = n / rate). -t, -s and --response-timeout apply to each worker as to the run.
+// run's (n_i / rate_i = n / rate). A ramp (-R FROM..TO --ramp) is not divided: worker i of N follows
+// the one schedule's requests i, i + N... (schedule.js), as a shard does. -t, -s and --response-timeout apply to each worker as to the run.
 // The merge: every count is a sum; each time row keeps count, min, max, sum, sum of squares and HDR
 // bucket counts, all additive (stats.js Row.add), so the mean, the sd and every percentile of the
 // union are exactly what one thread recording every request would report. The time taken is the
@@ -45,7 +46,13 @@ export function splitOptions (o) {
     const requests = shareOf(o.requests, n, i)
     /** @type {import('./options.js').NormalizedLoadOptions} */
     const share = { ...plain, workers: 1, requests, concurrency: shareOf(o.concurrency, n, i) }
-    if (o.rate !== undefined) share.rate = (o.rate * requests) / o.requests
+    if (o.ramp !== undefined) {
+      // a ramp: the whole schedule, this worker taking every n-th of this process's requests
+      const part = o.interleave ?? { index: 0, count: 1 }
+      share.interleave = { index: part.index + part.count * i, count: part.count * n }
+    } else if (o.rate !== undefined) {
+      share.rate = (o.rate * requests) / o.requests
+    }
     return share
   })
 }

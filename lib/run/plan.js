@@ -3,7 +3,7 @@
 // machine (thermal, another process) spreads over all configurations instead of biasing one, as
 // Node core's benchmark/compare.js interleaves its runs.
 import { DEFAULT_RESPONSE_TIMEOUT } from './run-deadline.js'
-import { requestsDue, TIMELIMIT_REQUESTS } from '../load/options.js'
+import { defaultRequests } from '../load/options.js'
 import { BODY_METHODS, routeMethod } from '../load/routes.js'
 
 /**
@@ -83,8 +83,9 @@ export function expandExperiment (experiment, overrides = {}) {
       else query.set(axis, String(value))
     }
     // ab (and lib/load) refuse -c above -n; a sweep point at c=100 needs at least 100 requests anyway.
-    // no request count: ab's 1, or with -t what -t implies (ab's 50000; in an open loop, the requests due within it)
-    if (Number.isNaN(load.requests)) load.requests = load.timelimit > 0 ? (load.rate ? requestsDue(load.rate, load.timelimit) : TIMELIMIT_REQUESTS) : 1
+    // no request count: ab's 1, or with -t what -t implies (ab's 50000; in an open loop, the requests
+    // due within it; on a ramp without -t, those it schedules)
+    if (Number.isNaN(load.requests)) load.requests = defaultRequests(/** @type {import('../types.js').LoadOptions} */ (load))
     if (load.concurrency > load.requests) load.requests = load.concurrency
     // workers (--workers or the load section) mean "up to n": a sweep point with fewer connections
     // runs on as many threads as it has connections (lib/load refuses more workers than connections)
