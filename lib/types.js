@@ -566,6 +566,9 @@
  * @property {number|null} loopP99Ms
  * @property {number} errorRate      0..1
  * @property {number[]} late
+ * @property {number} [scheduled]    requests the step offered (rate x its seconds)
+ * @property {number} [completed]    of them, answered before the step's end; the rest count as slower than
+ *                                   every bound of the goal (the step waits the largest bound for them)
  */
 
 /**
@@ -593,6 +596,41 @@
  * @property {number} tolerance
  * @property {number} elapsedMs
  * @property {CapacityStep[]} steps
+ */
+
+/**
+ * `syncbench run --capacity --slo EXPR` (lib/run/capacity-runner.js): the goal, how each step ran, and
+ * every search, in the order run. Each configuration's closed-loop run (in `runs`, as any run, its
+ * load cut at `closedLoopSeconds`) comes first, then its search, which starts from a fraction of that
+ * run's req/s; `--runs` repeats both, interleaved across configurations as runs are.
+ * @typedef {object} CapacityRuns
+ * @property {string} goal                 the goal as written back (lib/analysis/slo.js sloText): "p99 < 1 s"
+ * @property {Slo} slo                      the goal parsed
+ * @property {number} stepSeconds          each step offers its rate for this long (--step)
+ * @property {number} closedLoopSeconds    the closed-loop run before each search is cut at this
+ * @property {number} budgetMs             --budget: every search's time together
+ * @property {number} tolerance            the searches' bisection tolerance (0.05)
+ * @property {number} growth               the factor of their growth (2)
+ * @property {number} startShare           the first step's rate as a share of the closed loop's req/s
+ * @property {CapacityRecord[]} searches
+ */
+
+/**
+ * One search of one configuration, one repeat (results.json capacity.searches[]).
+ * @typedef {object} CapacityRecord
+ * @property {string} id                   "seed-bcrypt/sync#1": the id of the closed-loop run it started from
+ * @property {string} experiment
+ * @property {string} label                the configuration, as in runs[] and the tables
+ * @property {Record<string, string|number|boolean>} config
+ * @property {number} repeat               1..N
+ * @property {RunNode} [node]              under --node: the binary its servers ran under
+ * @property {string} startedAt
+ * @property {number} connections          the open loop's connections in every step
+ * @property {number|null} closedLoopRps   the closed-loop run's req/s (null: it failed, and no search ran)
+ * @property {number|null} startRate       req/s of the first step (null: no search ran)
+ * @property {CapacitySearch|null} search  null when no search ran (the closed loop failed; see error)
+ * @property {{ code: string, message: string }|null} error  the step that could not run (the port was
+ *                                         taken, the server crashed), named; the steps before it are kept
  */
 
 /**
@@ -646,6 +684,7 @@
  *           must stay under to count as sustained (--slo-p99). A scan's (`table: 'scan'`) `scan`: what it found and
  *           planned, each route measured as the configuration labelled with its key.
  * @property {RunRecord[]} runs
+ * @property {CapacityRuns} [capacity]   `syncbench run --capacity`: the goal and every search; absent without it
  * @property {{ name: string, path: string, versions: { node: string, v8: string, uv: string, openssl: string, modules: string } }[]} [nodes]
  *           `syncbench run --node`: the binaries every configuration ran under, in the order given (the
  *           first is the baseline of the comparisons between versions); absent without --node

@@ -38,7 +38,7 @@
 // past. `maxSteps` bounds the count. Either ends the search with 'budget' and the best rate so far.
 // A step whose `measure` throws ends the search with that error; `onStep` has seen every step before it.
 import { meetsSlo } from './slo.js'
-import { rateInterval } from './stats.js'
+import { rateInterval, ratioInterval, welchTTest } from './stats.js'
 
 /** @typedef {import('../types.js').StepFigures} StepFigures */
 /** @typedef {import('../types.js').CapacityStep} CapacityStep */
@@ -255,4 +255,49 @@ function median (xs) {
   const s = [...xs].sort((a, b) => a - b)
   const mid = Math.floor(s.length / 2)
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2
+}
+
+/**
+ * @typedef {object} CapacityRow
+ * @property {string} label
+ * @property {import('../types.js').RunNode['name']|null} node  under --node: the binary (null without)
+ * @property {(number|null)[]} capacities  each search's capacity, in repeat order (null: none found)
+ * @property {CapacityInterval} interval
+ * @property {(CapacitySearch['reason']|'error')[]} reasons  each search's outcome, in repeat order ('error': no
+ *           search ran, or a step could not run: the record's error says why)
+ * @property {import('../types.js').CapacityRecord[]} searches
+ * @property {string|null} baseline   the label this row is compared with (the experiment's comparisons)
+ * @property {(import('./stats.js').RatioInterval & { p: number })|null} ratio  capacity / the baseline's: the
+ *           ratio of the geometric means with its 95% interval and Welch's p on the log scale (NaN with
+ *           fewer than 2 searches a side); null for the baseline itself or when either side found none
+ */
+
+/**
+ * An experiment's capacities, a row per configuration (and binary, under --node) in the experiment's
+ * label order: every search's capacity, their interval, and the ratio to the configuration's baseline.
+ * @param {import('../types.js').ResultsFile} results
+ * @param {string} experiment
+ * @returns {CapacityRow[]}
+ */
+export function capacityRows (results, experiment) {
+  const searches = (results.capacity?.searches ?? []).filter((s) => s.experiment === experiment)
+  const meta = results.experiments.find((e) => e.name === experiment)
+  if (!meta || searches.length === 0) return []
+  const nodes = [...new Set(searches.map((s) => s.node?.name ?? null))]
+  /** @param {string} label @param {string|null} node */
+  const of = (label, node) => searches.filter((s) => s.label === label && (s.node?.name ?? null) === node).sort((a, b) => a.repeat - b.repeat)
+  /** @param {import('../types.js').CapacityRecord[]} list */
+  const found = (list) => list.flatMap((s) => s.search?.capacity != null ? [s.search.capacity] : [])
+  return meta.labels.flatMap((label) => nodes.flatMap((node) => {
+    const list = of(label, node)
+    if (list.length === 0) return []
+    const capacities = list.map((s) => s.search?.capacity ?? null)
+    const baseline = meta.comparisons[label] ?? null
+    const base = baseline === null ? [] : found(of(baseline, node))
+    const mine = found(list)
+    const ratio = baseline === null || base.length === 0 || mine.length === 0
+      ? null
+      : { ...ratioInterval(mine, base), p: welchTTest(mine.map(Math.log), base.map(Math.log)).p }
+    return [{ label, node, capacities, interval: capacityInterval(capacities), reasons: list.map((s) => s.error || !s.search ? 'error' : s.search.reason), searches: list, baseline, ratio }]
+  }))
 }
