@@ -566,6 +566,10 @@
  * @property {number|null} loopP99Ms
  * @property {number} errorRate      0..1
  * @property {number[]} late
+ * @property {number} [sentRate]     requests the generator sent per second during the step's schedule
+ *                                   (the generator rule's figure; absent: achievedRate stands for it)
+ * @property {number} [latencyRiseMs] how much the corrected p50 rose through the step, second by second (the
+ *                                   least-squares line through each second's p50, first to last), ms
  * @property {number} [scheduled]    requests the step offered (rate x its seconds)
  * @property {number} [completed]    of them, answered before the step's end; the rest count as slower than
  *                                   every bound of the goal (the step waits the largest bound for them)
@@ -588,11 +592,12 @@
  * lowest that failed above it (null when none did), every step in the order run, and why it stopped:
  * 'found' (bisected to the tolerance), 'no-rate-meets' (not even `minRate`, the lowest step tried),
  * 'generator-bound' (a step met the goal but the generator fell short of the offered rate), 'budget'
- * (the time or step budget ran out: the best so far), 'max-rate' (the goal held at the highest rate allowed).
+ * (the time or step budget ran out: the best so far), 'max-rate' (the goal held at the highest rate allowed),
+ * 'error' (a step could not run, or Ctrl-C: the steps before it, the best of them; CapacityRecord.error says which).
  * @typedef {object} CapacitySearch
  * @property {number|null} capacity
  * @property {number|null} lastFail
- * @property {'found'|'no-rate-meets'|'generator-bound'|'budget'|'max-rate'} reason
+ * @property {'found'|'no-rate-meets'|'generator-bound'|'budget'|'max-rate'|'error'} reason
  * @property {number} tolerance
  * @property {number} elapsedMs
  * @property {CapacityStep[]} steps
@@ -705,9 +710,12 @@
  *   | { type: 'second', index: number, experiment: string, label: string, source: 'load'|'probe', second: LoadSecond }
  *   | { type: 'server-second', index: number, experiment: string, label: string, second: ServerSecond }
  *   | { type: 'run-end', index: number, total: number, record: RunRecord }
+ *   | { type: 'capacity-step', experiment: string, label: string, repeat: number, step: CapacityStep }
  *   | { type: 'experiment-end', experiment: string, verdicts: string[] }
  *   | { type: 'end', runs: number, total: number, interrupted: boolean }} RunEvent
  *   `runs` of the plan: every run in the order it will run.
+ *   `capacity-step`: under --capacity, a step of a configuration's search ended (after its closed-loop run's
+ *   `run-end`), with its rate, verdict and figures.
  *   `second`: one second of the running run's load (the built-in generator's) or of its probe, as it ends.
  *   `server-second`: the running run's server over the last second (about one a second), only while a
  *   subscriber asked for them (RunProgress.subscribe's `serverSeconds`): nobody asks the server otherwise.

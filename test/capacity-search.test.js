@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
   searchCapacity, judgeStep, backlogRise, backlogLimit, capacityInterval,
-  BACKLOG_SHARE, BACKLOG_MIN_RISE, BACKLOG_MIN_SECONDS, GENERATOR_SHARE, DEFAULT_TOLERANCE
+  BACKLOG_SHARE, BACKLOG_MIN_RISE, BACKLOG_MIN_SECONDS, GENERATOR_SHARE, LATENCY_RISE_SHARE, latencyRiseLimit, DEFAULT_TOLERANCE
 } from '../lib/analysis/capacity.js'
 import { parseSlo, meetsSlo } from '../lib/analysis/slo.js'
 import { rateInterval } from '../lib/analysis/stats.js'
@@ -354,4 +354,30 @@ test('capacity over repeated searches: the log-scale interval of stats.js, the m
   assert.ok(Number.isNaN(two.low) && Number.isNaN(two.high))
   assert.equal(two.n, 2)
   assert.ok(Number.isNaN(capacityInterval([null]).median))
+})
+
+test('the latency rule: the corrected p50 rising by more than a quarter of the goal\'s smallest latency bound', () => {
+  assert.equal(LATENCY_RISE_SHARE, 0.25)
+  const slo = parseSlo('p99<1s, p50<400ms')
+  assert.equal(latencyRiseLimit(slo), 100, 'a quarter of the smaller bound')
+  assert.equal(latencyRiseLimit(parseSlo('loop p99<50ms')), 250, 'no latency bound: a quarter of a second')
+  const judge = (/** @type {number} */ latencyRiseMs) => judgeStep(slo, 100, { ...figures({ achieved: 100, p99Ms: 50, late: [0, 0, 0, 0] }), latencyRiseMs })
+  assert.equal(judge(100).verdict, 'pass')
+  assert.deepEqual(judge(100.01), { verdict: 'fail', why: ['backlog growing: the corrected p50 rose 100 ms through the step (limit 100 ms)'] })
+  assert.equal(judge(-300).verdict, 'pass', 'a falling line is no backlog')
+})
+
+test('the generator rule reads the rate sent where the step records it, and says so', () => {
+  const slo = parseSlo('p99<1s')
+  const judge = (/** @type {number} */ sentRate, achieved = 1000) => judgeStep(slo, 1000, { ...figures({ achieved, p99Ms: 50, late: [0, 0, 0, 0] }), sentRate })
+  assert.equal(judge(900, 500).verdict, 'pass', 'all sent on time: answers still due are the server\'s, not the generator\'s')
+  assert.deepEqual(judge(899.9), { verdict: 'generator-bound', why: ['sent 900 of the 1000 req/s offered with the goal met: the generator, not the server, was the bound'] })
+})
+
+test('requests unanswered when a failing step ended are named among its reasons', () => {
+  const slo = parseSlo('p99<1s')
+  const f = { ...figures({ achieved: 10, p99Ms: 2000, late: [0, 0, 0] }), scheduled: 40, completed: 30 }
+  assert.deepEqual(judgeStep(slo, 10, f).why, ['p99 2 s >= 1 s', '10 of the 40 requests unanswered when the step ended, counted slower than every bound'])
+  // a few unanswered within the tail the goal allows: a pass, nothing to explain
+  assert.deepEqual(judgeStep(slo, 10, { ...f, p99Ms: 50, completed: 39 }), { verdict: 'pass', why: [] })
 })

@@ -27,11 +27,16 @@
 // a flat late count too (all of its requests late): its corrected latency, growing with the queue,
 // fails the goal instead.
 //
-// A step that meets the goal and has no growing backlog, yet was answered at less than GENERATOR_SHARE
-// (90%) of the offered rate, was bound by the generator (it did not send the requests), not the server:
-// the search stops there ('generator-bound') with the last pass as a lower bound. A generator that falls
-// behind while sending shows as late requests, which this rule cannot tell from a server's backlog;
-// that needs a signal from the generator's side.
+// Late requests show a backlog only where it waits in the generator, for a busy connection. With more
+// connections than requests in flight, it waits in the server instead, and every answer comes later
+// than the one before: the step fails too when the least-squares line through each second's corrected
+// p50 (`latencyRiseMs`) rises by more than LATENCY_RISE_SHARE (a quarter) of the goal's smallest latency
+// bound. Below capacity the queue does not grow and the line is flat, up to noise far below that share.
+//
+// A step that meets the goal and has no growing backlog, yet was sent at less than GENERATOR_SHARE
+// (90%) of the offered rate (`sentRate`; a caller that records none: `achievedRate`), was bound by the
+// generator, not the server: the search stops there ('generator-bound') with the last pass as a lower
+// bound.
 //
 // `budgetMs` bounds the whole search on the clock `now`: a step is started only when the time used so
 // far plus the longest step so far fits in the budget, so a search ends within it rather than one step
@@ -58,8 +63,13 @@ export const BACKLOG_SHARE = 0.1
 export const BACKLOG_MIN_RISE = 2
 /** The fewest whole seconds in which a step's backlog trend is judged. */
 export const BACKLOG_MIN_SECONDS = 3
-/** A step answered at less than this share of its offered rate, its goal met, was bound by the generator. */
+/** A step sent at less than this share of its offered rate, its goal met, was bound by the generator. */
 export const GENERATOR_SHARE = 0.9
+/** A backlog grows, too, when the corrected p50 rises through the step by more than this share of the goal's
+ * smallest latency bound... */
+export const LATENCY_RISE_SHARE = 0.25
+/** ...or of this, ms, when the goal names no latency. */
+const LATENCY_RISE_DEFAULT_BOUND_MS = 1000
 
 /**
  * How much the late requests per second rose through a step: the least-squares line through `late`
@@ -106,14 +116,35 @@ export function judgeStep (slo, rate, figures) {
   if (rise > limit) {
     why.push(`backlog growing: late requests rose ${rounded(rise)}/s over the step's ${figures.late.length} s (limit ${rounded(limit)}/s)`)
   }
+  const riseMs = figures.latencyRiseMs ?? NaN
+  const limitMs = latencyRiseLimit(slo)
+  if (riseMs > limitMs) why.push(`backlog growing: the corrected p50 rose ${rounded(riseMs)} ms through the step (limit ${rounded(limitMs)} ms)`)
+  const unanswered = (figures.scheduled ?? 0) - (figures.completed ?? 0)
+  if (why.length > 0 && unanswered > 0) {
+    why.push(`${unanswered} of the ${figures.scheduled} requests unanswered when the step ended, counted slower than every bound`)
+  }
   if (why.length > 0) return { verdict: 'fail', why }
-  if (!(figures.achievedRate >= GENERATOR_SHARE * rate)) {
+  // the rate the generator sent where the step records it; a caller's figures without it, what was answered
+  const sent = figures.sentRate ?? figures.achievedRate
+  if (!(sent >= GENERATOR_SHARE * rate)) {
+    const verb = figures.sentRate === undefined ? 'achieved' : 'sent'
     return {
       verdict: 'generator-bound',
-      why: [`achieved ${rounded(figures.achievedRate)} of the ${rounded(rate)} req/s offered with the goal met: the generator, not the server, was the bound`]
+      why: [`${verb} ${rounded(sent)} of the ${rounded(rate)} req/s offered with the goal met: the generator, not the server, was the bound`]
     }
   }
   return { verdict: 'pass', why: [] }
+}
+
+/**
+ * The rise of a step's corrected p50 beyond which its backlog grows: LATENCY_RISE_SHARE of the goal's
+ * smallest latency bound. A queue that grows through the step raises every answer's latency with it,
+ * whether it waits in the server (plenty of connections) or in the generator (late requests).
+ * @param {import('../types.js').Slo} slo
+ */
+export function latencyRiseLimit (slo) {
+  const bounds = slo.terms.filter((t) => t.measure !== 'errors' && t.measure !== 'loop p99').map((t) => t.below)
+  return LATENCY_RISE_SHARE * (bounds.length > 0 ? Math.min(...bounds) : LATENCY_RISE_DEFAULT_BOUND_MS)
 }
 
 /** Three significant figures, whole numbers from 100 up. @param {number} x */

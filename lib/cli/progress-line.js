@@ -19,6 +19,7 @@ export function createProgress (stream, { quiet = false, command = 'run' } = {})
         if (e.type === 'calibrate') stream.write(`syncbench ${command}: timing one ${e.op} operation alone for ${e.experiment}\n`)
         if (e.type === 'capacity') stream.write(`syncbench ${command}: ${capacityLine(e)}\n`)
         if (e.type === 'run-end') stream.write(`syncbench ${command}: run ${e.index}/${e.total} ${e.record.id}: ${runOutcome(e.record)}\n`)
+        if (e.type === 'capacity-step') stream.write(`syncbench ${command}: ${stepLine(e)}\n`)
       },
       done () {}
     }
@@ -33,6 +34,7 @@ export function createProgress (stream, { quiet = false, command = 'run' } = {})
     event (e) {
       if (e.type === 'calibrate') show(`syncbench ${command}: timing one ${e.op} operation alone for ${e.experiment}...`)
       if (e.type === 'capacity') show(`syncbench ${command}: ${capacityLine(e)}...`)
+      if (e.type === 'capacity-step') show(`syncbench ${command}: ${stepLine(e)}`)
       if (e.type === 'run-start') {
         const left = e.total - e.index
         show(`syncbench ${command}: run ${e.index}/${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${left} left${e.etaMs === null ? '' : `, ETA ${formatDuration(e.etaMs)}`}`)
@@ -82,4 +84,15 @@ export function formatDuration (ms) {
  */
 function capacityLine (e) {
   return `measuring the capacity of ${e.label} for ${e.experiment} (closed loop, ${Number(e.seconds.toPrecision(3))} s)`
+}
+
+/**
+ * A capacity search's step: "seed-bcrypt sync #1: 24 req/s pass (p99 412 ms)", "... 48 req/s fail (p99
+ * 2 s >= 1 s)".
+ * @param {{ experiment: string, label: string, repeat: number, step: import('../types.js').CapacityStep }} e
+ */
+function stepLine ({ experiment, label, repeat, step }) {
+  const p99 = step.figures.p99Ms
+  const why = step.verdict === 'pass' ? (p99 === null ? '' : ` (p99 ${formatNumber(p99)} ms)`) : ` (${step.why[0]})`
+  return `capacity of ${experiment} ${label} #${repeat}: ${formatNumber(step.rate)} req/s ${step.verdict}${why}`
 }

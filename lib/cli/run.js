@@ -34,6 +34,8 @@ import { dashboardOptions } from './dashboard-options.js'
 import { resolveNodeOption } from '../run/node-binaries.js'
 import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from '../report/version-report.js'
 import { redactUrl } from '../redact.js'
+import { parseSlo } from '../analysis/slo.js'
+import { capacityFailure, DEFAULT_SECONDS_PER_SEARCH, DEFAULT_STEP_SECONDS, MIN_STEP_SECONDS } from '../run/capacity-runner.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -119,6 +121,21 @@ How to load:
                          requests. Built-in engine only
   --slo-p99 <ms>         rate-sweep: the p99 latency a strategy must stay under
                          to "sustain" a rate (default 500 ms)
+
+Capacity at a latency goal:
+  --capacity             per configuration, after a 3 s closed-loop run, find
+                         the highest open-loop rate that meets --slo: grow it
+                         x2 from half the closed loop's req/s until a step
+                         fails, then bisect to within 5%; each step a fresh
+                         server (default --runs 1)
+  --slo <goal>           the goal: p50|p90|p99|p99.9 < time, loop p99 < time,
+                         errors < percent, joined with "," ("p99<300ms,
+                         errors<0.1%"; without an errors term, 1% fails)
+  --step <t>             seconds each step offers its rate (default ${DEFAULT_STEP_SECONDS}, at
+                         least ${MIN_STEP_SECONDS}); a step also waits for answers, up to the
+                         goal's largest time plus 1 s
+  --budget <t>           all the searches' time together (default ${DEFAULT_SECONDS_PER_SEARCH} s a
+                         search); a search out of time reports its best rate
   --engine <name>        load generator: ${toolNames.join(', ')}
                          (default builtin; the others must be installed)
   --response-timeout <t> the longest one response may take (seconds, or 500ms,
@@ -207,6 +224,8 @@ export async function main (argv, io) {
   }
   const engine = getTool(options.engine)
   checkOpenLoopTool(engine.name, openLoops(experiments, { requests: options.requests, concurrency: options.concurrency, rate: options.rate }))
+  const sweep = options.capacity && experiments.find((e) => e.rateSweep)
+  if (sweep) throw new InvalidOptionError(`--capacity cannot search ${sweep.name}: a rate-sweep offers fixed shares of its capacity (run the other experiments)`)
   if (options.sloP99 !== undefined && !experiments.some((e) => e.rateSweep)) throw invalidOption('--slo-p99', options.sloP99, 'applies to the rate-sweep only (an experiment with rateSweep)')
   if (!(await engine.available())) throw invalidOption('--engine', options.engine, `needs ${options.engine} installed (not found on PATH)`)
   // the probe (lib/run/prober.js) loads with the built-in engine whatever --engine says: SYNCBENCH_IO
@@ -215,7 +234,7 @@ export async function main (argv, io) {
   // before the results folder exists: a port in use leaves nothing behind
   const dashboard = options.dashboard ? await (await import('./dashboard.js')).openDashboard(`syncbench run ${experiments.map((e) => e.name).join(', ')}`, options, io, 'syncbench run') : null
   try {
-    return await runAndReport({ options, experiments, engine, argv, io, cwd, nodes, dashboard })
+    return await runAndReport({ options, experiments, engine, argv, io, cwd, nodes, dashboard, ...options.capacity && { failure: capacityFailure } })
   } finally {
     await dashboard?.close()
   }
@@ -338,7 +357,8 @@ async function measure ({ options, experiments, engine, outDir, argv, io, nodes,
   try {
     const outcome = await runExperiments({
       experiments,
-      runs: options.runs,
+      // a search per configuration and repeat is long: one unless asked
+      runs: options.runs ?? (options.capacity ? 1 : undefined),
       // the runner's options type an engine's run() as taking any object; getTool's take LoadOptions
       engine: /** @type {NonNullable<import('../run/runner.js').RunnerOptions['engine']>} */ (engine),
       target: options.target,
@@ -346,6 +366,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, nodes,
       runTimeout: options.runTimeout,
       overrides: { requests: options.requests, concurrency: options.concurrency, responseTimeout: options.responseTimeout, workers: options.workers, rate: options.rate, secretHeaders: options.secretHeaders },
       sloP99Ms: options.sloP99,
+      ...options.capacity && options.slo && { capacity: capacitySettings(options, experiments, nodes) },
       calibrate: options.calibrate,
       probe: options.probe,
       probePath: options.probePath,
@@ -362,6 +383,21 @@ async function measure ({ options, experiments, engine, outDir, argv, io, nodes,
   } finally {
     line.done()
   }
+}
+
+/**
+ * --capacity's settings for the runner: the goal, the step, the budget (default DEFAULT_SECONDS_PER_SEARCH
+ * for each search the runs will make).
+ * @param {RunArgs} options
+ * @param {import('../run/experiment-loader.js').Experiment[]} experiments
+ * @param {import('../run/node-binaries.js').NodeBinary[]} nodes
+ * @returns {import('../run/capacity-runner.js').CapacitySettings}
+ */
+function capacitySettings (options, experiments, nodes) {
+  const configurations = experiments.reduce((n, e) => n + expandExperiment(e, { concurrency: options.concurrency }).length, 0)
+  const searches = configurations * (options.runs ?? 1) * Math.max(1, nodes.length)
+  const budget = options.budget ?? searches * DEFAULT_SECONDS_PER_SEARCH
+  return { slo: /** @type {import('../types.js').Slo} */ (options.slo), stepSeconds: options.step, budgetMs: budget * 1000 }
 }
 
 /**
@@ -396,7 +432,9 @@ async function report ({ outcome, outDir, shown, io, html: withHtml, dashboard =
   // an interrupted scan answers what it measured so far, if anything: that is no failure
   const unanswered = failure && !interrupted ? failure(results) : null
   const failures = [error, written.error, unanswered === null ? null : new Error(unanswered)].filter((err) => err !== null)
-  for (const err of failures) io.stderr.write(`syncbench ${command}: ${err.message}\n`)
+  for (const err of [error, written.error]) if (err) io.stderr.write(`syncbench ${command}: ${err.message}\n`)
+  // one line each (a capacity run names every search that found nothing), wrapped at 100 columns
+  for (const line of unanswered?.split('\n') ?? []) io.stderr.write(`${wrap(`syncbench ${command}: ${line}`, undefined, '  ')}\n`)
   // wrapped at 100 columns, its continuation indented: ten runs named pass a terminal's width
   if (invalid.length > 0) io.stderr.write(`${wrap(`syncbench ${command}: ${describeInvalid(invalid)}`, undefined, '  ')}\n`)
   dashboard?.finish({
@@ -554,6 +592,30 @@ export function existingFolder (flag, dir) {
   return abs
 }
 
+/** --step's most: ten minutes. */
+const MAX_STEP_SECONDS = 600
+/** --budget's least and most: a minute, a day. */
+const MIN_BUDGET_SECONDS = 1
+const MAX_BUDGET_SECONDS = 86_400
+
+/**
+ * --capacity needs --slo, and the flags that only it reads need it; a search picks each step's rate
+ * and length, so -R and the external engines (no open loop with a schedule of syncbench's) are out.
+ * @param {{ capacity: boolean, slo?: import('../types.js').Slo, rate?: number, engine: string }} options
+ * @param {Record<string, unknown>} values  as parsed
+ */
+function checkCapacityOptions (options, values) {
+  if (!options.capacity) {
+    for (const flag of ['slo', 'step', 'budget']) {
+      if (values[flag] !== undefined) throw invalidOption(`--${flag}`, String(values[flag]), 'applies to --capacity only')
+    }
+    return
+  }
+  if (options.slo === undefined) throw new InvalidOptionError('--capacity needs --slo, the goal a rate must meet (--slo "p99<1s")')
+  if (values.rate !== undefined) throw invalidOption('-R', String(values.rate), 'cannot go with --capacity (the search picks each step\'s rate)')
+  if (options.engine !== 'builtin') throw invalidOption('--engine', options.engine, 'must be builtin with --capacity (its steps are open loop)')
+}
+
 /** @typedef {ReturnType<typeof parseRunArgs>} RunArgs */
 
 /**
@@ -571,6 +633,10 @@ export function parseRunArgs (argv) {
     workers: { type: 'string' },
     rate: { type: 'string', short: 'R' },
     'slo-p99': { type: 'string' },
+    capacity: { type: 'boolean' },
+    slo: { type: 'string' },
+    step: { type: 'string' },
+    budget: { type: 'string' },
     engine: { type: 'string' },
     target: { type: 'string' },
     out: { type: 'string' },
@@ -629,6 +695,11 @@ export function parseRunArgs (argv) {
     rate: values.rate === undefined ? undefined : parseLoadArg('rate', '-R', values.rate),
     secretHeaders: values['secret-header']?.map((name) => parseLoadArg('secretHeaders', '--secret-header', name)),
     sloP99: positiveMs('--slo-p99', values['slo-p99']),
+    capacity: Boolean(values.capacity),
+    /** --slo parsed (lib/analysis/slo.js); undefined without it */
+    slo: values.slo === undefined ? undefined : parseSlo(values.slo),
+    step: durationOption('--step', values.step, MIN_STEP_SECONDS, MAX_STEP_SECONDS) ?? DEFAULT_STEP_SECONDS,
+    budget: durationOption('--budget', values.budget, MIN_BUDGET_SECONDS, MAX_BUDGET_SECONDS),
     engine: values.engine ?? 'builtin',
     target: values.target,
     out: values.out,
@@ -657,6 +728,7 @@ export function parseRunArgs (argv) {
     verbose: Boolean(values.verbose) && !values.quiet,
     ...dashboardOptions(values)
   }
+  checkCapacityOptions(options, values)
   if (options.baseline !== undefined && options.workload === undefined) throw invalidOption('--baseline', options.baseline, 'applies to --workload only (an experiment file sets its own baseline)')
   if (!toolNames.includes(options.engine)) throw invalidOption('--engine', options.engine, `must be one of ${toolNames.join(', ')}`)
   if (options.workers !== undefined && options.engine !== 'builtin') throw invalidOption('--workers', String(values.workers), `applies to the built-in engine only, not --engine ${options.engine}`)

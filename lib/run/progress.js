@@ -98,6 +98,14 @@ export class RunProgress {
   }
 
   /**
+   * A step of a capacity search ended (--capacity).
+   * @param {{ experiment: string, label: string, repeat: number, step: import('../types.js').CapacityStep }} step
+   */
+  capacityStep ({ experiment, label, repeat, step }) {
+    this.#emit({ type: 'capacity-step', experiment, label, repeat, step })
+  }
+
+  /**
    * The next run of the plan starts.
    * @param {{ experiment: string, label: string, repeat: number, requests: number }} run  requests: its load's
    */

@@ -21,6 +21,7 @@ import { track, trackGroup } from './children.js'
 import { loadInvalidity } from '../analysis/validity.js'
 import { checkTarget } from './target.js'
 import { runDeadlineMs } from './run-deadline.js'
+import { capacityRuns, closedLoopConfiguration, searchConfiguration } from './capacity-runner.js'
 import { startProbe } from './prober.js'
 import { RunProgress, runLabel } from './progress.js'
 import { redactArgv, redactUrl } from '../redact.js'
@@ -68,6 +69,9 @@ const SERVER_SECOND_MS = 1000
  * @property {RunProgress} [progress]           where the runner reports its progress (lib/run/progress.js), for
  *                                              the subscribers the caller gave it; a new one by default
  * @property {(event: import('../types.js').RunEvent) => void} [onEvent]  subscribes to that progress
+ * @property {import('./capacity-runner.js').CapacitySettings} [capacity]  --capacity: after each configuration's
+ *                                              closed-loop run (cut short), a search for its capacity at the goal
+ *                                              (lib/run/capacity-runner.js); results.json `capacity` records them
  * @property {import('./node-binaries.js').NodeBinary[]} [nodes]  --node: every configuration runs under each of
  *                                              these binaries in turn (their server children; the load generator
  *                                              stays in this process), the first the baseline; none: this one's
@@ -129,6 +133,11 @@ export async function runExperiments (options) {
     runs: []
   }
   if (nodes.length > 0) results.nodes = nodes.map(({ name, path, versions }) => ({ name, path, versions }))
+  const capacity = options.capacity
+  if (capacity) results.capacity = capacityRuns(capacity)
+  // each search gets what the budget has left over the searches left, so a quick one leaves more to the rest
+  let searchesLeft = plans.reduce((n, p) => n + p.order.length, 0)
+  const searchesStarted = Date.now()
   const save = () => writeAtomic(file, JSON.stringify(results, null, 2) + '\n')
   await save()
   progress.planned(plans)
@@ -186,7 +195,9 @@ export async function runExperiments (options) {
     for (const { configuration: planned, repeat, node } of order) {
       if (signal?.aborted) break
       // a rate-sweep step's rate is its fraction of the variant's capacity, measured above
-      const configuration = experiment.rateSweep ? atOfferedRate(planned, capacities[planned.variant], experiment.rateSweep) : planned
+      const configuration = experiment.rateSweep
+        ? atOfferedRate(planned, capacities[planned.variant], experiment.rateSweep)
+        : capacity ? closedLoopConfiguration(planned) : planned
       progress.runStarted({ experiment: experiment.name, label: runLabel(configuration.label, node), repeat, requests: configuration.load.requests })
       const probe = options.probe ?? (experiment.probe === true && !target)
       // the server is asked for its figures during the load only when a live view shows them
@@ -209,6 +220,21 @@ export async function runExperiments (options) {
       results.runs.push(record)
       await save()
       progress.runEnded(record)
+      if (capacity && results.capacity && !record.error && !signal?.aborted) {
+        const budgetMs = Math.max(1, (capacity.budgetMs - (Date.now() - searchesStarted)) / searchesLeft)
+        searchesLeft--
+        const search = await searchConfiguration({
+          configuration: planned,
+          closedLoop: record,
+          settings: capacity,
+          budgetMs,
+          signal,
+          onStep: (step) => progress.capacityStep({ experiment: experiment.name, label: runLabel(configuration.label, node), repeat, step }),
+          runStep: (stepConfig) => runOne({ experiment, configuration: stepConfig, repeat, engine, target, signal, outDir, node })
+        })
+        if (!signal?.aborted || search.search?.steps.length) results.capacity.searches.push(search)
+        await save()
+      }
       if (record.error) {
         error = errorFromCode(record.error.code, `${record.id}: ${record.error.message}`, errorCodes.EXPERIMENT)
         // The partial result, where the error class declares one (lib/errors.js).
