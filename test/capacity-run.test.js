@@ -168,6 +168,6 @@ test('capacityFailure names each search that found nothing, and none when all fo
   for (const step of none.capacity.searches[0].search.steps) Object.assign(step, { verdict: 'fail', why: ['p99 1.5 s >= 1 s'] })
   const line = /** @type {string} */ (capacityFailure(none))
   const lowest = Math.min(...none.capacity.searches[0].search.steps.map((/** @type {any} */ s) => s.rate))
-  assert.match(line, new RegExp(`^no rate met p99 < 1 s for seed-bcrypt sync #1: the lowest tried, ${lowest} req/s, failed with p99 1\.5 s >= 1 s$`))
+  assert.match(line, new RegExp(`^no rate met p99 < 1 s for seed-bcrypt sync #1: the lowest tried, ${lowest} req/s, failed with p99 1\\.5 s >= 1 s$`))
   assert.equal(capacityFailure(/** @type {any} */ ({ ...none, capacity: undefined })), null)
 })
