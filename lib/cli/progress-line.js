@@ -3,6 +3,7 @@
 // run (its req/s), so a CI log shows that the run is alive without the carriage returns. Never with
 // --quiet. The plan, the heartbeats and the end are for other views.
 import { formatNumber } from '../format.js'
+import { fitLine } from '../report/text-table.js'
 
 /** @typedef {import('../types.js').RunEvent} RunEvent */
 
@@ -19,7 +20,7 @@ export function createProgress (stream, { quiet = false, command = 'run' } = {})
         if (e.type === 'calibrate') stream.write(`syncbench ${command}: timing one ${e.op} operation alone for ${e.experiment}\n`)
         if (e.type === 'capacity') stream.write(`syncbench ${command}: ${capacityLine(e)}\n`)
         if (e.type === 'run-end') stream.write(`syncbench ${command}: run ${e.index}/${e.total} ${e.record.id}: ${runOutcome(e.record)}\n`)
-        if (e.type === 'capacity-step') stream.write(`syncbench ${command}: ${stepLine(e)}\n`)
+        if (e.type === 'capacity-step') stream.write(`${fitLine(`syncbench ${command}: ${stepLine(e)}`)}\n`)
       },
       done () {}
     }
@@ -34,7 +35,7 @@ export function createProgress (stream, { quiet = false, command = 'run' } = {})
     event (e) {
       if (e.type === 'calibrate') show(`syncbench ${command}: timing one ${e.op} operation alone for ${e.experiment}...`)
       if (e.type === 'capacity') show(`syncbench ${command}: ${capacityLine(e)}...`)
-      if (e.type === 'capacity-step') show(`syncbench ${command}: ${stepLine(e)}`)
+      if (e.type === 'capacity-step') show(fitLine(`syncbench ${command}: ${stepLine(e)}`))
       if (e.type === 'run-start') {
         const left = e.total - e.index
         show(`syncbench ${command}: run ${e.index}/${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${left} left${e.etaMs === null ? '' : `, ETA ${formatDuration(e.etaMs)}`}`)
@@ -88,7 +89,7 @@ function capacityLine (e) {
 
 /**
  * A capacity search's step: "seed-bcrypt sync #1: 24 req/s pass (p99 412 ms)", "... 48 req/s fail (p99
- * 2 s >= 1 s)".
+ * 2 s >= 1 s)"; the caller fits it to the terminal (a long reason loses its end).
  * @param {{ experiment: string, label: string, repeat: number, step: import('../types.js').CapacityStep }} e
  */
 function stepLine ({ experiment, label, repeat, step }) {
