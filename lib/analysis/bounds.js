@@ -258,3 +258,36 @@ export function projectBound (strategy, measured, to) {
   const r = strategyBound({ strategy, workMs: measured.workMs, httpMs: measured.httpMs, shape })
   return r.bound ? { bound: r.bound, why: null, shape } : { bound: null, why: r.why, shape }
 }
+
+/**
+ * A configuration's capacity at a latency goal (run --capacity) on another machine shape, as a factor
+ * of the capacity measured here. A capacity is a rate below the strategy's bound, the rate at which the
+ * queue in front of that bound still keeps the goal's percentile under its limit; while the same kind
+ * of bound holds on both shapes (the main thread on both, the pool threads on both, the cores on both),
+ * the queue is the same queue served faster or slower, and the capacity scales with the bound's rate.
+ * Where the bound changes kind (async's 4 pool threads here, the cores there), the queue that sets the
+ * latency is another one, and so is the capacity: no factor. Nor for a goal with a loop p99 term: the
+ * event loop's delay is not a rate the bounds predict. The bound here is recomputed with the search's
+ * connections in flight, which an open loop's steps hold at most.
+ * @param {string} strategy
+ * @param {RowBound} measured   the configuration's bound on the machine it ran on (experimentBounds)
+ * @param {number} connections  the open loop's connections in the search's steps
+ * @param {import('../types.js').Slo} slo
+ * @param {{ cores?: number, pool?: number, workers?: number }} to
+ * @returns {{ scale: number, here: Bound, there: Bound, why: null } | { scale: null, here: Bound|null, there: Bound|null, why: string }}
+ */
+export function projectCapacity (strategy, measured, connections, slo, to) {
+  if (slo.terms.some((t) => t.measure === 'loop p99')) {
+    return { scale: null, here: null, there: null, why: 'its goal has a loop p99 term: the event loop\'s delay is not a rate the bounds scale' }
+  }
+  if (!measured.shape || measured.bound === null) return { scale: null, here: null, there: null, why: measured.why ?? 'no bound' }
+  const shape = { ...measured.shape, ...connections > 0 && { inFlight: connections } }
+  const here = strategyBound({ strategy, workMs: measured.workMs, httpMs: measured.httpMs, shape })
+  if (here.bound === null) return { scale: null, here: null, there: null, why: here.why }
+  const there = projectBound(strategy, { ...measured, shape, bound: here.bound }, to)
+  if (there.bound === null) return { scale: null, here: here.bound, there: null, why: there.why }
+  if (there.bound.kind !== here.bound.kind) {
+    return { scale: null, here: here.bound, there: there.bound, why: `its bound moves from the ${here.bound.name} to the ${there.bound.name}: a capacity scales only under the same kind of bound` }
+  }
+  return { scale: there.bound.predictedRps / here.bound.predictedRps, here: here.bound, there: there.bound, why: null }
+}

@@ -42,7 +42,7 @@
 // far plus the longest step so far fits in the budget, so a search ends within it rather than one step
 // past. `maxSteps` bounds the count. Either ends the search with 'budget' and the best rate so far.
 // A step whose `measure` throws ends the search with that error; `onStep` has seen every step before it.
-import { meetsSlo } from './slo.js'
+import { meetsSlo, sloText } from './slo.js'
 import { rateInterval, ratioInterval, welchTTest } from './stats.js'
 
 /** @typedef {import('../types.js').StepFigures} StepFigures */
@@ -331,4 +331,89 @@ export function capacityRows (results, experiment) {
       : { ...ratioInterval(mine, base), p: welchTTest(mine.map(Math.log), base.map(Math.log)).p }
     return [{ label, node, capacities, interval: capacityInterval(capacities), reasons: list.map((s) => s.error || !s.search ? 'error' : s.search.reason), searches: list, baseline, ratio }]
   }))
+}
+
+/**
+ * Whether two results files' capacities compare: 'same' when both hold searches at one goal;
+ * 'neither', 'only-a', 'only-b' when not both hold searches; 'goals-differ' when their goals differ (a
+ * capacity is the highest rate meeting its goal: at another goal it is another quantity). Goals are
+ * compared as written back by sloText, which is canonical.
+ * @param {import('../types.js').ResultsFile} a
+ * @param {import('../types.js').ResultsFile} b
+ * @returns {'same'|'neither'|'only-a'|'only-b'|'goals-differ'}
+ */
+export function capacityPairing (a, b) {
+  const [ha, hb] = [hasCapacity(a), hasCapacity(b)]
+  if (!ha || !hb) return ha ? 'only-a' : hb ? 'only-b' : 'neither'
+  return sloText(/** @type {import('../types.js').CapacityRuns} */ (a.capacity).slo) === sloText(/** @type {import('../types.js').CapacityRuns} */ (b.capacity).slo) ? 'same' : 'goals-differ'
+}
+
+/** @param {import('../types.js').ResultsFile} results */
+function hasCapacity (results) {
+  return (results.capacity?.searches.length ?? 0) > 0
+}
+
+/**
+ * One side of a configuration's capacity comparison.
+ * @typedef {object} CapacitySide
+ * @property {number} n                   searches that found a capacity (what the interval is over)
+ * @property {(number|null)[]} capacities  each search's, in repeat order (null: none found)
+ * @property {(CapacitySearch['reason']|'error')[]} reasons
+ * @property {CapacityInterval} interval
+ */
+
+/**
+ * A configuration's capacity in b against a (syncbench compare).
+ * @typedef {object} CapacityComparison
+ * @property {string} experiment
+ * @property {string} label        the configuration, and under --node its binary after an at sign, as compareResults names it
+ * @property {CapacitySide} a
+ * @property {CapacitySide} b
+ * @property {number} change       b / a of the geometric means - 1; NaN where a side found none
+ * @property {import('./stats.js').RatioInterval} ratio  b / a over the found capacities (stats.js ratioInterval)
+ * @property {import('./stats.js').WelchResult} test     Welch's t-test of b's log capacities against a's
+ * @property {boolean} noneFound   a search of b found no rate that meets the goal ('no-rate-meets') where a
+ *                                 search of a found one: the goal is no longer met at any rate
+ */
+
+/**
+ * Every configuration with capacity searches in both files (and binary, under --node), in a's order: the
+ * capacities found on each side and b / a, as compareResults compares their req/s (Welch on the logs).
+ * Searches that found none are left out of the interval, and counted.
+ * @param {import('../types.js').ResultsFile} a
+ * @param {import('../types.js').ResultsFile} b
+ * @returns {CapacityComparison[]}
+ */
+export function compareCapacities (a, b) {
+  const key = (/** @type {CapacityRow} */ r) => `${r.label}\0${r.node ?? ''}`
+  return a.experiments.flatMap((e) => {
+    const theirs = new Map(capacityRows(b, e.name).map((r) => [key(r), r]))
+    return capacityRows(a, e.name).flatMap((ra) => {
+      const rb = theirs.get(key(ra))
+      if (!rb) return []
+      const [sa, sb] = [capacitySide(ra), capacitySide(rb)]
+      const [fa, fb] = [foundOf(ra), foundOf(rb)]
+      const ratio = ratioInterval(fb, fa)
+      return [{
+        experiment: e.name,
+        label: ra.node === null ? ra.label : `${ra.label} @${ra.node}`,
+        a: sa,
+        b: sb,
+        change: ratio.ratio - 1,
+        ratio,
+        test: welchTTest(fb.map(Math.log), fa.map(Math.log)),
+        noneFound: fa.length > 0 && rb.reasons.includes('no-rate-meets')
+      }]
+    })
+  })
+}
+
+/** @param {CapacityRow} row @returns {CapacitySide} */
+function capacitySide (row) {
+  return { n: foundOf(row).length, capacities: row.capacities, reasons: row.reasons, interval: row.interval }
+}
+
+/** @param {CapacityRow} row @returns {number[]} */
+function foundOf (row) {
+  return row.capacities.filter(/** @returns {c is number} */ (c) => c !== null)
 }

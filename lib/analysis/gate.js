@@ -4,6 +4,10 @@
 // mean that happened to land there. An interval entirely inside 1 ± X is "equivalent" (the interval
 // form of an equivalence test, conservative: TOST at 5% would use the 90% interval). The words are
 // lib/report/compare-gate.js's; the exit code is lib/cli/compare.js's.
+//
+// Capacities (run --capacity) go through the same rule, their found capacities in place of the runs'
+// req/s, with one verdict more: a configuration whose goal b meets at no rate, where a met it at some,
+// fails whatever the interval (there is no ratio to a rate that does not exist).
 import { MIN_RUNS_FOR_INTERVAL } from './stats.js'
 
 /**
@@ -14,13 +18,14 @@ import { MIN_RUNS_FOR_INTERVAL } from './stats.js'
  * - `faster`: the whole interval is above 1
  * - `too-few-runs`: a side has fewer than MIN_RUNS_FOR_INTERVAL runs: no interval, no decision
  * - `no-interval`: enough runs, but a rate of 0 leaves the log-scale interval undefined
- * @typedef {'slower'|'slower-within'|'equivalent'|'no-change'|'faster'|'too-few-runs'|'no-interval'} GateVerdict
+ * - `none-found`: capacities only: a search of b found no rate that meets the goal, where a found one (fails)
+ * @typedef {'slower'|'slower-within'|'equivalent'|'no-change'|'faster'|'too-few-runs'|'no-interval'|'none-found'} GateVerdict
  */
 
 /**
  * @typedef {object} GateDecision
  * @property {GateVerdict} verdict
- * @property {boolean} fails   verdict === 'slower'
+ * @property {boolean} fails   verdict === 'slower' or 'none-found'
  */
 
 /**
@@ -59,7 +64,28 @@ export function gateDecision (ratio, nA, nB, threshold) {
  * @returns {GateResult}
  */
 export function evaluateGate (rows, threshold) {
-  const decisions = rows.map((r) => gateDecision(r.ratio, r.a.n, r.b.n, threshold))
+  return gateOver(rows.map((r) => gateDecision(r.ratio, r.a.n, r.b.n, threshold)), threshold)
+}
+
+/**
+ * The gate over every configuration's capacity (lib/analysis/capacity.js compareCapacities): the
+ * rule of gateDecision on the found capacities, and 'none-found' where b meets the goal at no rate.
+ * @param {import('./capacity.js').CapacityComparison[]} rows
+ * @param {number} threshold
+ * @returns {GateResult}
+ */
+export function evaluateCapacityGate (rows, threshold) {
+  /** @type {GateDecision} */
+  const none = { verdict: 'none-found', fails: true }
+  return gateOver(rows.map((r) => r.noneFound ? none : gateDecision(r.ratio, r.a.n, r.b.n, threshold)), threshold)
+}
+
+/**
+ * @param {GateDecision[]} decisions
+ * @param {number} threshold
+ * @returns {GateResult}
+ */
+function gateOver (decisions, threshold) {
   const where = (/** @type {(d: GateDecision) => boolean} */ f) => decisions.flatMap((d, i) => f(d) ? [i] : [])
   const slower = where((d) => d.fails)
   const undecided = where((d) => d.verdict === 'too-few-runs' || d.verdict === 'no-interval')

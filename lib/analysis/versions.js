@@ -6,6 +6,7 @@
 // versions (stats.js ratioChange). The words are lib/report's (versions.js there).
 import { summarizeExperiments, rps, compareResults } from './summarize.js'
 import { ratioInterval, ratioChange, welchTTest } from './stats.js'
+import { compareCapacities } from './capacity.js'
 
 /**
  * @typedef {NonNullable<import('../types.js').ResultsFile['nodes']>[number]} ResultsNode
@@ -141,4 +142,26 @@ export function compareVersions (results) {
 export function primaryResults (results) {
   const [base] = resultsNodes(results)
   return base ? resultsOfNode(results, base) : results
+}
+
+/**
+ * compareVersions for capacities (run --capacity --node): each configuration's capacities on each
+ * version after the first against the baseline version's, labelled as compareVersions labels them.
+ * @param {import('../types.js').ResultsFile} results
+ * @returns {(import('./capacity.js').CapacityComparison & { nodes: { a: string, b: string } })[]}
+ */
+export function compareCapacityVersions (results) {
+  const nodes = resultsNodes(results)
+  if (nodes.length < 2 || !results.capacity) return []
+  const capacity = results.capacity
+  // each version's searches without their binary: compareCapacities then pairs them by configuration alone
+  const [base, ...others] = nodes.map((node) => ({
+    ...results,
+    capacity: { ...capacity, searches: capacity.searches.filter((s) => s.node?.name === node.name).map(({ node, ...search }) => search) }
+  }))
+  return others.flatMap((other, i) => compareCapacities(base, other).map((row) => ({
+    ...row,
+    label: `${row.label} (${nodes[i + 1].name} vs ${nodes[0].name})`,
+    nodes: { a: nodes[0].name, b: nodes[i + 1].name }
+  })))
 }

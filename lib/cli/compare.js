@@ -7,16 +7,17 @@ import { InvalidOptionError, MissingArgumentError, ResultsError, invalidOption }
 import { readResultsFile } from '../run/results-writer.js'
 import { compareResults, invalidReason } from '../analysis/summarize.js'
 import { describeRuns, transportNote } from '../report/phrases.js'
-import { compareTable, compareLatencyTable } from '../report/tables.js'
+import { compareTable, compareLatencyTable, capacityCompareTable } from '../report/tables.js'
 import { renderTerminal } from '../report/text-table.js'
 import { wrap } from '../report/wrap.js'
 import { renderMarkdownTable } from '../report/markdown.js'
 import { compareJson } from '../report/compare-json.js'
 import { resultsFileOf } from '../run/results-path.js'
-import { evaluateGate } from '../analysis/gate.js'
-import { gateSummary, blockingGateSummary } from '../report/compare-gate.js'
+import { evaluateGate, evaluateCapacityGate } from '../analysis/gate.js'
+import { gateSummary, blockingGateSummary, capacityGateSummary, capacityPairingNote } from '../report/compare-gate.js'
 import { compareScans, scanChangeLines } from '../report/kinds/scan.js'
-import { compareVersions, resultsNodes, resultsOfNode } from '../analysis/versions.js'
+import { compareVersions, compareCapacityVersions, resultsNodes, resultsOfNode } from '../analysis/versions.js'
+import { capacityPairing, compareCapacities } from '../analysis/capacity.js'
 
 /** The exit code of a failed gate (--fail-if-slower, --fail-if-blocking): apart from 1 (an error) and 2 (a bad command line). */
 export const EXIT_SLOWER = 3
@@ -41,6 +42,13 @@ its versions: a is the baseline binary (the first --node), b each other one,
 configuration by configuration ("readFile (24 vs 20)"); the gate then fails
 when a Node.js upgrade makes a configuration slower. Two such files are
 compared binary by binary ("readFile @24").
+
+Two results of syncbench run --capacity searched at the same goal also
+compare each configuration's capacity (the highest rate that met the goal):
+the capacities found in a and in b, b / a with its 95% CI and p-value, as for
+req/s. --fail-if-slower applies its rule to them too, and fails where a search
+of b met the goal at no rate while a's found one. Files searched at different
+goals, or one without searches, compare req/s alone, and say so in a line.
 
 Two results of syncbench scan are compared route by route (matched by their
 key, "GET /users/:id"): each route that started holding the event loop in b
@@ -76,7 +84,8 @@ Exit codes:
   2   a bad command line (an unknown option, a bad --fail-if-slower value, not
       two files)
   3   --fail-if-slower failed: some configuration is slower beyond the
-      threshold; or --fail-if-blocking failed: some route started blocking
+      threshold (its req/s or its capacity); or --fail-if-blocking failed:
+      some route started blocking
 `
 
 /**
@@ -101,15 +110,20 @@ export async function main (argv, io) {
   const leftOut = invalid ? ` (${invalid} invalid run${invalid === 1 ? '' : 's'} left out)` : ''
   if (rows.length === 0) throw new ResultsError(`${fileA} and ${fileB} have no successful configuration in common${leftOut}`)
   const gate = threshold === undefined ? undefined : evaluateGate(rows, threshold)
+  const capacity = sides.capacity
+  const capacityGate = threshold === undefined || capacity.rows.length === 0 ? undefined : evaluateCapacityGate(capacity.rows, threshold)
+  const capacityNote = capacityPairingNote(capacity.pairing, capacity.rows.length, { file: fileA, results: a }, { file: fileB, results: b })
+  const goal = a.capacity?.goal ?? ''
   const changes = compareScans(a, b)
   if (parsed.failIfBlocking && changes.length === 0) {
     throw new ResultsError(`${fileA} and ${fileB} hold no scan in common: --fail-if-blocking compares the routes of two syncbench scan results`)
   }
   const blocking = parsed.failIfBlocking ? { started: changes.filter((c) => c.change === 'started') } : undefined
-  const exitCode = gate?.failed || blocking?.started.length ? EXIT_SLOWER : 0
+  const exitCode = gate?.failed || capacityGate?.failed || blocking?.started.length ? EXIT_SLOWER : 0
   if (parsed.json) {
     const scan = changes.length ? { changes, gate: blocking ? { failed: blocking.started.length > 0, exitCode: blocking.started.length ? EXIT_SLOWER : 0, started: blocking.started.length } : null } : null
-    const json = compareJson(rows, { file: fileA, results: a }, { file: fileB, results: b }, gate && { result: gate, exitCode: EXIT_SLOWER }, scan)
+    const capacityOut = capacity.pairing === 'neither' ? null : { ...capacity, note: capacityNote, gate: capacityGate && { result: capacityGate, exitCode: EXIT_SLOWER } }
+    const json = compareJson(rows, { file: fileA, results: a }, { file: fileB, results: b }, gate && { result: gate, exitCode: EXIT_SLOWER }, scan, capacityOut)
     io.stdout.write(JSON.stringify(json, null, 2) + '\n')
     return exitCode
   }
@@ -118,7 +132,8 @@ export async function main (argv, io) {
   const names = sides.versions ?? { a: describe(a, fileA), b: describe(b, fileB) }
   const table = compareTable(rows, names, gate)
   const latency = compareLatencyTable(rows, names)
-  for (const t of latency ? [table, latency] : [table]) {
+  const capacities = capacity.rows.length ? capacityCompareTable(capacity.rows, names, goal, capacityGate) : null
+  for (const t of [table, latency, capacities].filter((x) => x !== null)) {
     // In markdown a blank line ends the table: GitHub's (a job summary) would take the next line as a row.
     io.stdout.write(parsed.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}\n` : renderTerminal(t, { whole: 'syncbench compare --markdown', keys: 2 }))
   }
@@ -128,6 +143,8 @@ export async function main (argv, io) {
     invalid ? `(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)` : null,
     rows.some((r) => r.test.p >= 0) ? null : '(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)',
     gate ? gateSummary(gate, rows, EXIT_SLOWER) : null,
+    capacityNote,
+    capacityGate ? capacityGateSummary(capacityGate, capacity.rows, goal, EXIT_SLOWER) : null,
     // two scans: the routes that started or stopped holding the event loop, and the gate on them
     ...scanChangeLines(changes),
     blocking ? blockingGateSummary(changes, EXIT_SLOWER) : null
@@ -144,7 +161,9 @@ export async function main (argv, io) {
 async function fileSides (pathA, pathB) {
   const [fileA, fileB] = [await resultsFileOf(pathA), await resultsFileOf(pathB)]
   const [a, b] = [await readResultsFile(fileA), await readResultsFile(fileB)]
-  return { a, b, fileA, fileB, rows: compareResults(a, b), versions: null, runs: [...a.runs, ...b.runs] }
+  const pairing = capacityPairing(a, b)
+  const capacity = { pairing, rows: pairing === 'same' ? compareCapacities(a, b) : [] }
+  return { a, b, fileA, fileB, rows: compareResults(a, b), versions: null, runs: [...a.runs, ...b.runs], capacity }
 }
 
 /**
@@ -161,7 +180,9 @@ async function versionSides (given) {
   const [base, ...others] = nodes
   const describe = (/** @type {typeof base} */ n) => `Node ${n.versions.node} (--node ${n.name})`
   const versions = { a: `${file}: ${describe(base)}, the baseline`, b: others.map(describe).join(', ') }
-  return { a: resultsOfNode(results, base), b: resultsOfNode(results, others[0]), fileA: file, fileB: file, rows: compareVersions(results), versions, runs: results.runs }
+  // one file's versions searched at one goal
+  const capacity = { pairing: capacityPairing(results, results), rows: compareCapacityVersions(results) }
+  return { a: resultsOfNode(results, base), b: resultsOfNode(results, others[0]), fileA: file, fileB: file, rows: compareVersions(results), versions, runs: results.runs, capacity }
 }
 
 /**

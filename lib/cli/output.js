@@ -17,7 +17,7 @@ export const EXIT_CODES = Object.freeze([
   { codes: [0], meaning: 'done; for compare --fail-if-slower, the gate passed' },
   { codes: [1], meaning: 'a run failed or was invalid, a file is unreadable or malformed, a server did not start; syncbench ab: a run ab would abort, and Ctrl-C after the report of what was measured, as ab does' },
   { codes: [2], meaning: 'a bad command line: one line naming the option and the value' },
-  { codes: [3], meaning: 'syncbench compare --fail-if-slower: a configuration is slower beyond the threshold' },
+  { codes: [3], meaning: 'syncbench compare --fail-if-slower: a configuration is slower beyond the threshold (its req/s or its capacity), or meets its capacity goal at no rate' },
   { codes: [70], meaning: 'an internal error (a bug): the only case that prints a stack trace' },
   { codes: [129, 130, 143], meaning: 'ended by SIGHUP, SIGINT (Ctrl-C) or SIGTERM: syncbench run after writing what it measured; syncbench report before the next file (130); syncbench serve while it started (what it made is removed; a serve that was serving exits 0); syncbench ab while waiting for --start-at (130)' }
 ])

@@ -1,6 +1,6 @@
 // The words of syncbench compare's ratio intervals and CI gates (lib/analysis/gate.js decides the
-// throughput's, lib/report/kinds/scan.js compareScans the routes' blocking): the table cells and the one
-// line that says whether a gate passed.
+// throughput's and the capacities', lib/report/kinds/scan.js compareScans the routes' blocking): the
+// table cells and the one line that says whether a gate passed.
 import { MIN_RUNS_FOR_INTERVAL } from '../analysis/stats.js'
 
 /**
@@ -29,9 +29,10 @@ const pct = (x) => `${(x * 100).toFixed(1)}%`
  * @param {import('../analysis/gate.js').GateDecision} decision
  * @param {{ a: { n: number }, b: { n: number }, ratio: { low: number, high: number } }} row
  * @param {number} threshold
+ * @param {string} [noun]  what n counts: 'runs', or 'capacities' (found) for the capacities' gate
  * @returns {string}
  */
-export function gateText (decision, row, threshold) {
+export function gateText (decision, row, threshold, noun = 'runs') {
   const { low, high } = row.ratio
   const x = formatThreshold(threshold)
   switch (decision.verdict) {
@@ -40,8 +41,9 @@ export function gateText (decision, row, threshold) {
     case 'equivalent': return `equivalent within ${x}`
     case 'faster': return `faster: ${pct(low - 1)}..${pct(high - 1)} faster`
     case 'no-change': return 'no significant change'
-    case 'too-few-runs': return `too few runs to decide (${row.a.n} and ${row.b.n} runs; ${MIN_RUNS_FOR_INTERVAL} a side needed)`
+    case 'too-few-runs': return `too few ${noun} to decide (${row.a.n} and ${row.b.n} ${noun}; ${MIN_RUNS_FOR_INTERVAL} a side needed)`
     case 'no-interval': return 'no interval: a run measured 0 req/s'
+    case 'none-found': return 'no rate met the goal in a search of b'
   }
 }
 
@@ -67,6 +69,51 @@ export function gateSummary (gate, rows, exitCode) {
   const why = [few ? `too few runs, syncbench run --runs ${MIN_RUNS_FOR_INTERVAL} or more` : '', zero ? 'a rate of 0' : ''].filter(Boolean).join('; ')
   const undecided = gate.undecided.length ? `; ${gate.undecided.length} undecided: ${why}` : ''
   return `${head}: passed: no configuration slower beyond ${x} (${rows.length} compared${undecided})`
+}
+
+/**
+ * The capacities' gate in one line: "gate --fail-if-slower 5% on capacity at p99 < 1 s: failed (exit 3):
+ * 1 of 2 configurations: seed-bcrypt sync (no rate met the goal in b)", or "... passed: no configuration
+ * slower beyond 5% (2 compared)", naming the undecided ones.
+ * @param {import('../analysis/gate.js').GateResult} gate
+ * @param {{ experiment: string, label: string }[]} rows
+ * @param {string} goal
+ * @param {number} exitCode  what the CLI exits with when the gate fails
+ * @returns {string}
+ */
+export function capacityGateSummary (gate, rows, goal, exitCode) {
+  const x = formatThreshold(gate.threshold)
+  const head = `gate --fail-if-slower ${x} on capacity at ${goal}`
+  const configurations = (/** @type {number} */ n) => `${n} configuration${n === 1 ? '' : 's'}`
+  if (gate.failed) {
+    const why = (/** @type {number} */ i) => gate.decisions[i].verdict === 'none-found' ? 'no rate met the goal in b' : `slower beyond ${x}`
+    const names = gate.slower.map((i) => `${rows[i].experiment} ${rows[i].label} (${why(i)})`).join(', ')
+    return `${head}: failed (exit ${exitCode}): ${gate.slower.length} of ${configurations(rows.length)}: ${names}`
+  }
+  const undecided = gate.undecided.length ? `; ${gate.undecided.length} undecided: too few capacities found, syncbench run --capacity --runs ${MIN_RUNS_FOR_INTERVAL} or more` : ''
+  return `${head}: passed: no configuration slower beyond ${x} (${rows.length} compared${undecided})`
+}
+
+/**
+ * Why compare leaves the capacities out, in one line; null when it compares them or neither file has any.
+ * @param {ReturnType<typeof import('../analysis/capacity.js').capacityPairing>} pairing
+ * @param {number} compared  configurations whose capacities were compared
+ * @param {{ file: string, results: import('../types.js').ResultsFile }} a
+ * @param {{ file: string, results: import('../types.js').ResultsFile }} b
+ * @returns {string|null}
+ */
+export function capacityPairingNote (pairing, compared, a, b) {
+  switch (pairing) {
+    case 'only-a': case 'only-b': {
+      const [side, s] = pairing === 'only-a' ? ['a', a] : ['b', b]
+      return `capacity not compared: only ${side} (${s.file}) holds capacity searches (syncbench run --capacity); req/s compared alone`
+    }
+    case 'goals-differ':
+      return `capacity not compared: a searched at the goal ${a.results.capacity?.goal}, b at ${b.results.capacity?.goal}; a capacity holds for its goal alone; req/s compared alone`
+    case 'same':
+      return compared ? null : 'capacity not compared: no configuration has capacity searches in both'
+    default: return null
+  }
 }
 
 /**

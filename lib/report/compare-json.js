@@ -65,6 +65,43 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
  * @property {CompareRow[]} rows    every configuration measured in both, in a's order
  * @property {CompareGate|null} gate  with --fail-if-slower; null without
  * @property {CompareScan|null} [scan]  two scans: each route's change; null when a and b hold no scan in common
+ * @property {CompareCapacity} [capacity]  run --capacity's searches, when a or b holds some; absent when neither does
+ */
+
+/**
+ * @typedef {object} CompareCapacity
+ * @property {{ a: string|null, b: string|null }} goal   each side's goal as written (null: it has no searches)
+ * @property {boolean} compared     both searched at the same goal, some configuration in both
+ * @property {string|null} note     why not compared, the line the text prints; null when compared
+ * @property {CompareCapacityRow[]} rows
+ * @property {CompareGate|null} gate  with --fail-if-slower and rows to decide; null without
+ */
+
+/**
+ * @typedef {object} CompareCapacityRow
+ * @property {string} experiment
+ * @property {string} label
+ * @property {CompareCapacitySide} a
+ * @property {CompareCapacitySide} b
+ * @property {number|null} change   b / a of the geometric means - 1; null where a side found none
+ * @property {number|null} p        Welch's t-test on the log capacities; null with fewer than 2 found a side
+ * @property {string} stars
+ * @property {boolean} significant
+ * @property {CompareRatio} ratio
+ * @property {boolean} noneFound    a search of b met the goal at no rate where a's found a capacity (fails the gate)
+ * @property {CompareRowGate|null} gate
+ * @property {{ a: string, b: string }} [nodes]
+ */
+
+/**
+ * @typedef {object} CompareCapacitySide
+ * @property {number} searches         searches of the configuration
+ * @property {number} found            of them, those that found a capacity
+ * @property {(number|null)[]} capacities  each search's, req/s (null: none found)
+ * @property {string[]} reasons        each search's outcome: found, no-rate-meets, generator-bound, budget, max-rate, error
+ * @property {number|null} geometricMean  of the capacities found; null when none
+ * @property {number|null} ciLow       its 95% CI on the log scale; null below 3 found
+ * @property {number|null} ciHigh
  */
 
 /**
@@ -80,9 +117,11 @@ export const COMPARE_SCHEMA = 'syncbench/compare@1'
  * @param {{ file: string, results: import('../types.js').ResultsFile }} b
  * @param {{ result: import('../analysis/gate.js').GateResult, exitCode: number }} [gate]  --fail-if-slower's
  * @param {CompareScan|null} [scan]  two scans' routes
+ * @param {{ pairing: string, rows: import('../analysis/capacity.js').CapacityComparison[], note: string|null, gate: { result: import('../analysis/gate.js').GateResult, exitCode: number }|undefined }|null} [capacity]
+ *        the capacities compared; null when neither file holds any
  * @returns {CompareJson}
  */
-export function compareJson (rows, a, b, gate, scan = null) {
+export function compareJson (rows, a, b, gate, scan = null, capacity = null) {
   /** @param {{ file: string, results: import('../types.js').ResultsFile }} s */
   const side = (s) => ({ file: s.file, node: s.results.environment?.node ?? null, syncbench: s.results.syncbench ?? null, createdAt: s.results.createdAt ?? null, transport: describeTransports(s.results) })
   return {
@@ -105,8 +144,49 @@ export function compareJson (rows, a, b, gate, scan = null) {
     gate: gate
       ? { threshold: gate.result.threshold, failed: gate.result.failed, exitCode: gate.result.failed ? gate.exitCode : 0, slower: gate.result.slower.length, undecided: gate.result.undecided.length }
       : null,
-    scan
+    scan,
+    ...(capacity && { capacity: capacityJson(capacity, a.results, b.results) })
   }
+}
+
+/**
+ * @param {NonNullable<Parameters<typeof compareJson>[5]>} capacity
+ * @param {import('../types.js').ResultsFile} a
+ * @param {import('../types.js').ResultsFile} b
+ * @returns {CompareCapacity}
+ */
+function capacityJson (capacity, a, b) {
+  const gate = capacity.gate
+  return {
+    goal: { a: a.capacity?.goal ?? null, b: b.capacity?.goal ?? null },
+    compared: capacity.rows.length > 0,
+    note: capacity.note,
+    rows: capacity.rows.map((r, i) => ({
+      experiment: r.experiment,
+      label: r.label,
+      a: capacitySide(r.a),
+      b: capacitySide(r.b),
+      change: finite(r.change),
+      p: finite(r.test.p),
+      stars: r.test.stars,
+      significant: r.test.p < 0.05,
+      ratio: { value: finite(r.ratio.ratio), ciLow: finite(r.ratio.low), ciHigh: finite(r.ratio.high) },
+      noneFound: r.noneFound,
+      gate: gate ? { ...gate.result.decisions[i], text: gateText(gate.result.decisions[i], r, gate.result.threshold, 'capacities') } : null,
+      ...nodesOf(r)
+    })),
+    gate: gate
+      ? { threshold: gate.result.threshold, failed: gate.result.failed, exitCode: gate.result.failed ? gate.exitCode : 0, slower: gate.result.slower.length, undecided: gate.result.undecided.length }
+      : null
+  }
+}
+
+/**
+ * @param {import('../analysis/capacity.js').CapacitySide} s
+ * @returns {CompareCapacitySide}
+ */
+function capacitySide (s) {
+  return { searches: s.capacities.length, found: s.n, capacities: s.capacities, reasons: s.reasons, geometricMean: s.n ? s.interval.geometricMean : null, ciLow: finite(s.interval.low), ciHigh: finite(s.interval.high) }
 }
 
 /**

@@ -198,18 +198,72 @@ function noServerMetrics (s) {
  * @returns {Table}
  */
 export function compareTable (comparisons, names, gate) {
-  // The ratio's CI needs 3 runs a side: without one anywhere the column is left out.
+  return ratioTable(comparisons, gate, {
+    title: `req/s: b (${names.b}) against a (${names.a})`,
+    unit: 'req/s',
+    cells: (c) => [c.a.mean.toFixed(2), c.b.mean.toFixed(2)],
+    change: (c) => signedPercent(c.change),
+    noun: 'runs'
+  })
+}
+
+/**
+ * syncbench compare's capacity table (both files ran run --capacity at one goal): each configuration's
+ * capacity in a and in b (the geometric mean of the capacities found, the searches that found none
+ * counted beside it), then the columns and gate verdicts of compareTable.
+ * @param {import('../analysis/capacity.js').CapacityComparison[]} comparisons
+ * @param {{ a: string, b: string }} names
+ * @param {string} goal  the goal both searched at, as results.json writes it
+ * @param {import('../analysis/gate.js').GateResult} [gate]
+ * @returns {Table}
+ */
+export function capacityCompareTable (comparisons, names, goal, gate) {
+  return ratioTable(comparisons, gate, {
+    title: `capacity at ${goal} (req/s): b (${names.b}) against a (${names.a})`,
+    unit: 'capacity',
+    cells: (c) => [capacityCell(c.a), capacityCell(c.b)],
+    change: (c) => Number.isFinite(c.change) ? signedPercent(c.change) : '',
+    noun: 'capacities'
+  })
+}
+
+/** "+5.00%", "-19.98%": a change b / a - 1. @param {number} x */
+function signedPercent (x) {
+  return `${x >= 0 ? '+' : ''}${(x * 100).toFixed(2)}%`
+}
+
+/**
+ * A side's capacity: "12.49", "12.49 (1 none)" when a search found none, "none" when none did.
+ * @param {import('../analysis/capacity.js').CapacitySide} side
+ */
+function capacityCell (side) {
+  if (side.n === 0) return 'none'
+  const none = side.capacities.length - side.n
+  return `${side.interval.geometricMean.toFixed(2)}${none ? ` (${none} none)` : ''}`
+}
+
+/**
+ * The table of b against a that compare prints for req/s and for capacities: a and b, the change, the
+ * 95% CI of b / a (left out when no row has one: 3 a side needed), the p-value and stars, and with a
+ * gate its verdict per row.
+ * @template {{ experiment: string, label: string, a: { n: number }, b: { n: number }, ratio: { low: number, high: number }, test: { p: number, stars: string } }} R
+ * @param {R[]} comparisons
+ * @param {import('../analysis/gate.js').GateResult|undefined} gate
+ * @param {{ title: string, unit: string, cells: (c: R) => [string, string], change: (c: R) => string, noun: string }} how
+ * @returns {Table}
+ */
+function ratioTable (comparisons, gate, how) {
   const ci = comparisons.some((c) => formatRatioInterval(c.ratio) !== '')
-  const rows = comparisons.map((c, i) => [c.experiment, c.label, c.a.mean.toFixed(2), c.b.mean.toFixed(2),
-    `${c.change >= 0 ? '+' : ''}${(c.change * 100).toFixed(2)}%`, ...(ci ? [formatRatioInterval(c.ratio)] : []), formatPValue(c.test.p), c.test.stars,
-    ...(gate ? [gateText(gate.decisions[i], c, gate.threshold)] : [])])
-  const columns = ['Experiment', 'Configuration', 'a req/s', 'b req/s', 'change', ...(ci ? ['b/a 95% CI'] : []), 'p-value', 'signif.', ...(gate ? [`gate (${formatThreshold(gate.threshold)})`] : [])]
+  const rows = comparisons.map((c, i) => [c.experiment, c.label, ...how.cells(c),
+    how.change(c), ...(ci ? [formatRatioInterval(c.ratio)] : []), formatPValue(c.test.p), c.test.stars,
+    ...(gate ? [gateText(gate.decisions[i], c, gate.threshold, how.noun)] : [])])
+  const columns = ['Experiment', 'Configuration', `a ${how.unit}`, `b ${how.unit}`, 'change', ...(ci ? ['b/a 95% CI'] : []), 'p-value', 'signif.', ...(gate ? [`gate (${formatThreshold(gate.threshold)})`] : [])]
   /** @type {Table['align']} */
   const align = ['left', 'left', 'right', 'right', 'right', ...(ci ? /** @type {const} */ (['right']) : []), 'right', 'left', ...(gate ? /** @type {const} */ (['left']) : [])]
   // on a terminal the stars follow the p-value in its cell ("5.04e-8 ***"): a column less to fit
   const p = columns.indexOf('p-value')
   const textRows = rows.map((r) => r.map((cell, i) => i === p ? `${cell} ${r[p + 1]}`.trim() : i === p + 1 ? '' : cell))
-  return { title: `req/s: b (${names.b}) against a (${names.a})`, columns, align, rows, textRows, ...(gate && { parts: columns.map((c) => c.startsWith('gate')) }) }
+  return { title: how.title, columns, align, rows, textRows, ...(gate && { parts: columns.map((c) => c.startsWith('gate')) }) }
 }
 
 /**
