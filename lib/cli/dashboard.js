@@ -207,6 +207,10 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0, 
         state.activity = `measuring the capacity of ${e.label} for ${e.experiment} (closed loop)`
         return push()
       }
+      if (e.type === 'capacity-step') {
+        state.activity = `searching the capacity of ${e.label} for ${e.experiment}: ${e.step.rate} req/s ${e.step.verdict}`
+        return push()
+      }
       if (e.type === 'run-start') {
         state.activity = null
         state.current = { index: e.index, experiment: e.experiment, label: e.label, repeat: e.repeat, etaMs: e.etaMs, done: 0, requests: 0, load: [], probe: [], server: [] }
