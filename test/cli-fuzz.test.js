@@ -183,6 +183,10 @@ const runArgv = argvOf(['--out', '{TMP}/run-{CASE}', '--no-calibrate', '--no-rep
   longValue('--baseline', values(['sync', 'async'], ['nope', ''])),
   longValue('--run-timeout', values(['1', '5'], ['86401', ...INTEGERS_BAD])),
   longValue('--secret-header', values(['X-A'], ['', 'X A'])),
+  // --capacity's options, each bad (a good goal would start a search of minutes): exit 2 before any run
+  longValue('--slo', oneOf('p99<300', 'p99', '<1s', 'p99<1s,', 'p42<1s', 'loop<1s', 'errors<101%', '')),
+  longValue('--step', oneOf('2', '0', 'x', '601', '-1s', '')),
+  longValue('--budget', oneOf('0', 'x', '86401', '')),
   oneOf('--list', '--no-report', '--allow-errors', '-q', '-v', '-qv', '-h', '--help', '--no-calibrate=1', '--out', '--target').map((t) => [t]),
   misc
 ], { max: 5, needs: fc.oneof(oneOf('seed-bcrypt').map((t) => [t]), oneOf('--experiment', '--experiment={TMP}/exp.json', '--workload={TMP}/workload.mjs').map((t) => t === '--experiment' ? [t, '{TMP}/exp.json'] : [t])) })
