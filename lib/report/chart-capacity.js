@@ -83,7 +83,8 @@ export function capacityChart ({ experiment, name, note }, reading) {
           : [named(Plot.ruleY([goal], { stroke: REFERENCE_COLOR, strokeDasharray: '6 4', strokeWidth: 1.5 }), 'goal'),
               named(Plot.text([goal], { x: x[0], y: (/** @type {number} */ v) => v, text: () => `goal: ${reading.goal}`, textAnchor: 'start', dx: 4, dy: -7, fill: REFERENCE_COLOR, fontSize: 11, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke' }), 'goal label')],
         named(Plot.ruleX(capacities, { x: 'rate', stroke: color, strokeDasharray: '3 3', strokeWidth: 1.5 }), 'capacity'),
-        named(Plot.text(capacities, { x: 'rate', y: y[1], text: (/** @type {typeof capacities[number]} */ c) => `${c.lower ? '≥ ' : ''}${formatNumber(c.rate)}`, fill: color, dy: 8, dx: 4, textAnchor: 'start', fontSize: 11, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke' }), 'capacity label'),
+        // every other label by rate a line lower: two capacities close on the rate axis keep their labels apart
+        ...[0, 1].map((row) => named(Plot.text([...capacities].sort((a, b) => a.rate - b.rate).filter((_, i) => i % 2 === row), { x: 'rate', y: y[1], text: (/** @type {typeof capacities[number]} */ c) => `${c.lower ? '≥ ' : ''}${formatNumber(c.rate)}`, fill: color, dy: 8 + 14 * row, dx: 4, textAnchor: 'start', fontSize: 11, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke' }), 'capacity label')),
         ...shown.map(([v]) => steps(/** @type {keyof typeof VERDICTS} */ (v)))
       ]
     }
