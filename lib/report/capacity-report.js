@@ -42,7 +42,6 @@ import { formatMs } from './chart-style.js'
  * @property {number} stepSeconds
  * @property {number} tolerance
  * @property {boolean} calibrated   the experiment has a calibration: the bound column is shown
- * @property {boolean} nodes        the searches ran under --node: the rows name their binary
  * @property {CapacityReadingRow[]} rows
  */
 
@@ -80,25 +79,14 @@ export function capacityReading (results, summary) {
   if (rows.length === 0) return null
   const measure = goalMeasure(capacity.slo)
   const [primary] = resultsNodes(results)
-  /** @type {Map<string|null, import('../analysis/summarize.js').Row[]>} */
-  const closedLoops = new Map()
   /** @param {string|null} node */
-  const closedLoopRows = (node) => {
-    if (node === null || node === primary?.name) return summary.rows
-    if (!closedLoops.has(node)) {
-      const binary = resultsNodes(results).find((n) => n.name === node)
-      const own = binary ? summarizeExperiments(resultsOfNode(results, binary)).find((s) => s.name === summary.name) : undefined
-      closedLoops.set(node, own?.rows ?? [])
-    }
-    return /** @type {import('../analysis/summarize.js').Row[]} */ (closedLoops.get(node))
-  }
+  const closedLoopRows = (node) => node === null || node === primary?.name ? summary.rows : binaryRows(results, node, summary.name)
   return {
     goal: capacity.goal,
     measure,
     stepSeconds: capacity.stepSeconds,
     tolerance: capacity.tolerance,
     calibrated: Boolean(summary.calibration),
-    nodes: rows.some((r) => r.node !== null),
     rows: rows.map((row) => {
       const closed = closedLoopRows(row.node).find((r) => r.label === row.label && r.runs.length > 0)
       const latency = closedLoopLatency(closed, measure)
@@ -111,6 +99,28 @@ export function capacityReading (results, summary) {
       }
     })
   }
+}
+
+/** Each results file's other binaries summarized, once for all its experiments. @type {WeakMap<object, Map<string, import('../analysis/summarize.js').ExperimentSummary[]>>} */
+const binaries = new WeakMap()
+
+/**
+ * The rows of an experiment's closed loops under a --node binary after the first (the model's are the
+ * first binary's: lib/analysis/versions.js primaryResults), each binary summarized once per file.
+ * @param {import('../types.js').ResultsFile} results
+ * @param {string} node
+ * @param {string} experiment
+ * @returns {import('../analysis/summarize.js').Row[]}
+ */
+function binaryRows (results, node, experiment) {
+  /** @type {Map<string, import('../analysis/summarize.js').ExperimentSummary[]>} */
+  const byNode = binaries.get(results) ?? new Map()
+  binaries.set(results, byNode)
+  if (!byNode.has(node)) {
+    const binary = resultsNodes(results).find((n) => n.name === node)
+    byNode.set(node, binary ? summarizeExperiments(resultsOfNode(results, binary)) : [])
+  }
+  return byNode.get(node)?.find((s) => s.name === experiment)?.rows ?? []
 }
 
 /**
