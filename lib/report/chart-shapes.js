@@ -33,7 +33,7 @@ export const FAR = 2
  * @param {string} label
  * @returns {M}
  */
-function named (mark, label) {
+export function named (mark, label) {
   // Plot's typings leave out the property its renderer reads for the group's aria-label
   /** @type {{ ariaLabel?: string }} */ (/** @type {unknown} */ (mark)).ariaLabel = label
   return mark

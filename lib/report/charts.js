@@ -9,6 +9,7 @@ import { sweepChart } from './chart-shapes.js'
 import { comparisonCharts } from './chart-comparison.js'
 import { probeChart } from './chart-probe.js'
 import { versionCharts } from './chart-versions.js'
+import { capacityChart } from './chart-capacity.js'
 import { kindOf } from './kinds.js'
 import { isMeasured } from '../analysis/summarize.js'
 import { summarizeLatency } from '../analysis/latency.js'
@@ -82,13 +83,18 @@ export function chartDrawings (results, summaries) {
     if (ok.length === 0) continue
     const summary = summaries?.find((s) => s.name === experiment.name)
     const kind = kindOf(experiment.table)
+    /** @type {ChartContext|null} */
+    let first = null
     for (const part of partsOf(experiment, ok, results, kind.wholeCharts === true)) {
       let id = part.id
       for (let n = 2; used.has(id); n++) id = `${part.id}-${n}`
       used.add(id)
       const ctx = { ...part, id, summary, ...configurationFigures(summary) }
+      first ??= ctx
       drawings.push(...kind.charts(ctx, KIT, results))
     }
+    // what a capacity search found (run --capacity): the experiment's whole, whatever its kind and parts
+    if (first && summary?.capacityReading) drawings.push(capacityChart({ ...first, experiment }, summary.capacityReading))
   }
   // under --node: each experiment's comparisons by Node.js version, after the experiments' own
   drawings.push(...versionCharts(results))

@@ -8,6 +8,7 @@ import { probeSentence } from './probe.js'
 import { compareWithArticles } from './articles.js'
 import { boundsVerdict } from './phrases.js'
 import { hypothesisVerdict } from './hypotheses.js'
+import { capacityReading, capacityVerdict } from './capacity-report.js'
 
 /**
  * An experiment's statistics with its verdict line and its seed articles beside this machine: all that
@@ -15,8 +16,9 @@ import { hypothesisVerdict } from './hypotheses.js'
  * each (the kind's: the ratios, the ceiling, the flags; then the bounds, the claim, the probe), joined
  * by "; ": a paragraph in summary.md and report.html, a line per part on a terminal.
  * loopLabels: the configurations whose "where the event loop went" the report shows, in its order (the
- * kind's choice: every profiled one by default).
- * @typedef {import('../analysis/summarize.js').ExperimentSummary & { verdict: string, verdictParts: string[], articles: import('./articles.js').ArticleComparison[], loopLabels: string[] }} ReportSummary
+ * kind's choice: every profiled one by default). capacityReading: what `run --capacity` found of it
+ * (lib/report/capacity-report.js), null without a search of it.
+ * @typedef {import('../analysis/summarize.js').ExperimentSummary & { verdict: string, verdictParts: string[], articles: import('./articles.js').ArticleComparison[], loopLabels: string[], capacityReading: import('./capacity-report.js').CapacityReading|null }} ReportSummary
  */
 
 /**
@@ -29,16 +31,19 @@ export function summarizeResults (results) {
   const own = primaryResults(results)
   return summarizeExperiments(own).map((summary) => {
     // what bounds each configuration, then whether the experiment's claim held here, follow its kind's
-    // line; what the probe saw closes it: how long everyone else waited under each configuration
+    // line, after what a capacity search found; what the probe saw closes it: how long everyone else
+    // waited under each configuration
+    const capacity = capacityReading(results, summary)
     const parts = [
       ...[kindOf(summary.table).verdict(summary)].flat(),
+      ...capacity ? capacityVerdict(capacity) : [],
       boundsVerdict(summary.rows.filter((r) => r.runs.length > 0)),
       hypothesisVerdict(summary),
       probeSentence(summary)
     ].filter(Boolean)
     const kind = kindOf(summary.table)
     const loopLabels = (kind.loopRows ? kind.loopRows(summary) : summary.rows).filter((r) => r.profile).map((r) => r.label)
-    return { ...summary, verdict: parts.join('; '), verdictParts: parts, articles: compareWithArticles(own, [summary]), loopLabels }
+    return { ...summary, verdict: parts.join('; '), verdictParts: parts, articles: compareWithArticles(own, [summary]), loopLabels, capacityReading: capacity }
   })
 }
 

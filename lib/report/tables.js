@@ -10,6 +10,7 @@ import { kindOf } from './kinds.js'
 import { SERVER_FIGURES } from '../analysis/summarize.js'
 import { describeLatencyCombine, LATENCY_PERCENTILES } from '../analysis/latency.js'
 import { formatRatioInterval, formatThreshold, gateText } from './compare-gate.js'
+import { capacityTable } from './capacity-report.js'
 
 /**
  * @typedef {object} Table
@@ -30,8 +31,9 @@ import { formatRatioInterval, formatThreshold, gateText } from './compare-gate.j
 /** @typedef {import('../analysis/summarize.js').Row} Row */
 
 /**
- * The tables of one experiment: its kind's comparison table, then the latency, the probe and the server metrics.
- * @param {import('../analysis/summarize.js').ExperimentSummary} s
+ * The tables of one experiment: its kind's comparison table, what a capacity search found (when the
+ * model read one: ReportSummary's capacityReading), then the latency, the probe and the server metrics.
+ * @param {ExperimentSummary & { capacityReading?: import('./capacity-report.js').CapacityReading|null }} s
  * @returns {Table[]}
  */
 export function experimentTables (s) {
@@ -44,7 +46,8 @@ export function experimentTables (s) {
   const latency = kind.latencyTable ? latencyTable(s, measured) : null
   const server = kind.serverTable ? [serverTable(s, measured), boundNote(s, measured)] : []
   const rest = measured.length ? [latency, routesTable(s, measured), probeTable(s, measured), ...server] : []
-  return [...main, ...rest].filter((t) => t !== null).map(dropEmptyColumns)
+  const capacity = s.capacityReading ? [capacityTable(s.name, s.capacityReading)] : []
+  return [...main, ...capacity, ...rest].filter((t) => t !== null).map(dropEmptyColumns)
 }
 
 /**
