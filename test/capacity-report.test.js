@@ -139,10 +139,15 @@ test('one search a configuration: its value, no interval; the ratio without one'
   const { stdout } = await report(t, results, ['--text'])
   const title = 'seed-bcrypt: capacity at p99 < 1 s (open loop, 4 s steps, 1 search per configuration)'
   assert.ok(stdout.includes(title), stdout)
-  assert.deepEqual(terminalRow(stdout, title, 'sync').slice(0, 2), ['12.0', '18.0'], 'no interval column')
+  // no interval column: the search's bracket instead, its capacity and the lowest failure above it
+  const sync = terminalRow(stdout, title, 'sync')
+  const syncSearch = results.capacity?.searches.find((s) => s.label === 'sync')?.search
+  assert.deepEqual(sync.slice(0, 3), ['12.0', `12.0..${formatNumber(/** @type {number} */ (syncSearch?.lastFail))}`, '18.0'])
   const async = terminalRow(stdout, title, 'async')
-  assert.deepEqual([async[0], async[1], async.at(-1)], ['24.0', '30.0', '2.00x'], 'no interval and no p with one search a side')
-  assert.match(stdout, /^capacity at p99 < 1 s: sync holds 12\.0 req\/s, async 24\.0: 2\.00x sync$/m)
+  assert.deepEqual([async[0], async[2], async.at(-1)], ['24.0', '30.0', '2.00x'], 'no interval and no p with one search a side')
+  assert.match(stdout.replace(/\n/g, ' '), /its resolution, not a 95% interval: --runs 3 for one/)
+  const asyncFail = results.capacity?.searches.find((s) => s.label === 'async')?.search?.lastFail
+  assert.match(stdout, new RegExp(`^capacity at p99 < 1 s: sync holds 12\\.0 req/s \\(fails at ${formatNumber(/** @type {number} */ (syncSearch?.lastFail))}\\), async 24\\.0 \\(fails at ${formatNumber(/** @type {number} */ (asyncFail))}\\): 2\\.00x sync$`, 'm'))
   for (const line of stdout.split('\n')) assert.ok(line.length <= 100, `over 100 columns: ${line}`)
 })
 
@@ -234,8 +239,9 @@ test('the bound of predict\'s model beside a capacity, "—" where the model has
   const title = 'strategies: capacity at p99 < 1 s'
   const bcrypt = terminalRow(stdout, title, 'bcrypt sync')
   const readfile = terminalRow(stdout, title, 'readfile sync')
-  assert.match(bcrypt[3], /^1\d\.\d$/, `bcrypt sync's bound (about 11 req/s): ${bcrypt.join(' | ')}`)
-  assert.equal(readfile[3], '—')
+  // one search each: capacity, bracket, closed req/s, closed p99, bound
+  assert.match(bcrypt[4], /^1\d\.\d$/, `bcrypt sync's bound (about 11 req/s): ${bcrypt.join(' | ')}`)
+  assert.equal(readfile[4], '—')
   assert.ok(!stdout.includes('seed-bcrypt: capacity at'), 'only the experiment searched has the section')
 })
 

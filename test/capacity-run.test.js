@@ -114,15 +114,16 @@ test('bad input: one line naming the option, exit 2, nothing started', async () 
 
 test('a step: its rate for its seconds, connections for the goal\'s latency, then the wait for answers', () => {
   const slo = parseSlo('p99<1s, p50<300ms, loop p99<50ms')
-  assert.equal(answerWaitMs(slo), 2000, 'the largest latency bound, plus a second')
-  assert.equal(answerWaitMs(parseSlo('loop p99<50ms')), 2000, 'no latency bound: a second, plus a second')
+  assert.equal(answerWaitMs(slo), 1100, 'the largest latency bound, plus a tenth of a second')
+  assert.equal(answerWaitMs(parseSlo('loop p99<50ms')), 1100, 'no latency bound: a second, plus a tenth')
   const configuration = /** @type {any} */ ({ label: 'sync', variant: 'sync', config: { strategy: 'sync' }, server: {}, path: '/', load: { requests: 250, concurrency: 20, keepAlive: true } })
-  const step = stepConfiguration(configuration, 40, { stepSeconds: 4, waitMs: 2000 })
-  assert.deepEqual([step.load.rate, step.load.requests, step.load.concurrency, step.load.timelimit, step.load.keepAlive], [40, 160, 40, 6, true])
+  const step = stepConfiguration(configuration, 40, { stepSeconds: 4, waitMs: 1100 })
+  // 40 req/s, each taking up to 1.1 s: 44 in flight
+  assert.deepEqual([step.load.rate, step.load.requests, step.load.concurrency, step.load.timelimit, step.load.keepAlive], [40, 160, 44, 5.1, true])
   // -c is the floor; the connections never pass the requests, nor MAX_STEP_CONNECTIONS
-  assert.equal(stepConfiguration(configuration, 5, { stepSeconds: 4, waitMs: 2000 }).load.concurrency, 20)
-  assert.equal(stepConfiguration(configuration, 2, { stepSeconds: 4, waitMs: 2000 }).load.concurrency, 8)
-  assert.equal(stepConfiguration(configuration, 5000, { stepSeconds: 4, waitMs: 2000 }).load.concurrency, MAX_STEP_CONNECTIONS)
+  assert.equal(stepConfiguration(configuration, 5, { stepSeconds: 4, waitMs: 1100 }).load.concurrency, 20)
+  assert.equal(stepConfiguration(configuration, 2, { stepSeconds: 4, waitMs: 1100 }).load.concurrency, 8)
+  assert.equal(stepConfiguration(configuration, 5000, { stepSeconds: 4, waitMs: 1100 }).load.concurrency, MAX_STEP_CONNECTIONS)
 })
 
 test('a step\'s figures: requests unanswered rank above every answer, at the wait they waited', () => {

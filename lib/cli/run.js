@@ -133,7 +133,7 @@ Capacity at a latency goal:
                          errors<0.1%"; without an errors term, 1% fails)
   --step <t>             seconds each step offers its rate (default ${DEFAULT_STEP_SECONDS}, at
                          least ${MIN_STEP_SECONDS}); a step also waits for answers, up to the
-                         goal's largest time plus 1 s
+                         goal's largest time plus 0.1 s
   --budget <t>           all the searches' time together (default ${DEFAULT_SECONDS_PER_SEARCH} s a
                          search); a search out of time reports its best rate
   --engine <name>        load generator: ${toolNames.join(', ')}

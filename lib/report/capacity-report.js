@@ -8,7 +8,7 @@
 import { capacityRows } from '../analysis/capacity.js'
 import { summarizeExperiments } from '../analysis/summarize.js'
 import { resultsNodes, resultsOfNode } from '../analysis/versions.js'
-import { stars } from '../analysis/stats.js'
+import { stars, MIN_RUNS_FOR_INTERVAL } from '../analysis/stats.js'
 import { formatNumber } from '../format.js'
 import { formatP } from './phrases.js'
 import { formatMs } from './chart-style.js'
@@ -174,6 +174,19 @@ function capacityCell (row) {
   return `${lower.length ? '≥ ' : ''}${formatNumber(row.interval.geometricMean)}${notes.length ? ` (${notes.join(', ')})` : ''}`
 }
 
+/**
+ * A single search's bracket: its capacity and the lowest rate that failed above it ("18.1..18.9"), where
+ * the truth lies on a server whose latency grows with the rate: the search's resolution (its 5%), not a
+ * confidence interval. '' for more searches, or one that ended without both ends.
+ * @param {CapacityReadingRow} row
+ */
+function bracketCell (row) {
+  if (row.searches.length !== 1) return ''
+  const search = row.searches[0].search
+  if (!search || search.capacity === null || search.lastFail === null) return ''
+  return `${formatNumber(search.capacity)}..${formatNumber(search.lastFail)}`
+}
+
 /** "11.9..13.1", '' without an interval (fewer than 3 searches found one). @param {CapacityReadingRow} row */
 function intervalCell ({ interval }) {
   return Number.isFinite(interval.low) && Number.isFinite(interval.high) ? `${formatNumber(interval.low)}..${formatNumber(interval.high)}` : ''
@@ -245,6 +258,7 @@ export function capacityTable (experiment, reading) {
     rowName(row),
     capacityCell(row),
     intervalCell(row),
+    bracketCell(row),
     row.closedLoopRps === null ? '' : formatNumber(row.closedLoopRps),
     closedLoopLatencyCell(row),
     reading.calibrated ? (row.boundRps === null ? '—' : formatNumber(row.boundRps)) : '',
@@ -256,12 +270,13 @@ export function capacityTable (experiment, reading) {
   const shared = baselines.size === 1 ? [...baselines][0] : null
   return {
     title: `${experiment}: capacity at ${reading.goal} (open loop, ${reading.stepSeconds} s steps, ${searches} search${searches === 1 ? '' : 'es'} per configuration)`,
-    columns: ['Configuration', 'capacity req/s', 'capacity 95% CI', 'closed-loop req/s', `closed-loop ${m} ms`, 'bound req/s', 'capacity vs baseline'],
-    align: ['left', 'right', 'right', 'right', 'right', 'right', 'left'],
+    columns: ['Configuration', 'capacity req/s', 'capacity 95% CI', 'search bracket req/s', 'closed-loop req/s', `closed-loop ${m} ms`, 'bound req/s', 'capacity vs baseline'],
+    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
     rows: body,
-    short: ['Configuration', 'capacity', '95% CI', 'closed req/s', `closed ${m}`, 'bound', shared === null ? 'vs baseline' : `vs ${shared}`],
+    short: ['Configuration', 'capacity', '95% CI', 'bracket', 'closed req/s', `closed ${m}`, 'bound', shared === null ? 'vs baseline' : `vs ${shared}`],
     ...shared !== null && { textRows: body.map((cells, i) => [...cells.slice(0, -1), shortRatio(reading.rows[i])]) },
-    note: `capacity: the highest offered req/s whose steps met ${reading.goal} (from 3 searches, their geometric mean; ≥: a lower bound); ` +
+    note: `capacity: the highest offered req/s whose steps met ${reading.goal}${searches >= MIN_RUNS_FOR_INTERVAL ? ` (from ${searches} searches, their geometric mean)` : ''}; ≥: a lower bound; ` +
+      `${searches === 1 ? 'bracket: the search\'s capacity and the lowest rate that failed above it (its resolution, not a 95% interval: --runs 3 for one); ' : ''}` +
       `closed: the closed-loop runs' req/s and ${m} ms${reading.calibrated ? '; bound: the req/s predict\'s model allows' : ''}` +
       `${shared === null ? '' : `; vs ${shared}: capacity ratio (95% CI), Welch's p`}.`
   }
@@ -313,6 +328,8 @@ function heldText (row) {
     const ci = intervalCell(row)
     return { value: formatNumber(row.interval.geometricMean), ci: ci && `95% CI ${ci}` }
   }
+  const bracket = bracketCell(row)
+  if (bracket && found.length === 1) return { value: formatNumber(found[0]), ci: `fails at ${formatNumber(/** @type {number} */ (row.searches[0].search?.lastFail))}` }
   return { value: found.map(formatNumber).join(', '), ci: '' }
 }
 

@@ -12,7 +12,7 @@
 // backlog of accepted connections, queued work and a grown heap that would count against the next,
 // lower rate; its cost is one server start per step (about 0.3 s for the lab, the app's own start for
 // --app). The step then waits for the answers still due, at most the goal's largest latency bound plus
-// one second (ANSWER_WAIT_MS): every request still unanswered then has waited longer than any bound, so
+// a tenth of a second (ANSWER_WAIT_MS): every request still unanswered then has waited longer than any bound, so
 // it counts as slower than all of them, and its step's percentiles are lower bounds where it reaches
 // them. A saturated step therefore ends a bounded time after its schedule, not after its backlog drains.
 //
@@ -39,8 +39,9 @@ export const DEFAULT_STEP_SECONDS = 4
 export const MIN_STEP_SECONDS = 3
 /** --budget's default: this many seconds per search (configuration and repeat). */
 export const DEFAULT_SECONDS_PER_SEARCH = 90
-/** After its schedule, a step waits for answers at most the goal's largest latency bound plus this, ms. */
-export const ANSWER_WAIT_MS = 1000
+/** After its schedule, a step waits for answers at most the goal's largest latency bound plus this, ms:
+ * a request unanswered then has waited longer than the bound, which a strict bound fails. */
+export const ANSWER_WAIT_MS = 100
 /** The wait when the goal names no latency (loop p99 and errors only), ms. */
 const NO_LATENCY_BOUND_MS = 1000
 /** A step's connections are at most this many. */
@@ -103,7 +104,8 @@ export function answerWaitMs (slo) {
  */
 export function stepConfiguration (configuration, rate, { stepSeconds, waitMs }) {
   const requests = Math.max(1, Math.ceil(rate * stepSeconds))
-  const needed = Math.ceil(rate * (waitMs - ANSWER_WAIT_MS) / 1000)
+  // Little's law at the goal: requests in flight = rate x the time each may take
+  const needed = Math.ceil(rate * waitMs / 1000)
   const concurrency = Math.min(requests, Math.max(configuration.load.concurrency, Math.min(MAX_STEP_CONNECTIONS, needed)))
   const timelimit = stepSeconds + waitMs / 1000
   return {
