@@ -224,7 +224,9 @@ async function recordedLine (file, machine, from) {
     const took = data.finishedAt ? ` in ${minutes(Date.parse(data.finishedAt) - Date.parse(data.createdAt))}` : ' (interrupted)'
     // where the files went says nothing of the measurement, and a recording's folder is often a temporary one
     const argv = data.argv.filter((/** @type {string} */ w, /** @type {number} */ i, /** @type {string[]} */ all) => w !== '--out' && all[i - 1] !== '--out' && !w.startsWith('--out='))
-    const command = argv.length === 0 ? '`npm start` (`syncbench run` with its defaults)' : `\`syncbench ${commandOf(data)} ${argv.map((/** @type {string} */ w) => /[\s"'$\\]/.test(w) ? JSON.stringify(w) : w).join(' ')}\``
+    // quoted where a shell would read a character otherwise (p99<1s: a redirection)
+    const words = argv.map((/** @type {string} */ w) => /[^\w@%+=:,./-]/.test(w) ? JSON.stringify(w) : w).join(' ')
+    const command = argv.length === 0 ? '`npm start` (`syncbench run` with its defaults)' : `\`syncbench ${commandOf(data)} ${words}\``
     return `Recorded ${String(data.createdAt).slice(0, 10)}: ${command}${took}, on ${machine ?? `${env.cpuModel} (${env.cpuCount} cores)`}, Node ${env.node} (${link}).`
   }
   const { options } = data
