@@ -100,6 +100,7 @@ test('bad input: one line naming the option, exit 2, nothing started', async () 
     [['--capacity', '--slo', 'p99<1s', '--step', '2.9'], /^syncbench run: --step must be .*, got "2\.9"/],
     [['--capacity', '--slo', 'p99<1s', '-R', '10'], /^syncbench run: -R cannot go with --capacity .*, got "10"/],
     [['--capacity', '--slo', 'p99<1s', '--engine', 'ab'], /^syncbench run: --engine must be builtin with --capacity .*, got "ab"/],
+    [['--capacity', '--slo', 'p99<1s', '--workers', '2'], /^syncbench run: --workers cannot go with --capacity .*, got "2"/],
     [['rate-sweep', '--capacity', '--slo', 'p99<1s'], /^syncbench run: --capacity cannot search rate-sweep/]
   ])) {
     const r = await runCli(['run', ...args, '--out', path.join(dir, 'never')])

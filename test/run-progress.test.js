@@ -128,3 +128,24 @@ test('the server\'s seconds and the experiments\' verdicts: only for a subscribe
   unsubscribe()
   assert.equal(progress.wantsServerSeconds, false, 'the one who asked left')
 })
+
+test('under --capacity the ETA counts each search\'s steps as its configuration\'s time', () => {
+  let clock = 0
+  const progress = new RunProgress({ now: () => clock })
+  const seen = []
+  progress.subscribe((e) => seen.push(e))
+  const configurations = [{ label: 'a' }]
+  progress.planned([{ experiment: { name: 'x', title: 'X' }, configurations, order: [0, 0].map((i) => ({ configuration: configurations[i] })) }])
+  progress.runStarted({ experiment: 'x', label: 'a', repeat: 1, requests: 10 })
+  clock += 3_000
+  progress.runEnded(/** @type {any} */ ({ id: 'x/a#1' }))
+  const step = /** @type {any} */ ({ rate: 10, phase: 'grow', verdict: 'pass', why: [], figures: {} })
+  for (const ms of [5_000, 6_000]) {
+    clock += ms
+    progress.capacityStep({ experiment: 'x', label: 'a', repeat: 1, step })
+  }
+  progress.runStarted({ experiment: 'x', label: 'a', repeat: 2, requests: 10 })
+  // the run's 3 s and its two steps' 11 s
+  assert.equal(seen.filter((e) => e.type === 'run-start').at(-1).etaMs, 14_000)
+  assert.deepEqual(seen.filter((e) => e.type === 'capacity-step').map((e) => [e.label, e.repeat, e.step.rate]), [['a', 1, 10], ['a', 1, 10]])
+})

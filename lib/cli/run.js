@@ -601,7 +601,7 @@ const MAX_BUDGET_SECONDS = 86_400
 /**
  * --capacity needs --slo, and the flags that only it reads need it; a search picks each step's rate
  * and length, so -R and the external engines (no open loop with a schedule of syncbench's) are out.
- * @param {{ capacity: boolean, slo?: import('../types.js').Slo, rate?: number, engine: string }} options
+ * @param {{ capacity: boolean, slo?: import('../types.js').Slo, engine: string }} options
  * @param {Record<string, unknown>} values  as parsed
  */
 function checkCapacityOptions (options, values) {
@@ -614,6 +614,8 @@ function checkCapacityOptions (options, values) {
   if (options.slo === undefined) throw new InvalidOptionError('--capacity needs --slo, the goal a rate must meet (--slo "p99<1s")')
   if (values.rate !== undefined) throw invalidOption('-R', String(values.rate), 'cannot go with --capacity (the search picks each step\'s rate)')
   if (options.engine !== 'builtin') throw invalidOption('--engine', options.engine, 'must be builtin with --capacity (its steps are open loop)')
+  // a step is judged second by second (its backlog), and a --workers run keeps no series of seconds
+  if (values.workers !== undefined) throw invalidOption('--workers', String(values.workers), 'cannot go with --capacity (a step is judged second by second, which --workers runs do not record)')
 }
 
 /** @typedef {ReturnType<typeof parseRunArgs>} RunArgs */

@@ -23,6 +23,8 @@ export class RunProgress {
   #durations = new Map()
   #index = 0
   #ended = 0
+  /** when the last run or capacity step ended (the clock of `now`) */
+  #lastEnd = 0
   /** @type {{ experiment: string, label: string, startedAt: number, requests: number }|null} */
   #current = null
   #now
@@ -102,6 +104,11 @@ export class RunProgress {
    * @param {{ experiment: string, label: string, repeat: number, step: import('../types.js').CapacityStep }} step
    */
   capacityStep ({ experiment, label, repeat, step }) {
+    // a search follows its configuration's run: the ETA counts its steps as that configuration's time
+    const now = this.#now()
+    const k = key(experiment, label)
+    this.#durations.set(k, (this.#durations.get(k) ?? 0) + now - this.#lastEnd)
+    this.#lastEnd = now
     this.#emit({ type: 'capacity-step', experiment, label, repeat, step })
   }
 
@@ -152,7 +159,8 @@ export class RunProgress {
    */
   runEnded (record) {
     const run = this.#current
-    if (run !== null) this.#durations.set(key(run.experiment, run.label), this.#now() - run.startedAt)
+    this.#lastEnd = this.#now()
+    if (run !== null) this.#durations.set(key(run.experiment, run.label), this.#lastEnd - run.startedAt)
     this.#current = null
     this.#ended++
     this.#emit({ type: 'run-end', index: this.#index, total: this.total, record })
