@@ -9,7 +9,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { runCli } from './helper.js'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { runCli, binPath } from './helper.js'
 import { answerWaitMs, stepConfiguration, stepFigures, capacityFailure, MIN_STEP_SECONDS, MAX_STEP_CONNECTIONS } from '../lib/run/capacity-runner.js'
 import { parseSlo } from '../lib/analysis/slo.js'
 import { createHistogram } from '../lib/load/histogram.js'
@@ -89,7 +91,9 @@ test('a goal no rate meets: the lowest rate tried and why it failed, exit 1, res
   // halved three times from the start, then no lower: an eighth of it
   assert.deepEqual(search.search.steps.map((/** @type {any} */ s) => s.phase), ['grow', 'descend', 'descend', 'descend'])
   const lowest = search.search.steps[3].rate
-  assert.match(r.stderr, new RegExp(`syncbench run: no rate met p99 < 5 ms for workload sync #1: the lowest tried, ${lowest} req/s, failed\n? {0,2}with p99`))
+  // one line, wrapped at 100 columns
+  assert.match(r.stderr.replace(/\n {2}/g, ' '), new RegExp(`syncbench run: no rate met p99 < 5 ms for workload sync #1: the lowest tried, ${lowest} req/s, failed with p99 [\\d.]+ ms >= 5 ms\n`))
+  for (const line of r.stderr.split('\n')) assert.ok(line.length <= 100, line)
 })
 
 test('bad input: one line naming the option, exit 2, nothing started', async () => {
@@ -172,4 +176,27 @@ test('capacityFailure names each search that found nothing, and none when all fo
   const lowest = Math.min(...none.capacity.searches[0].search.steps.map((/** @type {any} */ s) => s.rate))
   assert.match(line, new RegExp(`^no rate met p99 < 1 s for seed-bcrypt sync #1: the lowest tried, ${lowest} req/s, failed with p99 1\\.5 s >= 1 s$`))
   assert.equal(capacityFailure(/** @type {any} */ ({ ...none, capacity: undefined })), null)
+})
+
+test('Ctrl-C during a search: exit 130, the steps so far kept, the search marked interrupted', async () => {
+  const out = path.join(dir, 'interrupted')
+  const child = spawn(process.execPath, [binPath, 'run', '--workload', workload, '--capacity', '--slo', 'p99<300ms', '--step', '3', '--no-calibrate', '--no-report', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+  let stderr = ''
+  let sent = false
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    stderr += d
+    // the first step has ended: the second is running
+    if (!sent && /capacity of workload sync #1: [\d.]+ req\/s/.test(stderr)) sent = child.kill('SIGINT')
+  })
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+  const [code] = await once(child, 'close')
+  clearTimeout(timer)
+  assert.equal(code, 130, stderr)
+  const results = await readResults(path.join(out, 'results.json'))
+  assert.equal(results.finishedAt, null)
+  const [search] = results.capacity.searches
+  assert.ok(search.search.steps.length >= 1, 'the step before the interrupt is kept')
+  assert.equal(search.search.reason, 'error')
+  assert.deepEqual(search.error, { code: 'ERR_INTERRUPTED', message: 'interrupted' })
+  assert.ok(validator()(results))
 })
