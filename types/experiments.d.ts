@@ -1,6 +1,6 @@
 // Experiments and the runner (syncbench run), and the servers under test they start (syncbench serve).
 import type { LoadResult, LoadOptions, LoadSecond } from './load.js'
-import type { Environment, ResultsFile, RunRecord, RouteBlocks, ScanInfo, ServerHandle, ServerMetrics, ServerSecond } from './results.js'
+import type { CapacityStep, Environment, ResultsFile, RunRecord, RouteBlocks, ScanInfo, ServerHandle, ServerMetrics, ServerSecond, Slo } from './results.js'
 import type { SyncbenchError } from './errors.js'
 
 /** The server an experiment's runs start: a `syncbench serve` app, a --workload module or a user's command. */
@@ -124,6 +124,7 @@ export type RunEvent =
   | { type: 'second', index: number, experiment: string, label: string, source: 'load' | 'probe', second: LoadSecond }
   | { type: 'server-second', index: number, experiment: string, label: string, second: ServerSecond }
   | { type: 'run-end', index: number, total: number, record: RunRecord }
+  | { type: 'capacity-step', experiment: string, label: string, repeat: number, step: CapacityStep }
   | { type: 'experiment-end', experiment: string, verdicts: string[] }
   | { type: 'end', runs: number, total: number, interrupted: boolean }
 
@@ -149,6 +150,8 @@ export interface RunnerOptions {
   runTimeout?: number
   /** seconds the next run may take, asked as it starts (over runTimeout) */
   runDeadline?: () => number
+  /** after each configuration's closed-loop run, a search for its capacity at the goal */
+  capacity?: { slo: Slo, stepSeconds: number, budgetMs: number }
   signal?: AbortSignal
   onEvent?: (event: RunEvent) => void
 }

@@ -1,7 +1,7 @@
 // The statistics of repeated runs (summarize, welchTTest, compareResults) and the report's model:
 // what summarizeResults computes of every experiment and every renderer reads (summary.md, report.html).
 import type { LoadResult } from './load.js'
-import type { Calibration, Capacity, ProfileEntry, RouteBlocks, RunRecord, ScanInfo } from './results.js'
+import type { Calibration, Capacity, CapacityRecord, CapacitySearch, ProfileEntry, RouteBlocks, RunRecord, ScanInfo } from './results.js'
 import type { SyncbenchError } from './errors.js'
 
 /** n, mean, sd and the 95% t-interval of the mean (NaN below 2 values). */
@@ -213,7 +213,41 @@ export interface ArticleComparison {
  * joined by "; ".
  */
 /** loopLabels: the configurations whose "where the event loop went" the report shows, in its order (its kind's choice) */
-export type ReportSummary = ExperimentSummary & { verdict: string, verdictParts: string[], articles: ArticleComparison[], loopLabels: string[] }
+export type ReportSummary = ExperimentSummary & { verdict: string, verdictParts: string[], articles: ArticleComparison[], loopLabels: string[], capacityReading: CapacityReading | null }
+
+/** The latency a capacity run is read by: the goal's first latency term, p99 when it names none. */
+export interface GoalMeasure {
+  name: string
+  figure: 'p50Ms' | 'p90Ms' | 'p99Ms' | 'p999Ms' | 'loopP99Ms'
+  percentile: string | null
+  below: number | null
+}
+
+/** A configuration's capacities under `run --capacity`, with the closed loop it started from. */
+export interface CapacityReadingRow {
+  label: string
+  node: string | null
+  capacities: (number | null)[]
+  interval: RateInterval & { median: number, missing: number }
+  reasons: (CapacitySearch['reason'] | 'error')[]
+  searches: CapacityRecord[]
+  baseline: string | null
+  ratio: (RatioInterval & { p: number }) | null
+  closedLoopRps: number | null
+  closedLoopMs: number | null
+  closedLoopIsMax: boolean
+  boundRps: number | null
+}
+
+/** An experiment's capacity run as the report reads it (null on a summary without searches). */
+export interface CapacityReading {
+  goal: string
+  measure: GoalMeasure
+  stepSeconds: number
+  tolerance: number
+  calibrated: boolean
+  rows: CapacityReadingRow[]
+}
 
 /** One configuration of two results files compared (compareResults): b's req/s against a's. */
 export interface Comparison {

@@ -302,6 +302,84 @@ export interface ResultsFile {
   environment: Environment
   experiments: ExperimentEntry[]
   runs: RunRecord[]
+  /** syncbench run --capacity: the goal and every search; absent without it */
+  capacity?: CapacityRuns
   /** syncbench run --node: the binaries every configuration ran under, the baseline first */
   nodes?: { name: string, path: string, versions: { node: string, v8: string, uv: string, openssl: string, modules: string } }[]
+}
+
+/** One term of a latency goal (--slo): met when its figure is strictly below `below` (ms; a fraction for errors). */
+export interface SloTerm {
+  measure: 'p50' | 'p90' | 'p99' | 'p99.9' | 'loop p99' | 'errors'
+  below: number
+}
+
+/** A goal as --slo parses it. */
+export interface Slo {
+  terms: SloTerm[]
+}
+
+/** What one open-loop step of a capacity search measured (latencies corrected, ms). */
+export interface StepFigures {
+  achievedRate: number
+  p50Ms: number | null
+  p90Ms: number | null
+  p99Ms: number | null
+  p999Ms: number | null
+  loopP99Ms: number | null
+  errorRate: number
+  /** requests sent late in each whole second of the step */
+  late: number[]
+  sentRate?: number
+  latencyRiseMs?: number
+  scheduled?: number
+  completed?: number
+}
+
+/** One step of a capacity search. */
+export interface CapacityStep {
+  rate: number
+  phase: 'grow' | 'descend' | 'bisect'
+  verdict: 'pass' | 'fail' | 'generator-bound'
+  why: string[]
+  figures: StepFigures
+}
+
+/** A capacity search's outcome. */
+export interface CapacitySearch {
+  capacity: number | null
+  lastFail: number | null
+  reason: 'found' | 'no-rate-meets' | 'generator-bound' | 'budget' | 'max-rate' | 'error'
+  tolerance: number
+  elapsedMs: number
+  steps: CapacityStep[]
+}
+
+/** One search of one configuration, one repeat (results.json capacity.searches[]). */
+export interface CapacityRecord {
+  id: string
+  experiment: string
+  label: string
+  config: Record<string, string | number | boolean>
+  repeat: number
+  node?: RunNode
+  startedAt: string
+  connections: number
+  closedLoopRps: number | null
+  startRate: number | null
+  search: CapacitySearch | null
+  error: { code: string, message: string } | null
+}
+
+/** `syncbench run --capacity --slo`: the goal, how each step ran, and every search in the order run. */
+export interface CapacityRuns {
+  goal: string
+  slo: Slo
+  stepSeconds: number
+  closedLoopSeconds: number
+  budgetMs: number
+  tolerance: number
+  growth: number
+  startShare: number
+  searches: CapacityRecord[]
 }

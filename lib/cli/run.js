@@ -114,7 +114,7 @@ How to load:
                          their own axis); a run whose concurrency is above its
                          request count gets that many requests
   --workers <n>          split each run's load over up to n threads (1 to 64,
-                         at most the run's concurrency; built-in engine only)
+                         up to the run's concurrency; built-in engine only)
   -R, --rate <req/s>     open loop: send the requests at this total rate over
                          the -c connections, each latency counted from its
                          intended send time (wrk2's -R); -n counts intended
