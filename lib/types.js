@@ -674,7 +674,8 @@
  *                timings?: { opMs: number, cpuMs?: number, samples: number }[], opMsMin?: number, opMsMax?: number, ceilingLowRps?: number,
  *                ceilingHighRps?: number, opCpuMsMin?: number, http?: HttpCalibration },
  *              table?: string, reference?: string, target?: string, labels: string[],
- *              comparisons: Record<string, string>, capacity?: Record<string, Capacity>, sloP99Ms?: number, scan?: ScanInfo }[]} experiments
+ *              comparisons: Record<string, string>, capacity?: Record<string, Capacity>, sloP99Ms?: number, scan?: ScanInfo,
+ *              sequential?: SequentialRecord }[]} experiments
  *           Written by lib/run/runner.js: `runs` the repeats of each of its configurations (--runs, else the
  *           experiment's default), `table` the kind that presents it (lib/report/kinds.js; absent: generic),
  *           `reference` the seed-002 100% row, `labels` the configurations in table order, `comparisons`
@@ -687,12 +688,29 @@
  *           alone: main-thread ms per request (absent in older files). A rate-sweep's `capacity`: variant label -> what its
  *           closed-loop capacity run measured (the offered rates are fractions of it), `sloP99Ms` the p99 a rate
  *           must stay under to count as sustained (--slo-p99). A scan's (`table: 'scan'`) `scan`: what it found and
- *           planned, each route measured as the configuration labelled with its key.
+ *           planned, each route measured as the configuration labelled with its key. Under `--runs auto`,
+ *           `runs` is the rounds it took once decided (until then the most allowed) and `sequential` the rule's record.
  * @property {RunRecord[]} runs
  * @property {CapacityRuns} [capacity]   `syncbench run --capacity`: the goal and every search; absent without it
  * @property {{ name: string, path: string, versions: { node: string, v8: string, uv: string, openssl: string, modules: string } }[]} [nodes]
  *           `syncbench run --node`: the binaries every configuration ran under, in the order given (the
  *           first is the baseline of the comparisons between versions); absent without --node
+ */
+
+/**
+ * `syncbench run --runs auto`: an experiment's rounds and the stopping rule's last look at each comparison
+ * (lib/analysis/sequential.js), rewritten after every round.
+ * @typedef {object} SequentialRecord
+ * @property {'bonferroni'} rule   alpha split over the looks, half of it at the last one
+ * @property {number} alpha        the error rate spent over all the looks at one comparison (0.05)
+ * @property {number} threshold    the slowdown decided against, a fraction (--threshold)
+ * @property {number} maxRuns      the most rounds (--max-runs)
+ * @property {number} level        the last look's intervals' confidence level (lib/analysis/sequential.js lookLevel)
+ * @property {number} rounds       the rounds that ended
+ * @property {boolean} decided     at the last look, every comparison was decided
+ * @property {{ label: string, baseline: string, verdict: string, decided: boolean, ratio: number|null, low: number|null, high: number|null }[]} decisions
+ *           at the last look (none before the third round): each comparison's gate verdict on its interval
+ *           of label / baseline at `level`; null where there is no interval (fewer than 3 runs a side)
  */
 
 /**
@@ -702,18 +720,21 @@
  * every tenth of its requests when it has more than 150: the totals `syncbench ab` prints), `run-end`;
  * `end` last, whether the runs finished, were interrupted or failed. Emitted by lib/run/progress.js
  * (RunProgress) and nowhere else; `index` counts the runs from 1 to `total`.
- * @typedef {{ type: 'plan', total: number, runs: { experiment: string, label: string }[], experiments: { name: string, title: string, configurations: number, runs: number }[] }
+ * @typedef {{ type: 'plan', total: number, upTo?: true, runs: { experiment: string, label: string }[], experiments: { name: string, title: string, configurations: number, runs: number }[] }
  *   | { type: 'calibrate', experiment: string, op: string }
  *   | { type: 'capacity', experiment: string, label: string, seconds: number }
- *   | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number|null }
+ *   | { type: 'run-start', index: number, total: number, upTo?: true, experiment: string, label: string, repeat: number, etaMs: number|null }
  *   | { type: 'heartbeat', index: number, total: number, experiment: string, label: string, done: number, requests: number }
  *   | { type: 'second', index: number, experiment: string, label: string, source: 'load'|'probe', second: LoadSecond }
  *   | { type: 'server-second', index: number, experiment: string, label: string, second: ServerSecond }
- *   | { type: 'run-end', index: number, total: number, record: RunRecord }
+ *   | { type: 'run-end', index: number, total: number, upTo?: true, record: RunRecord }
+ *   | { type: 'rounds-end', experiment: string, rounds: number, maxRuns: number, level: number, decisions: SequentialRecord['decisions'] }
  *   | { type: 'capacity-step', experiment: string, label: string, repeat: number, step: CapacityStep }
  *   | { type: 'experiment-end', experiment: string, verdicts: string[] }
  *   | { type: 'end', runs: number, total: number, interrupted: boolean }} RunEvent
- *   `runs` of the plan: every run in the order it will run.
+ *   `runs` of the plan: every run in the order it will run. `upTo` (--runs auto): the plan, and so `total`,
+ *   goes as far as the most rounds allowed; `rounds-end` says an experiment's rounds are over (decided, or
+ *   at the most) and `total` drops the runs it will not need.
  *   `capacity-step`: under --capacity, a step of a configuration's search ended (after its closed-loop run's
  *   `run-end`), with its rate, verdict and figures.
  *   `second`: one second of the running run's load (the built-in generator's) or of its probe, as it ends.

@@ -48,6 +48,7 @@ export type ResultsContracts = [
   Holds<Same<Declared.ProfileEntry, Contracts.ProfileEntry>>,
   Holds<Same<Declared.Capacity, Contracts.Capacity>>,
   Holds<Same<Declared.ScanInfo, Contracts.ScanInfo>>,
+  Holds<Same<Declared.SequentialRecord, Contracts.SequentialRecord>>,
   Holds<Same<Declared.PlannedRoute, Contracts.PlannedRoute>>,
   Holds<Same<Declared.ServerMetrics, Contracts.ServerMetrics>>,
   Holds<Same<Declared.LoopBlocks, Contracts.LoopBlocks>>,

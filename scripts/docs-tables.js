@@ -57,6 +57,18 @@ function refusals (parse, before, flag, after) {
   return said
 }
 
+/**
+ * What a run option needs beside it: the options of --app, --workload and --runs auto apply with them only.
+ * @param {string} flag
+ * @returns {string[]}
+ */
+function runBefore (flag) {
+  if (['--path', '--port', '--start-timeout'].includes(flag)) return ['--app', 'node app.js']
+  if (flag === '--baseline') return ['--workload', 'w.js']
+  if (flag === '--max-runs' || flag === '--threshold') return ['--runs', 'auto']
+  return []
+}
+
 /** The commands whose options are listed, with how to parse a command line of each. */
 async function parsers () {
   const { parseAbArgs } = await import('../lib/ab/ab-args.js')
@@ -73,8 +85,7 @@ async function parsers () {
       name: 'run',
       help: runHelp,
       parse: parseRunArgs,
-      // the options of --app and --workload apply beside them only
-      before: (/** @type {string} */ flag) => ['--path', '--port', '--start-timeout'].includes(flag) ? ['--app', 'node app.js'] : flag === '--baseline' ? ['--workload', 'w.js'] : [],
+      before: runBefore,
       after: []
     },
     // scan's options beside the --app it needs

@@ -144,3 +144,22 @@ test('dashboard stream: past an hour the oldest seconds go, and a tick still car
   await until(() => page.messages.length === 2)
   assert.deepEqual(page.messages[1].data.load.map((/** @type {{ t: number }} */ x) => x.t), [MAX_SECONDS + 6])
 })
+
+test('dashboard stream: --runs auto, an experiment decided early drops its planned runs, and the next experiment\'s move up', async (t) => {
+  const d = await startDashboard({ title: 'auto', pushMs: 1 })
+  t.after(() => d.close())
+  const runs = [...['a', 'a', 'a', 'a'].map((label) => ({ experiment: 'x', label })), ...['b', 'b'].map((label) => ({ experiment: 'y', label }))]
+  d.event({ type: 'plan', total: 6, upTo: true, runs, experiments: [{ name: 'x', title: 'x', configurations: 1, runs: 4 }, { name: 'y', title: 'y', configurations: 1, runs: 2 }] })
+  for (const index of [1, 2, 3]) {
+    d.event({ type: 'run-start', index, total: 6, upTo: true, experiment: 'x', label: 'a', repeat: index, etaMs: null })
+    d.event({ type: 'run-end', index, total: 6, upTo: true, record: /** @type {any} */ ({ id: `x/a#${index}`, experiment: 'x', label: 'a', repeat: index, error: null, invalid: null, load: null }) })
+  }
+  d.event({ type: 'rounds-end', experiment: 'x', rounds: 3, maxRuns: 4, level: 0.975, decisions: [] })
+  const page = await connect(d.url)
+  t.after(page.close)
+  await until(() => page.messages.length === 1)
+  const state = page.messages[0].data
+  assert.deepEqual(state.runs.map((/** @type {any} */ r) => [r.index, r.experiment, r.state]), [[1, 'x', 'done'], [2, 'x', 'done'], [3, 'x', 'done'], [4, 'y', 'planned'], [5, 'y', 'planned']])
+  assert.equal(state.plan.total, 5)
+  assert.deepEqual(state.plan.experiments.map((/** @type {any} */ e) => [e.name, e.runs]), [['x', 3], ['y', 2]])
+})

@@ -1,6 +1,6 @@
 // Experiments and the runner (syncbench run), and the servers under test they start (syncbench serve).
 import type { LoadResult, LoadOptions, LoadSecond } from './load.js'
-import type { CapacityStep, Environment, ResultsFile, RunRecord, RouteBlocks, ScanInfo, ServerHandle, ServerMetrics, ServerSecond, Slo } from './results.js'
+import type { CapacityStep, Environment, ResultsFile, RunRecord, RouteBlocks, ScanInfo, SequentialRecord, ServerHandle, ServerMetrics, ServerSecond, Slo } from './results.js'
 import type { SyncbenchError } from './errors.js'
 
 /** The server an experiment's runs start: a `syncbench serve` app, a --workload module or a user's command. */
@@ -113,18 +113,21 @@ export interface LoadTool {
  * The progress of a run of experiments, one event at a time: `plan`, then per experiment `calibrate`
  * and `capacity`, per run `run-start`, its load's `heartbeat`s and `second`s (the probe's too), its server's
  * `server-second`s (only while a subscriber asked for them), `run-end`; `experiment-end` after an experiment's
- * last run, with its verdict lines (only where the caller asked for verdicts); `end` last.
+ * last run, with its verdict lines (only where the caller asked for verdicts); `end` last. Under `sequential`
+ * (--runs auto) the totals are `upTo` the most rounds, and `rounds-end` says an experiment's rounds are
+ * over: the runs it will not need leave `total`.
  */
 export type RunEvent =
-  | { type: 'plan', total: number, runs: { experiment: string, label: string }[], experiments: { name: string, title: string, configurations: number, runs: number }[] }
+  | { type: 'plan', total: number, upTo?: true, runs: { experiment: string, label: string }[], experiments: { name: string, title: string, configurations: number, runs: number }[] }
   | { type: 'calibrate', experiment: string, op: string }
   | { type: 'capacity', experiment: string, label: string, seconds: number }
-  | { type: 'run-start', index: number, total: number, experiment: string, label: string, repeat: number, etaMs: number | null }
+  | { type: 'run-start', index: number, total: number, upTo?: true, experiment: string, label: string, repeat: number, etaMs: number | null }
   | { type: 'heartbeat', index: number, total: number, experiment: string, label: string, done: number, requests: number }
   | { type: 'second', index: number, experiment: string, label: string, source: 'load' | 'probe', second: LoadSecond }
   | { type: 'server-second', index: number, experiment: string, label: string, second: ServerSecond }
-  | { type: 'run-end', index: number, total: number, record: RunRecord }
+  | { type: 'run-end', index: number, total: number, upTo?: true, record: RunRecord }
   | { type: 'capacity-step', experiment: string, label: string, repeat: number, step: CapacityStep }
+  | { type: 'rounds-end', experiment: string, rounds: number, maxRuns: number, level: number, decisions: SequentialRecord['decisions'] }
   | { type: 'experiment-end', experiment: string, verdicts: string[] }
   | { type: 'end', runs: number, total: number, interrupted: boolean }
 
@@ -132,6 +135,8 @@ export interface RunnerOptions {
   experiments: Experiment[]
   /** repeats of every configuration, interleaved (default: each experiment's own) */
   runs?: number
+  /** --runs auto: rounds until every comparison is decided against threshold (a fraction), or maxRuns rounds */
+  sequential?: { maxRuns: number, threshold: number }
   /** the load generator (default: the built-in one) */
   engine?: Pick<LoadTool, 'name' | 'run'>
   /** a server already running: no server is started */

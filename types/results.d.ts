@@ -258,6 +258,27 @@ export interface ExperimentEntry {
   sloP99Ms?: number
   /** a scan's: what it found and planned */
   scan?: ScanInfo
+  /** syncbench run --runs auto: the rounds and the stopping rule's last look */
+  sequential?: SequentialRecord
+}
+
+/** syncbench run --runs auto: an experiment's rounds and the stopping rule's last look at each comparison. */
+export interface SequentialRecord {
+  /** alpha split over the looks, half of it at the last one */
+  rule: 'bonferroni'
+  /** the error rate spent over all the looks at one comparison */
+  alpha: number
+  /** the slowdown decided against, a fraction */
+  threshold: number
+  maxRuns: number
+  /** the last look's intervals' confidence level */
+  level: number
+  /** the rounds that ended */
+  rounds: number
+  /** every comparison decided at the last look */
+  decided: boolean
+  /** each comparison's gate verdict on its interval of label / baseline at `level` (null: no interval) */
+  decisions: { label: string, baseline: string, verdict: string, decided: boolean, ratio: number | null, low: number | null, high: number | null }[]
 }
 
 /** A route of a scan's plan; a measured route is the configuration labelled with its key. */

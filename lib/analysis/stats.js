@@ -235,7 +235,8 @@ export function coefficientOfVariation (xs) {
 /**
  * @typedef {object} RatioInterval
  * @property {number} ratio  exp(mean(ln a) - mean(ln b)): the ratio of the geometric means
- * @property {number} low    95% CI of that ratio; NaN when a side has fewer than MIN_RUNS_FOR_INTERVAL runs
+ * @property {number} low    95% CI of that ratio (or at the level asked); NaN when a side has fewer than
+ *                           MIN_RUNS_FOR_INTERVAL runs
  * @property {number} high
  * @property {number} df     Welch–Satterthwaite degrees of freedom of the log-scale difference
  */
@@ -245,12 +246,14 @@ export function coefficientOfVariation (xs) {
  * of the mean log rates, back-transformed (the log-scale counterpart of compare.R's t-test; Fieller's
  * interval of a ratio of arithmetic means would need equal-variance or normal-rate assumptions that
  * multiplicative noise breaks). Equals exp(scipy.stats.ttest_ind(ln a, ln b, equal_var=False)
- * .confidence_interval()).
+ * .confidence_interval()). Another level (confidence_interval(level)) is for a rule that looks at the
+ * runs several times (lib/analysis/sequential.js) and must spend its error rate over the looks.
  * @param {number[]} a
  * @param {number[]} b
+ * @param {number} [level=0.95]  the interval's confidence level, 0 < level < 1
  * @returns {RatioInterval}
  */
-export function ratioInterval (a, b) {
+export function ratioInterval (a, b, level = 0.95) {
   const none = { ratio: NaN, low: NaN, high: NaN, df: NaN }
   if (a.length === 0 || b.length === 0 || !a.every((x) => x > 0) || !b.every((x) => x > 0)) return none
   const la = a.map(Math.log)
@@ -262,7 +265,7 @@ export function ratioInterval (a, b) {
   const vb = variance(lb) / lb.length
   if (va + vb === 0) return { ratio, low: ratio, high: ratio, df: la.length + lb.length - 2 }
   const df = (va + vb) ** 2 / (va ** 2 / (la.length - 1) + vb ** 2 / (lb.length - 1))
-  const half = tQuantile(0.975, df) * Math.sqrt(va + vb)
+  const half = tQuantile(1 - (1 - level) / 2, df) * Math.sqrt(va + vb)
   return { ratio, low: Math.exp(diff - half), high: Math.exp(diff + half), df }
 }
 

@@ -229,6 +229,17 @@ export async function startDashboard ({ title, host = DASHBOARD_HOST, port = 0, 
       }
       if (e.type === 'second') return addSecond(e.source, state.current?.[e.source], e.second)
       if (e.type === 'server-second') return addSecond('server', state.current?.server, e.second)
+      if (e.type === 'rounds-end') {
+        // --runs auto: the experiment's rounds not needed leave the list, and the runs after them move up
+        // (the progress numbers them so)
+        state.runs = state.runs.filter((r) => !(r.experiment === e.experiment && r.state === 'planned'))
+        for (const [i, row] of state.runs.entries()) row.index = i + 1
+        if (state.plan) {
+          const kept = state.runs.filter((r) => r.experiment === e.experiment).length
+          state.plan = { total: state.runs.length, experiments: state.plan.experiments.map((x) => x.name === e.experiment ? { ...x, runs: kept } : x) }
+        }
+        return push()
+      }
       if (e.type === 'experiment-end') {
         state.verdicts.push({ experiment: e.experiment, lines: e.verdicts })
         return push()

@@ -4,6 +4,7 @@
 // --quiet. The plan, the heartbeats and the end are for other views.
 import { formatNumber } from '../format.js'
 import { fitLine } from '../report/text-table.js'
+import { wrap } from '../report/wrap.js'
 
 /** @typedef {import('../types.js').RunEvent} RunEvent */
 
@@ -19,7 +20,8 @@ export function createProgress (stream, { quiet = false, command = 'run' } = {})
       event (e) {
         if (e.type === 'calibrate') stream.write(`syncbench ${command}: timing one ${e.op} operation alone for ${e.experiment}\n`)
         if (e.type === 'capacity') stream.write(`syncbench ${command}: ${capacityLine(e)}\n`)
-        if (e.type === 'run-end') stream.write(`syncbench ${command}: run ${e.index}/${e.total} ${e.record.id}: ${runOutcome(e.record)}\n`)
+        if (e.type === 'run-end') stream.write(`syncbench ${command}: run ${e.index}/${upTo(e)}${e.total} ${e.record.id}: ${runOutcome(e.record)}\n`)
+        if (e.type === 'rounds-end') stream.write(`${roundsLine(e, command)}\n`)
         if (e.type === 'capacity-step') stream.write(`${fitLine(`syncbench ${command}: ${stepLine(e)}`)}\n`)
       },
       done () {}
@@ -38,7 +40,12 @@ export function createProgress (stream, { quiet = false, command = 'run' } = {})
       if (e.type === 'capacity-step') show(fitLine(`syncbench ${command}: ${stepLine(e)}`))
       if (e.type === 'run-start') {
         const left = e.total - e.index
-        show(`syncbench ${command}: run ${e.index}/${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${left} left${e.etaMs === null ? '' : `, ETA ${formatDuration(e.etaMs)}`}`)
+        show(`syncbench ${command}: run ${e.index}/${upTo(e)}${e.total} ${e.experiment} ${e.label} #${e.repeat}, ${upTo(e)}${left} left${e.etaMs === null ? '' : `, ETA ${upTo(e)}${formatDuration(e.etaMs)}`}`)
+      }
+      // a line that stays: the decision is worth keeping in the terminal's scrollback
+      if (e.type === 'rounds-end') {
+        stream.write(`\r\x1b[K${roundsLine(e, command)}\n`)
+        shown = false
       }
       // With --verbose the per-run ab report goes to stdout: clear our line so a shared terminal stays readable.
       if (e.type === 'run-end' && shown) {
@@ -51,6 +58,29 @@ export function createProgress (stream, { quiet = false, command = 'run' } = {})
       shown = false
     }
   }
+}
+
+/**
+ * --runs auto: the totals are the most the rounds may take.
+ * @param {{ upTo?: true }} e
+ */
+function upTo (e) {
+  return e.upTo ? 'up to ' : ''
+}
+
+/**
+ * --runs auto's decision for an experiment, wrapped: "syncbench run: workload: decided in 3 of up to 5
+ * rounds (98.3% CIs): slow/sync slower 0.195x..0.207x", or "undecided after 5 rounds (...)": only the
+ * most rounds end undecided.
+ * @param {Extract<RunEvent, { type: 'rounds-end' }>} e
+ * @param {string} command
+ */
+export function roundsLine (e, command) {
+  const decided = e.decisions.every((d) => d.decided)
+  const how = decided ? `decided in ${e.rounds} of up to ${e.maxRuns} rounds` : `undecided after ${e.rounds} rounds`
+  const pairs = e.decisions.map((d) => `${d.label}/${d.baseline} ${d.verdict}${d.low === null || d.high === null ? '' : ` ${formatNumber(d.low)}x..${formatNumber(d.high)}x`}`)
+  const level = `${Number((e.level * 100).toPrecision(3))}% CIs`
+  return wrap(`syncbench ${command}: ${e.experiment}: ${how} (${level}): ${pairs.length ? pairs.join(', ') : 'nothing compared'}`, undefined, '  ')
 }
 
 /**

@@ -36,6 +36,8 @@ import { versionsOf, versionTables, binaryLines, BASELINE_NOTE } from '../report
 import { redactUrl } from '../redact.js'
 import { parseSlo } from '../analysis/slo.js'
 import { capacityFailure, DEFAULT_SECONDS_PER_SEARCH, DEFAULT_STEP_SECONDS, MIN_STEP_SECONDS } from '../run/capacity-runner.js'
+import { DEFAULT_MAX_RUNS, DEFAULT_THRESHOLD, FIRST_LOOK_ROUND } from '../analysis/sequential.js'
+import { percentOption } from './compare.js'
 
 export const help = `Usage: syncbench run [experiment...] [options]
 
@@ -109,6 +111,17 @@ How to load:
                          (default: the experiment's own, 2 for seed-bcrypt and
                          5 for seed-readfile, else 1); n >= 2 gives Welch
                          t-test p-values, n >= 3 also 95% confidence intervals
+  --runs auto            repeat them, interleaved, round after round until each
+                         configuration's req/s against its baseline is decided
+                         (slower beyond --threshold, equivalent within it, or
+                         faster: the gate's verdicts, on intervals widened so
+                         that a look after every round from the 3rd keeps a 5%
+                         error rate; docs/run.md, Statistics), or --max-runs
+                         rounds ran; a line on stderr says which
+  --max-runs <n>         with --runs auto: the most rounds (default ${DEFAULT_MAX_RUNS}, at
+                         least ${FIRST_LOOK_ROUND})
+  --threshold <pct>      with --runs auto: the slowdown decided against, as
+                         compare --fail-if-slower's (default ${DEFAULT_THRESHOLD * 100}%)
   -n, --requests <n>     override the experiments' request count
   -c, --concurrency <n>  override the experiments' concurrency (sweeps keep
                          their own axis); a run whose concurrency is above its
@@ -359,6 +372,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, nodes,
       experiments,
       // a search per configuration and repeat is long: one unless asked
       runs: options.runs ?? (options.capacity ? 1 : undefined),
+      ...options.autoRuns && { sequential: { maxRuns: options.maxRuns, threshold: options.threshold } },
       // the runner's options type an engine's run() as taking any object; getTool's take LoadOptions
       engine: /** @type {NonNullable<import('../run/runner.js').RunnerOptions['engine']>} */ (engine),
       target: options.target,
@@ -618,6 +632,40 @@ function checkCapacityOptions (options, values) {
   if (values.workers !== undefined) throw invalidOption('--workers', String(values.workers), 'cannot go with --capacity (a step is judged second by second, which --workers runs do not record)')
 }
 
+/** --runs' and --max-runs' most. */
+const MAX_RUNS = 1000
+
+/**
+ * --runs n: a whole number of runs, its message naming auto too.
+ * @param {string|undefined} raw
+ * @returns {number|undefined}
+ */
+function runsOption (raw) {
+  if (raw === undefined) return undefined
+  const n = Number(raw)
+  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_RUNS) throw invalidOption('--runs', raw, `must be an integer from 1 to ${MAX_RUNS}, or auto`)
+  return n
+}
+
+/**
+ * --max-runs and --threshold are --runs auto's; its rounds need room for a look, and a comparison of
+ * configurations on one binary each: a capacity search is no run the rule can read, and --node's runs
+ * share their labels across binaries.
+ * @param {{ autoRuns: boolean, maxRuns: number, capacity: boolean, nodes: string[] }} options
+ * @param {Record<string, unknown>} values  as parsed
+ */
+function checkAutoRuns (options, values) {
+  if (!options.autoRuns) {
+    for (const flag of ['max-runs', 'threshold']) {
+      if (values[flag] !== undefined) throw invalidOption(`--${flag}`, String(values[flag]), 'applies to --runs auto only')
+    }
+    return
+  }
+  if (options.maxRuns < FIRST_LOOK_ROUND) throw invalidOption('--max-runs', String(values['max-runs']), `must be at least ${FIRST_LOOK_ROUND} (the first look needs ${FIRST_LOOK_ROUND} runs a side)`)
+  if (options.capacity) throw new InvalidOptionError('--runs auto cannot go with --capacity (its searches are not runs the rule compares): give --runs n')
+  if (options.nodes.length) throw new InvalidOptionError('--runs auto cannot go with --node (its rule compares configurations on one binary): give --runs n')
+}
+
 /** @typedef {ReturnType<typeof parseRunArgs>} RunArgs */
 
 /**
@@ -630,6 +678,8 @@ export function parseRunArgs (argv) {
     workload: { type: 'string' },
     baseline: { type: 'string' },
     runs: { type: 'string' },
+    'max-runs': { type: 'string' },
+    threshold: { type: 'string' },
     requests: { type: 'string', short: 'n' },
     concurrency: { type: 'string', short: 'c' },
     workers: { type: 'string' },
@@ -689,7 +739,11 @@ export function parseRunArgs (argv) {
     experimentFiles: values.experiment ?? [],
     workload: values.workload,
     baseline: values.baseline,
-    runs: integerOption('--runs', values.runs, 1, 1000),
+    runs: values.runs === 'auto' ? undefined : runsOption(values.runs),
+    /** --runs auto: rounds until decided (lib/analysis/sequential.js), at most maxRuns */
+    autoRuns: values.runs === 'auto',
+    maxRuns: integerOption('--max-runs', values['max-runs'], 1, MAX_RUNS) ?? DEFAULT_MAX_RUNS,
+    threshold: percentOption('--threshold', values.threshold) ?? DEFAULT_THRESHOLD,
     requests: loadOverride('-n', values.requests, 'requests', RUN_MAX_REQUESTS),
     concurrency: loadOverride('-c', values.concurrency, 'concurrency'),
     workers: loadOverride('--workers', values.workers, 'workers'),
@@ -731,6 +785,7 @@ export function parseRunArgs (argv) {
     ...dashboardOptions(values)
   }
   checkCapacityOptions(options, values)
+  checkAutoRuns(options, values)
   if (options.baseline !== undefined && options.workload === undefined) throw invalidOption('--baseline', options.baseline, 'applies to --workload only (an experiment file sets its own baseline)')
   if (!toolNames.includes(options.engine)) throw invalidOption('--engine', options.engine, `must be one of ${toolNames.join(', ')}`)
   if (options.workers !== undefined && options.engine !== 'builtin') throw invalidOption('--workers', String(values.workers), `applies to the built-in engine only, not --engine ${options.engine}`)

@@ -180,6 +180,23 @@ export function schedule (configurations, runs, nodes = []) {
 }
 
 /**
+ * A schedule's runs round by round (--runs auto), asking after each round whether to go on: once
+ * `afterRound(repeat)` says the rounds so far are enough, no run of a later round is handed out. Lazy,
+ * so the question is asked when the round's last run has ended, before the next one starts.
+ * @template {{ repeat: number }} T
+ * @param {T[]} order  schedule()'s, as far as the most rounds allowed
+ * @param {(repeat: number) => boolean} afterRound  true: stop
+ * @returns {Generator<T, void, undefined>}
+ */
+export function * roundsUntil (order, afterRound) {
+  for (const [i, item] of order.entries()) {
+    yield item
+    const next = order[i + 1]
+    if ((next === undefined || next.repeat !== item.repeat) && afterRound(item.repeat)) return
+  }
+}
+
+/**
  * Every combination of one value per axis (one empty point without axes).
  * @param {[string, AxisValue[]][]} entries
  * @returns {Record<string, AxisValue>[]}

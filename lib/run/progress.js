@@ -30,6 +30,8 @@ export class RunProgress {
   #now
   /** @type {((results: import('../types.js').ResultsFile, experiment: string) => string[])|null} */
   #verdicts
+  /** --runs auto: the plan is the most rounds allowed, and the events' totals say "up to" */
+  #upTo = false
 
   /**
    * @param {{ now?: () => number, verdicts?: (results: import('../types.js').ResultsFile, experiment: string) => string[] }} [options]
@@ -75,15 +77,24 @@ export class RunProgress {
     return this.#runs.length
   }
 
+  /** The events' `upTo`: present, and true, under --runs auto only. */
+  get #upToField () {
+    return this.#upTo ? { upTo: /** @type {const} */ (true) } : {}
+  }
+
   /**
    * The plan is known: every run of every experiment, in order.
    * @param {PlannedExperiment[]} plans
+   * @param {{ upTo?: boolean }} [options]  upTo: --runs auto, the plan goes as far as the most rounds
+   *   allowed; an experiment decided sooner drops the rest (roundsEnded)
    */
-  planned (plans) {
+  planned (plans, { upTo = false } = {}) {
+    this.#upTo = upTo
     this.#runs = plans.flatMap(({ experiment, order }) => order.map(({ configuration, node }) => ({ experiment: experiment.name, label: runLabel(configuration.label, node) })))
     this.#emit({
       type: 'plan',
       total: this.total,
+      ...this.#upToField,
       runs: this.#runs.map((run) => ({ ...run })),
       experiments: plans.map(({ experiment, configurations, order }) => ({ name: experiment.name, title: experiment.title ?? experiment.name, configurations: configurations.length, runs: order.length }))
     })
@@ -119,7 +130,7 @@ export class RunProgress {
   runStarted ({ experiment, label, repeat, requests }) {
     this.#index++
     this.#current = { experiment, label, startedAt: this.#now(), requests }
-    this.#emit({ type: 'run-start', index: this.#index, total: this.total, experiment, label, repeat, etaMs: this.#eta() })
+    this.#emit({ type: 'run-start', index: this.#index, total: this.total, ...this.#upToField, experiment, label, repeat, etaMs: this.#eta() })
   }
 
   /**
@@ -163,7 +174,18 @@ export class RunProgress {
     if (run !== null) this.#durations.set(key(run.experiment, run.label), this.#lastEnd - run.startedAt)
     this.#current = null
     this.#ended++
-    this.#emit({ type: 'run-end', index: this.#index, total: this.total, record })
+    this.#emit({ type: 'run-end', index: this.#index, total: this.total, ...this.#upToField, record })
+  }
+
+  /**
+   * --runs auto: an experiment's rounds are over, decided or at the most allowed. Its runs planned
+   * beyond them leave the plan (the total and the ETA count the rest).
+   * @param {{ experiment: string, rounds: number, maxRuns: number, level: number, decisions: import('../types.js').SequentialRecord['decisions'] }} o
+   */
+  roundsEnded ({ experiment, rounds, maxRuns, level, decisions }) {
+    // the experiment's runs left are the next ones in the plan: experiments run one after another
+    this.#runs = [...this.#runs.slice(0, this.#index), ...this.#runs.slice(this.#index).filter((run) => run.experiment !== experiment)]
+    this.#emit({ type: 'rounds-end', experiment, rounds, maxRuns, level, decisions: decisions.map((d) => ({ ...d })) })
   }
 
   /**

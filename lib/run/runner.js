@@ -10,7 +10,8 @@ import { makeDirectory } from '../fs-dir.js'
 import { summarizeProfile, windowProfile } from '../analysis/profile.js'
 import { runFileName } from './run-reports.js'
 import { collectEnvironment } from '../lab/metrics.js'
-import { expandExperiment, baselines, schedule, openLoops, OFFERED_AXIS } from './plan.js'
+import { expandExperiment, baselines, schedule, roundsUntil, openLoops, OFFERED_AXIS } from './plan.js'
+import { lookAtExperiment, lookLevel, maxLooks, FIRST_LOOK_ROUND, SEQUENTIAL_ALPHA } from '../analysis/sequential.js'
 import { TIMELIMIT_REQUESTS } from '../load/options.js'
 import { checkOpenLoopTool } from './tools.js'
 import { calibrate, calibrationKey } from './calibrate.js'
@@ -41,6 +42,9 @@ const SERVER_SECOND_MS = 1000
  * @property {import('./experiment-loader.js').Experiment[]} experiments
  * @property {number} [runs]                    repeats of every configuration, interleaved (default: each
  *                                              experiment's own `runs`, else 1)
+ * @property {{ maxRuns: number, threshold: number }} [sequential]  --runs auto: rounds of every configuration,
+ *                                              interleaved, until each comparison is decided against threshold
+ *                                              (lib/analysis/sequential.js) or maxRuns rounds ran; over `runs`
  * @property {Pick<import('./tools.js').LoadTool, 'name' | 'run'>} [engine]  the load generator (--engine): builtin by default
  * @property {string} [target]                  URL of a server already running: no server is started
  * @property {import('./plan.js').LoadOverrides} [overrides]
@@ -94,15 +98,17 @@ const SERVER_SECOND_MS = 1000
  *          invalid: the runs recorded invalid (failed requests or non-2xx responses), in run order
  */
 export async function runExperiments (options) {
-  const { experiments, runs, engine = builtinTool, target, overrides = {}, outDir, signal, progress = new RunProgress(), nodes = [] } = options
+  const { experiments, runs, sequential, engine = builtinTool, target, overrides = {}, outDir, signal, progress = new RunProgress(), nodes = [] } = options
   if (options.onEvent) progress.subscribe(options.onEvent)
   const allowErrors = options.allowErrors === true
   if (target) checkTarget(experiments, overrides)
   checkOpenLoopTool(engine.name, openLoops(experiments, overrides))
   const file = path.join(outDir, 'results.json')
+  // --runs auto plans the most rounds allowed, and stops handing them out once decided (roundsUntil)
+  const repeats = (/** @type {import('./experiment-loader.js').Experiment} */ experiment) => sequential?.maxRuns ?? runs ?? experiment.runs ?? 1
   const plans = experiments.map((experiment) => {
     const configurations = expandExperiment(experiment, overrides)
-    return { experiment, configurations, order: schedule(configurations, runs ?? experiment.runs ?? 1, nodes) }
+    return { experiment, configurations, order: schedule(configurations, repeats(experiment), nodes) }
   })
   /** @type {import('../types.js').ResultsFile} */
   const results = {
@@ -112,14 +118,14 @@ export async function runExperiments (options) {
     finishedAt: null,
     // the command line as typed, its credentials starred (lib/redact.js): results.json is shared
     argv: redactArgv(options.argv ?? []),
-    options: { runs: runs ?? null, engine: engine.name, target: target === undefined ? null : redactUrl(target, true), calibrate: options.calibrate !== false, allowErrors, ...overrides, ...options.options },
+    options: { runs: sequential ? 'auto' : runs ?? null, ...sequential, engine: engine.name, target: target === undefined ? null : redactUrl(target, true), calibrate: options.calibrate !== false, allowErrors, ...overrides, ...options.options },
     environment: collectEnvironment(),
     experiments: plans.map(({ experiment, configurations }) => ({
       name: experiment.name,
       title: experiment.title,
       description: experiment.description,
       axes: Object.keys(experiment.axes ?? {}),
-      runs: runs ?? experiment.runs ?? 1,
+      runs: repeats(experiment),
       baseline: experiment.baseline,
       table: experiment.table,
       reference: experiment.reference,
@@ -128,7 +134,8 @@ export async function runExperiments (options) {
       // what was measured instead of the servers the experiment names (absent: syncbench started them)
       target: target === undefined ? undefined : redactUrl(target, true),
       labels: configurations.map((c) => c.label),
-      comparisons: Object.fromEntries(baselines(experiment, configurations))
+      comparisons: Object.fromEntries(baselines(experiment, configurations)),
+      ...sequential && { sequential: { rule: /** @type {const} */ ('bonferroni'), alpha: SEQUENTIAL_ALPHA, threshold: sequential.threshold, maxRuns: sequential.maxRuns, level: lookLevel(1, maxLooks(sequential.maxRuns)), rounds: 0, decided: false, decisions: [] } }
     })),
     runs: []
   }
@@ -140,7 +147,7 @@ export async function runExperiments (options) {
   const searchesStarted = Date.now()
   const save = () => writeAtomic(file, JSON.stringify(results, null, 2) + '\n')
   await save()
-  progress.planned(plans)
+  progress.planned(plans, { upTo: Boolean(sequential) })
 
   /** @type {Map<string, import('./calibrate.js').Calibration>} */
   const calibrations = new Map()
@@ -192,7 +199,8 @@ export async function runExperiments (options) {
       results.experiments[e].capacity = capacities
       await save()
     }
-    for (const { configuration: planned, repeat, node } of order) {
+    const runsInOrder = sequential ? roundsUntil(order, (round) => lookAfterRound(results, e, round, progress)) : order
+    for (const { configuration: planned, repeat, node } of runsInOrder) {
       if (signal?.aborted) break
       // a rate-sweep step's rate is its fraction of the variant's capacity, measured above
       const configuration = experiment.rateSweep
@@ -243,6 +251,8 @@ export async function runExperiments (options) {
         break
       }
     }
+    // the last look's decision, written whether or not the runs go on
+    if (sequential) await save()
     if (!stop && !signal?.aborted) progress.experimentEnded(experiment.name, results)
   }
   const interrupted = calibrationInterrupted || Boolean(signal?.aborted)
@@ -253,6 +263,35 @@ export async function runExperiments (options) {
   progress.finished({ interrupted })
   const invalid = results.runs.flatMap((r) => r.invalid ? [{ id: r.id, reason: r.invalid.reason }] : [])
   return { results, file, interrupted, error, invalid }
+}
+
+/**
+ * --runs auto, after each round of an experiment: the rounds so far, and from the third on the stopping
+ * rule's look at every comparison (lib/analysis/sequential.js), recorded in its `sequential`. Once
+ * decided (or at the last round allowed) its `runs` are the rounds it took and the progress drops the
+ * rounds it will not run.
+ * @param {import('../types.js').ResultsFile} results
+ * @param {number} e  the experiment's index
+ * @param {number} round  the rounds that ended
+ * @param {RunProgress} progress
+ * @returns {boolean}  no round follows
+ */
+function lookAfterRound (results, e, round, progress) {
+  const record = results.experiments[e]
+  const settings = /** @type {import('../types.js').SequentialRecord} */ (record.sequential)
+  settings.rounds = round
+  if (round < FIRST_LOOK_ROUND) return false
+  const look = lookAtExperiment(results, record.name, { round, maxRuns: settings.maxRuns, threshold: settings.threshold })
+  const number = (/** @type {number} */ x) => Number.isFinite(x) ? x : null
+  settings.decided = look.decided
+  settings.level = look.level
+  settings.decisions = look.decisions.map((d) => ({ label: d.label, baseline: d.baseline, verdict: d.verdict, decided: d.decided, ratio: number(d.ratio), low: number(d.low), high: number(d.high) }))
+  const last = look.decided || round >= settings.maxRuns
+  if (last) {
+    record.runs = round
+    progress.roundsEnded({ experiment: record.name, rounds: round, maxRuns: settings.maxRuns, level: settings.level, decisions: settings.decisions })
+  }
+  return look.decided
 }
 
 /**
