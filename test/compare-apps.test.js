@@ -8,7 +8,7 @@ import path from 'node:path'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { runCli } from './helper.js'
 import { resultsFile } from './fixtures/results-builder.js'
-import { compareApps, resultsApps } from '../lib/analysis/apps.js'
+import { compareApps, resultsApps } from '../lib/report/kinds/app.js'
 
 let dir
 before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-compare-apps-')) })
@@ -102,7 +102,10 @@ test('the baseline is the experiment\'s, whatever order its labels are in', () =
 })
 
 test('one file of one app, or of no app: two files expected, one line, exit 2', async () => {
-  for (const [name, results] of [['one-app', appResults({ only: { '/x': steady } })], ['seeds', resultsFile('22.12.0', { sync: steady })]]) {
+  // an experiment file whose server is a command is of the app kind too, its variants labelled its own way
+  const experimentFile = resultsFile('22.12.0', { sync: steady, async: [80, 81, 79, 80.5] })
+  Object.assign(experimentFile.experiments[0], { table: 'app', baseline: 'sync', comparisons: { async: 'sync' } })
+  for (const [name, results] of [['one-app', appResults({ only: { '/x': steady } })], ['seeds', resultsFile('22.12.0', { sync: steady })], ['experiment-file', experimentFile]]) {
     const file = await write(name, results)
     const { code, stdout, stderr } = await runCli(['compare', file])
     assert.equal(code, 2, name)

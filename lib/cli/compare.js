@@ -18,7 +18,7 @@ import { gateSummary, blockingGateSummary, capacityGateSummary, capacityPairingN
 import { compareScans, scanChangeLines } from '../report/kinds/scan.js'
 import { compareVersions, compareCapacityVersions, resultsNodes, resultsOfNode } from '../analysis/versions.js'
 import { capacityPairing, compareCapacities } from '../analysis/capacity.js'
-import { compareApps, compareCapacityApps, resultsApps, resultsOfApp } from '../analysis/apps.js'
+import { compareApps, compareCapacityApps, resultsApps, resultsOfApp } from '../report/kinds/app.js'
 
 /** The exit code of a failed gate (--fail-if-slower, --fail-if-blocking): apart from 1 (an error) and 2 (a bad command line). */
 export const EXIT_SLOWER = 3
