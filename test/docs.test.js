@@ -6,9 +6,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { docFiles, findBlocks, keepSections, renderBlock, root, shellWords } from '../scripts/docs.js'
-import { commands } from '../lib/cli/commands.js'
-import { SyncbenchError, errorCodes } from '../lib/errors.js'
+import { docFiles, findBlocks, keepSections, renderBlock, root } from '../scripts/docs.js'
+import { markdownCommandLines, checkCommandLine } from './fixtures/command-lines.js'
 
 const files = await docFiles()
 /** @type {Map<string, string>} */
@@ -60,82 +59,14 @@ test('no development diary in the docs: no issue numbers, no "this session"', ()
   }
 })
 
-/**
- * The syncbench command lines of a markdown text: lines of its code blocks and its inline code
- * spans that start with `syncbench`, each cut at the first shell operator.
- * @param {string} text
- * @returns {{ line: string, inline: boolean, refused: string|null }[]}
- */
-function commandLines (text) {
-  const out = []
-  let fenced = false
-  let generated = false
-  const lines = text.split('\n')
-  for (const [i, raw] of lines.entries()) {
-    if (raw.startsWith('<!-- syncbench-docs:')) generated = true
-    if (raw.startsWith('<!-- /syncbench-docs')) generated = false
-    if (/^\s*```/.test(raw)) { fenced = !fenced; continue }
-    if (fenced) {
-      // in a generated block only the command it ran; its output is the code's own
-      const m = generated ? /^\$ (syncbench .*)$/.exec(raw) : /^\s*(?:\$ )?(?:[A-Z_]+=\S+ )*(syncbench .*)$/.exec(raw)
-      // a command shown with its error message under it is meant to be refused, with that message
-      const next = lines[i + 1] ?? ''
-      if (m) out.push({ line: m[1], inline: false, refused: /^syncbench [\w-]+: /.test(next) ? next : null })
-    } else {
-      for (const m of raw.matchAll(/`((?:[A-Z_]+=\S+ )*syncbench [^`]*)`/g)) out.push({ line: m[1].replace(/^(?:[A-Z_]+=\S+ )*/, ''), inline: true, refused: null })
-    }
-  }
-  return out.map(({ line, inline, refused }) => ({ line: line.split(/ (?:\||>|2>|&&|;|&|#)(?: |$)/)[0].replace(/\s*[&\\]$/, ''), inline, refused }))
-}
-
-/** A word that stands for a value the reader fills in. */
-const PLACEHOLDER = /[<>$]|\.\.\.|…|^URL$|^url$|^N$|^i\/N$/
-
-/** The parsers of the commands that have one (dry: none runs a load or reads a results file). */
-const parsers = {
-  ab: async () => (await import('../lib/ab/ab-args.js')).parseAbArgs,
-  run: async () => (await import('../lib/cli/run.js')).parseRunArgs,
-  serve: async () => (await import('../lib/lab/serve-args.js')).parseServeArgs,
-  report: async () => (await import('../lib/cli/report.js')).parseReportArgs,
-  compare: async () => (await import('../lib/cli/compare.js')).parseCompareArgs,
-  merge: async () => (await import('../lib/cli/merge.js')).parseMergeArgs,
-  scan: async () => (await import('../lib/cli/scan-command.js')).parseScanArgs
-}
-
 test('every syncbench command in the docs names a command and options that exist, and parses', async () => {
   const problems = []
   let checked = 0
   for (const [file, text] of texts) {
-    for (const { line, inline, refused } of commandLines(text)) {
-      const [, name, ...argv] = shellWords(line)
-      // `syncbench ab: ...` is a message, not a command; a word in prose is no command either
-      if (name === undefined || !/^[a-z][\w-]*$/.test(name)) continue
-      checked++
-      if (!Object.hasOwn(commands, name)) { problems.push(`${file}: \`${line}\`: no command "${name}"`); continue }
-      const placeholders = argv.some((word) => PLACEHOLDER.test(word))
-      if (!Object.hasOwn(parsers, name)) {
-        // a command without a parser here: its options must be in its --help
-        const { help } = /** @type {any} */ (await commands[name].load())
-        const helpText = typeof help === 'function' ? help() : String(help ?? '')
-        for (const word of argv) if (/^--?[A-Za-z]/.test(word) && !helpText.includes(word.split('=')[0])) problems.push(`${file}: \`${line}\`: ${word} is not in syncbench ${name} --help`)
-        continue
-      }
-      const parse = await parsers[/** @type {keyof typeof parsers} */ (name)]()
-      try {
-        // (a command shown refused that parses is refused when it runs: a busy port, a bad file)
-        parse(argv)
-      } catch (err) {
-        if (!(err instanceof SyncbenchError)) throw err
-        if (refused !== null) {
-          if (refused !== `syncbench ${name}: ${err.message}`) problems.push(`${file}: \`${line}\` is shown refused with "${refused}", the parser says "${err.message}"`)
-          continue
-        }
-        const unknown = err.code === errorCodes.UNKNOWN_OPTION
-        // a fragment in prose (`syncbench ab -k`) need not be whole; a file or socket the reader
-        // provides need not exist here
-        const excused = !unknown && (inline || placeholders || / cannot read "|no such (file|socket)/.test(err.message))
-        if (!excused) problems.push(`${file}: \`${line}\`: ${err.message}`)
-      }
+    for (const { line, inline, refused } of markdownCommandLines(text)) {
+      const result = await checkCommandLine(line, { inline, refused })
+      if (result.checked) checked++
+      if (result.problem !== null) problems.push(`${file}: ${result.problem}`)
     }
   }
   assert.deepEqual(problems, [])

@@ -332,6 +332,18 @@ test('two runs of one --app name (two versions of an app) go through compare --f
   assert.match(stdout, /^app +\/hash .*slower: [\d.]+%\.\.[\d.]+% slower, beyond 5%$/m)
 })
 
+test('one interleaved run of --app before=... --app after=... goes through compare of its one file: exit 3 when after is slower', async () => {
+  // docs/ci.md's recipe: the base and the pull request in one run, then the gate on its results
+  const out = path.join(dir, 'gate-one-run')
+  const app = 'node test/fixtures/apps/http-app.js'
+  const { code, stderr } = await runCli(['run', '--app', `before=HASH_ITERATIONS=1000 ${app}`, '--app', `after=HASH_ITERATIONS=100000 ${app}`,
+    '--path', '/hash', '-n', '10', '-c', '1', '--runs', '3', '--no-report', '-q', '--out', out], { cwd: root, timeoutMs: 110_000 })
+  assert.equal(code, 0, stderr)
+  const gate = await runCli(['compare', out, '--fail-if-slower', '5%'])
+  assert.equal(gate.code, 3, gate.stdout + gate.stderr)
+  assert.match(gate.stdout, /^app +\/hash \(after vs before\) .*slower: [\d.]+%\.\.[\d.]+% slower, beyond 5%$/m)
+})
+
 test('--port: an app the preload cannot see (NODE_OPTIONS cleared, as a non-Node server) is loaded at that port, without metrics or profile', async () => {
   const port = await closedPort()
   const out = path.join(dir, 'port')

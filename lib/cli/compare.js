@@ -18,6 +18,7 @@ import { gateSummary, blockingGateSummary, capacityGateSummary, capacityPairingN
 import { compareScans, scanChangeLines } from '../report/kinds/scan.js'
 import { compareVersions, compareCapacityVersions, resultsNodes, resultsOfNode } from '../analysis/versions.js'
 import { capacityPairing, compareCapacities } from '../analysis/capacity.js'
+import { compareApps, compareCapacityApps, resultsApps, resultsOfApp } from '../report/kinds/app.js'
 
 /** The exit code of a failed gate (--fail-if-slower, --fail-if-blocking): apart from 1 (an error) and 2 (a bad command line). */
 export const EXIT_SLOWER = 3
@@ -41,7 +42,12 @@ One results file of syncbench run --node with two or more binaries compares
 its versions: a is the baseline binary (the first --node), b each other one,
 configuration by configuration ("readFile (24 vs 20)"); the gate then fails
 when a Node.js upgrade makes a configuration slower. Two such files are
-compared binary by binary ("readFile @24").
+compared binary by binary ("readFile @24"). Otherwise one results file of
+syncbench run --app with two or more apps compares its apps: a is the first
+--app (the baseline), b each other one, route by route ("/report (after vs
+before)"); the gate then fails when the new version of an app is slower: a
+pull request against its base, their runs interleaved in one run on one
+machine (docs/ci.md).
 
 Two results of syncbench run --capacity searched at the same goal also
 compare each configuration's capacity (the highest rate that met the goal):
@@ -104,7 +110,7 @@ export async function main (argv, io) {
     return 0
   }
   const { threshold } = parsed
-  const sides = parsed.files.length === 1 ? await versionSides(parsed.files[0]) : await fileSides(parsed.files[0], parsed.files[1])
+  const sides = parsed.files.length === 1 ? await oneFileSides(parsed.files[0]) : await fileSides(parsed.files[0], parsed.files[1])
   const { a, b, fileA, fileB, rows } = sides
   const invalid = sides.runs.filter((r) => invalidReason(r) !== null).length
   const leftOut = invalid ? ` (${invalid} invalid run${invalid === 1 ? '' : 's'} left out)` : ''
@@ -167,22 +173,32 @@ async function fileSides (pathA, pathB) {
 }
 
 /**
- * One results file of several --node binaries: each other binary against the first. a and b are the
- * baseline binary's runs and the next one's (what --json says of each side; its rows name the binaries).
+ * One results file: its Node.js versions (run --node with two or more binaries), else its apps (run
+ * --app with two or more), each other one against the first. a and b are the baseline's runs and the
+ * next one's (what --json says of each side; its rows name the versions or apps compared).
  * @param {string} given
  */
-async function versionSides (given) {
-  const alone = (/** @type {string} */ why) => new MissingArgumentError(`two results files expected, got 1 (one file compares its Node.js versions when syncbench run --node ran two or more binaries; ${why})`)
+async function oneFileSides (given) {
+  const alone = (/** @type {string} */ why) => new MissingArgumentError(`two results files expected, got 1 (one file compares its Node.js versions when syncbench run --node ran two or more binaries, or its apps when syncbench run --app ran two or more; ${why})`)
   const file = await resultsFileOf(given).catch((err) => { throw err instanceof ResultsError ? alone(err.message) : err })
   const results = await readResultsFile(file).catch((err) => { throw err instanceof ResultsError ? alone(err.message) : err })
+  // one file's versions (or apps) searched at one goal
+  const capacity = { pairing: capacityPairing(results, results), rows: /** @type {import('../analysis/capacity.js').CapacityComparison[]} */ ([]) }
   const nodes = resultsNodes(results)
-  if (nodes.length < 2) throw alone(`${file} holds one`)
-  const [base, ...others] = nodes
-  const describe = (/** @type {typeof base} */ n) => `Node ${n.versions.node} (--node ${n.name})`
-  const versions = { a: `${file}: ${describe(base)}, the baseline`, b: others.map(describe).join(', ') }
-  // one file's versions searched at one goal
-  const capacity = { pairing: capacityPairing(results, results), rows: compareCapacityVersions(results) }
-  return { a: resultsOfNode(results, base), b: resultsOfNode(results, others[0]), fileA: file, fileB: file, rows: compareVersions(results), versions, runs: results.runs, capacity }
+  if (nodes.length >= 2) {
+    const [base, ...others] = nodes
+    const describe = (/** @type {typeof base} */ n) => `Node ${n.versions.node} (--node ${n.name})`
+    const versions = { a: `${file}: ${describe(base)}, the baseline`, b: others.map(describe).join(', ') }
+    capacity.rows = compareCapacityVersions(results)
+    return { a: resultsOfNode(results, base), b: resultsOfNode(results, others[0]), fileA: file, fileB: file, rows: compareVersions(results), versions, runs: results.runs, capacity }
+  }
+  const { experiment, apps } = resultsApps(results)
+  if (experiment === null) throw alone(`${file} holds neither`)
+  const [base, ...others] = apps
+  const versions = { a: `${file}: app ${base}, the baseline`, b: others.map((app) => `app ${app}`).join(', ') }
+  capacity.rows = compareCapacityApps(results)
+  const runs = results.runs.filter((r) => r.experiment === experiment.name)
+  return { a: resultsOfApp(results, experiment, base), b: resultsOfApp(results, experiment, others[0]), fileA: file, fileB: file, rows: compareApps(results), versions, runs, capacity }
 }
 
 /**
