@@ -88,26 +88,29 @@ function countAtPercentile (p, total) {
 }
 
 /**
- * The p-th percentile, ms, of the sum of a side's runs drawn `weights` times each.
- * @param {SideBuckets} side @param {number[]} weights per run @param {number} p percent
+ * The percentiles, ms, of the sum of a side's runs drawn `weights` times each.
+ * @param {SideBuckets} side @param {number[]} weights per run @param {number[]} percents
+ * @returns {number[]}
  */
-function weightedPercentile (side, weights, p) {
+function weightedPercentiles (side, weights, percents) {
   const drawn = weights.flatMap((w, r) => w > 0 ? [r] : [])
   const total = drawn.reduce((n, r) => n + weights[r] * side.totals[r], 0)
-  const target = countAtPercentile(p, total)
-  // the first bucket whose cumulative count reaches the target: cumulative counts only grow
-  let lo = 0
-  let hi = side.values.length - 1
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    let sum = 0
-    for (const r of drawn) sum += weights[r] * side.cumulative[r][mid]
-    if (sum >= target) hi = mid
-    else lo = mid + 1
-  }
   const min = Math.min(...drawn.map((r) => side.min[r]))
   const max = Math.max(...drawn.map((r) => side.max[r]))
-  return roundTo(Math.min(max, Math.max(min, side.values[lo] / 1000)), 3)
+  return percents.map((p) => {
+    const target = countAtPercentile(p, total)
+    // the first bucket whose cumulative count reaches the target: cumulative counts only grow
+    let lo = 0
+    let hi = side.values.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      let sum = 0
+      for (const r of drawn) sum += weights[r] * side.cumulative[r][mid]
+      if (sum >= target) hi = mid
+      else lo = mid + 1
+    }
+    return roundTo(Math.min(max, Math.max(min, side.values[lo] / 1000)), 3)
+  })
 }
 
 /**
@@ -147,7 +150,8 @@ export function bootstrapQuantileDifferences (runsA, runsB, percents, { resample
   const differences = percents.map(() => new Float64Array(resamples))
   for (let i = 0; i < resamples; i++) {
     const [wa, wb] = [drawWeights(ta.length, random), drawWeights(tb.length, random)]
-    percents.forEach((p, k) => { differences[k][i] = weightedPercentile(b, wb, p) - weightedPercentile(a, wa, p) })
+    const [qa, qb] = [weightedPercentiles(a, wa, percents), weightedPercentiles(b, wb, percents)]
+    percents.forEach((p, k) => { differences[k][i] = qb[k] - qa[k] })
   }
   return percents.map((p, k) => {
     const sorted = differences[k].sort()
