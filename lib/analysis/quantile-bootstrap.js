@@ -93,10 +93,20 @@ function countAtPercentile (p, total) {
  * @returns {number[]}
  */
 function weightedPercentiles (side, weights, percents) {
-  const drawn = weights.flatMap((w, r) => w > 0 ? [r] : [])
-  const total = drawn.reduce((n, r) => n + weights[r] * side.totals[r], 0)
-  const min = Math.min(...drawn.map((r) => side.min[r]))
-  const max = Math.max(...drawn.map((r) => side.max[r]))
+  // plain loops: this runs 2 x BOOTSTRAP_RESAMPLES times a configuration, and arrays made per call
+  // kept the garbage collector busier than the search itself
+  /** @type {number[]} */
+  const drawn = []
+  let total = 0
+  let min = Infinity
+  let max = -Infinity
+  for (let r = 0; r < weights.length; r++) {
+    if (weights[r] === 0) continue
+    drawn.push(r)
+    total += weights[r] * side.totals[r]
+    min = Math.min(min, side.min[r])
+    max = Math.max(max, side.max[r])
+  }
   return percents.map((p) => {
     const target = countAtPercentile(p, total)
     // the first bucket whose cumulative count reaches the target: cumulative counts only grow
@@ -105,7 +115,7 @@ function weightedPercentiles (side, weights, percents) {
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
       let sum = 0
-      for (const r of drawn) sum += weights[r] * side.cumulative[r][mid]
+      for (let j = 0; j < drawn.length; j++) sum += weights[drawn[j]] * side.cumulative[drawn[j]][mid]
       if (sum >= target) hi = mid
       else lo = mid + 1
     }
