@@ -127,6 +127,11 @@ test('two machines and two Node.js versions: a warning line for each', async () 
   // the same machine: no warning (p99-only above), asserted here on the same files made alike
   const alike = { ...cases['different-machines'], b: { ...cases['different-machines'].b, environment: cases['different-machines'].a.environment } }
   assert.doesNotMatch(runCase(alike, ['--format', 'markdown']).stdout, /Warning/)
+  // the same machine, the load through another transport
+  const transport = structuredClone(alike)
+  for (const [side, name] of [['a', 'native'], ['b', 'node:net']]) for (const run of transport[side].runs) run.load.transport = name
+  assert.match(runCase(transport, ['--format', 'markdown']).stdout,
+    /^> \*\*Warning\*\*: different transports: a's load went through native, b's through node:net; their CPU per request differs\.$/m)
 })
 
 /**
