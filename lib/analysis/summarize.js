@@ -400,10 +400,13 @@ function sameOperation (workload, op) {
  * @param {import('../types.js').ResultsFile} b
  * @returns {{ experiment: string, label: string, a: import('./stats.js').Summary, b: import('./stats.js').Summary, change: number, test: import('./stats.js').WelchResult,
  *   rate: { a: import('./stats.js').RateInterval, b: import('./stats.js').RateInterval }, ratio: import('./stats.js').RatioInterval,
- *   latency: { a: import('./latency.js').LatencySummary|null, b: import('./latency.js').LatencySummary|null } }[]}
+ *   latency: { a: import('./latency.js').LatencySummary|null, b: import('./latency.js').LatencySummary|null },
+ *   runs: { a: MeasuredRun[], b: MeasuredRun[] } }[]}
  *   rate: each side's req/s interval on the log scale (as the tables'); ratio: b / a of the geometric
  *   means of req/s and its 95% CI (ratioInterval; the CI gate's input);
- *   latency: each side's runs' merged latency (lib/analysis/latency.js); label: the configuration's, followed by
+ *   latency: each side's runs' merged latency (lib/analysis/latency.js); runs: each side's measured runs (a
+ *   route's as routeRuns gives them: no server metrics), for what is read from runs directly (the
+ *   quantiles' bootstrap, the server's costs); label: the configuration's, followed by
  *   "@" and the binary's name for runs under run --node
  */
 export function compareResults (a, b) {
@@ -435,5 +438,5 @@ export function compareResults (a, b) {
 function compareRuns (experiment, label, ra, rb) {
   const sa = summarizeValues(rps(ra))
   const sb = summarizeValues(rps(rb))
-  return { experiment, label, a: sa, b: sb, rate: { a: rateInterval(rps(ra)), b: rateInterval(rps(rb)) }, change: sb.mean / sa.mean - 1, test: welchTTest(rps(rb), rps(ra)), ratio: ratioInterval(rps(rb), rps(ra)), latency: { a: summarizeLatency(ra), b: summarizeLatency(rb) } }
+  return { experiment, label, a: sa, b: sb, rate: { a: rateInterval(rps(ra)), b: rateInterval(rps(rb)) }, change: sb.mean / sa.mean - 1, test: welchTTest(rps(rb), rps(ra)), ratio: ratioInterval(rps(rb), rps(ra)), latency: { a: summarizeLatency(ra), b: summarizeLatency(rb) }, runs: { a: ra, b: rb } }
 }

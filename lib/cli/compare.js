@@ -1,17 +1,21 @@
 // syncbench compare a.json b.json: every configuration measured in both results files, requests per
 // second of b against a, with a Welch t-test and stars, as Node core's benchmark/compare.R prints;
-// --json for scripts (lib/report/compare-json.js). A results folder stands for its results.json.
+// --format json for scripts (lib/report/compare-json.js), markdown for a pull request's comment
+// (compare-markdown.js), junit for CI's test reports (compare-junit.js). A results folder stands for
+// its results.json.
 import { parseCommandArgs } from '../args.js'
 import { version } from '../version.js'
-import { InvalidOptionError, MissingArgumentError, ResultsError, invalidOption } from '../errors.js'
+import { appendFile, writeFile } from 'node:fs/promises'
+import { InvalidOptionError, MissingArgumentError, ResultsError, invalidOption, systemCode, systemReason, firstLine } from '../errors.js'
 import { readResultsFile } from '../run/results-writer.js'
 import { compareResults, invalidReason } from '../analysis/summarize.js'
 import { describeRuns, transportNote } from '../report/phrases.js'
 import { compareTable, compareLatencyTable, capacityCompareTable } from '../report/tables.js'
 import { renderTerminal } from '../report/text-table.js'
 import { wrap } from '../report/wrap.js'
-import { renderMarkdownTable } from '../report/markdown.js'
 import { compareJson } from '../report/compare-json.js'
+import { compareMarkdown } from '../report/compare-markdown.js'
+import { compareJunit } from '../report/compare-junit.js'
 import { resultsFileOf } from '../run/results-path.js'
 import { evaluateGate, evaluateCapacityGate } from '../analysis/gate.js'
 import { gateSummary, blockingGateSummary, capacityGateSummary, capacityPairingNote } from '../report/compare-gate.js'
@@ -76,19 +80,32 @@ Options:
                  within pct" (the CI inside 1 +/- pct), "no significant change"
                  (the CI holds 1), "faster: ...", or "too few runs to decide"
                  (fewer than 3 runs a side: never fails)
-  --markdown     print the table as markdown
-  --json         print one JSON object instead (schema syncbench/compare@1,
-                 docs/formats.md): change is b / a - 1, ratio b / a of the
-                 geometric means, gate null without --fail-if-slower
+  --format <text|markdown|json|junit>
+                 what to print (default text, the tables above). markdown: a
+                 pull request's comment: the gates' decision first, a row per
+                 configuration, then collapsed the p50, p90, p99 and p99.9 of
+                 each side with b - a and its 95% interval (a bootstrap over
+                 runs), and the server's loop p99, CPU per request and peak
+                 RSS; at most 65,536 characters (docs/ci.md). json: one object
+                 (schema syncbench/compare@1, docs/formats.md): change is
+                 b / a - 1, ratio b / a of the geometric means, gate null
+                 without --fail-if-slower. junit: JUnit XML, a testsuite per
+                 experiment, a testcase per configuration, a failure where a
+                 gate fails; needs --out
+  --markdown     the same as --format markdown
+  --json         the same as --format json
+  --out <file>   write the output to file instead of stdout
+  --step-summary also append the markdown to the file $GITHUB_STEP_SUMMARY
+                 names (GitHub Actions' job summary), whatever --format
   -h, --help     show this help
   -V, --version  print the version
 
 Exit codes:
   0   compared (and the gate, if any, passed)
-  1   a results file is missing, unreadable or malformed, or nothing was
-      measured in both
-  2   a bad command line (an unknown option, a bad --fail-if-slower value, not
-      two files)
+  1   a results file is missing, unreadable or malformed, nothing was
+      measured in both, or --out cannot be written
+  2   a bad command line (an unknown option, a bad --fail-if-slower or
+      --format value, --format junit without --out, not two files)
   3   --fail-if-slower failed: some configuration is slower beyond the
       threshold (its req/s or its capacity); or --fail-if-blocking failed:
       some route started blocking
@@ -126,37 +143,98 @@ export async function main (argv, io) {
   }
   const blocking = parsed.failIfBlocking ? { started: changes.filter((c) => c.change === 'started') } : undefined
   const exitCode = gate?.failed || capacityGate?.failed || blocking?.started.length ? EXIT_SLOWER : 0
-  if (parsed.json) {
-    const scan = changes.length ? { changes, gate: blocking ? { failed: blocking.started.length > 0, exitCode: blocking.started.length ? EXIT_SLOWER : 0, started: blocking.started.length } : null } : null
-    const capacityOut = capacity.pairing === 'neither' ? null : { ...capacity, note: capacityNote, gate: capacityGate && { result: capacityGate, exitCode: EXIT_SLOWER } }
-    const json = compareJson(rows, { file: fileA, results: a }, { file: fileB, results: b }, gate && { result: gate, exitCode: EXIT_SLOWER }, scan, capacityOut)
-    io.stdout.write(JSON.stringify(json, null, 2) + '\n')
-    return exitCode
-  }
   /** @type {(r: import('../types.js').ResultsFile, f: string) => string} */
   const describe = (r, f) => `${f}: Node ${r.environment?.node ?? '?'}, ${describeRuns(r)} run(s)`
   const names = sides.versions ?? { a: describe(a, fileA), b: describe(b, fileB) }
-  const table = compareTable(rows, names, gate)
-  const latency = compareLatencyTable(rows, names)
-  const capacities = capacity.rows.length ? capacityCompareTable(capacity.rows, names, goal, capacityGate) : null
-  for (const t of [table, latency, capacities].filter((x) => x !== null)) {
-    // In markdown a blank line ends the table: GitHub's (a job summary) would take the next line as a row.
-    io.stdout.write(parsed.markdown ? `**${t.title}**\n\n${renderMarkdownTable(t)}\n` : renderTerminal(t, { whole: 'syncbench compare --markdown', keys: 2 }))
+  const invalidNote = invalid ? `(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)` : null
+  const noPNote = rows.some((r) => r.test.p >= 0) ? null : '(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)'
+  /** @type {import('../report/compare-markdown.js').CompareReport} */
+  const report = {
+    a: { file: fileA, results: a },
+    b: { file: fileB, results: b },
+    names,
+    versions: sides.versions !== null,
+    rows,
+    gate,
+    capacity: { rows: capacity.rows, goal, gate: capacityGate },
+    changes,
+    failIfBlocking: parsed.failIfBlocking,
+    notes: [invalidNote, noPNote, capacityNote, ...scanChangeLines(changes)].filter((x) => x !== null),
+    exitCode,
+    failExit: EXIT_SLOWER
   }
-  // the notes under the tables, wrapped on a terminal like the tables' own (a markdown paragraph wraps itself)
-  const notes = [
-    transportNote(a, b),
-    invalid ? `(${invalid} invalid run${invalid === 1 ? '' : 's'} left out: failed requests or non-2xx responses)` : null,
-    rows.some((r) => r.test.p >= 0) ? null : '(no p-values: each side needs 2 or more runs of a configuration, syncbench run --runs N)',
-    gate ? gateSummary(gate, rows, EXIT_SLOWER) : null,
-    capacityNote,
-    capacityGate ? capacityGateSummary(capacityGate, capacity.rows, goal, EXIT_SLOWER) : null,
-    // two scans: the routes that started or stopped holding the event loop, and the gate on them
-    ...scanChangeLines(changes),
-    blocking ? blockingGateSummary(changes, EXIT_SLOWER) : null
-  ]
-  for (const note of notes) if (note !== null) io.stdout.write((parsed.markdown ? note : wrap(note, undefined, '  ')) + '\n')
+  /** @type {Record<CompareFormat, () => string>} */
+  const renderers = {
+    json: () => {
+      const scan = changes.length ? { changes, gate: blocking ? { failed: blocking.started.length > 0, exitCode: blocking.started.length ? EXIT_SLOWER : 0, started: blocking.started.length } : null } : null
+      const capacityOut = capacity.pairing === 'neither' ? null : { ...capacity, note: capacityNote, gate: capacityGate && { result: capacityGate, exitCode: EXIT_SLOWER } }
+      const json = compareJson(rows, report.a, report.b, gate && { result: gate, exitCode: EXIT_SLOWER }, scan, capacityOut)
+      return JSON.stringify(json, null, 2) + '\n'
+    },
+    markdown: () => compareMarkdown(report),
+    junit: () => compareJunit(report),
+    text: () => {
+      const table = compareTable(rows, names, gate)
+      const latency = compareLatencyTable(rows, names)
+      const capacities = capacity.rows.length ? capacityCompareTable(capacity.rows, names, goal, capacityGate) : null
+      const tables = [table, latency, capacities].filter((x) => x !== null).map((t) => renderTerminal(t, { whole: 'syncbench compare --markdown', keys: 2 }))
+      // the notes under the tables, wrapped on a terminal like the tables' own
+      const notes = [
+        transportNote(a, b),
+        invalidNote,
+        noPNote,
+        gate ? gateSummary(gate, rows, EXIT_SLOWER) : null,
+        capacityNote,
+        capacityGate ? capacityGateSummary(capacityGate, capacity.rows, goal, EXIT_SLOWER) : null,
+        // two scans: the routes that started or stopped holding the event loop, and the gate on them
+        ...scanChangeLines(changes),
+        blocking ? blockingGateSummary(changes, EXIT_SLOWER) : null
+      ].filter((x) => x !== null)
+      return tables.join('') + notes.map((note) => wrap(note, undefined, '  ') + '\n').join('')
+    }
+  }
+  const output = renderers[parsed.format]()
+  if (parsed.out === undefined) io.stdout.write(output)
+  else await writeOut(parsed.out, output)
+  if (parsed.stepSummary) await appendStepSummary(io, parsed.format === 'markdown' ? output : renderers.markdown())
   return exitCode
+}
+
+/**
+ * --out: the output in FILE instead of on stdout.
+ * @param {string} file
+ * @param {string} text
+ */
+async function writeOut (file, text) {
+  try {
+    await writeFile(file, text)
+  } catch (err) {
+    const code = systemCode(err)
+    throw new ResultsError(`--out cannot write "${file}": ${code ? systemReason(code, 'write') : firstLine(err)}`)
+  }
+}
+
+/**
+ * --step-summary: the markdown appended to the file GitHub Actions names in $GITHUB_STEP_SUMMARY (the
+ * job's summary page), and one line on stderr saying so. Whatever happens, the exit code stays the
+ * comparison's: a summary that could not be written must not turn a passed gate into a failed job.
+ * @param {import('./output.js').Io} io
+ * @param {string} markdown
+ */
+async function appendStepSummary (io, markdown) {
+  const file = io.env.GITHUB_STEP_SUMMARY
+  if (!file) {
+    io.stderr.write('syncbench compare: --step-summary: $GITHUB_STEP_SUMMARY is not set (outside GitHub Actions); nothing appended\n')
+    return
+  }
+  try {
+    // a blank line first: the step's summary may already end in a paragraph or a table
+    await appendFile(file, '\n' + markdown)
+    io.stderr.write(`syncbench compare: --step-summary: appended the markdown summary to $GITHUB_STEP_SUMMARY (${file})\n`)
+  } catch (err) {
+    const code = systemCode(err)
+    io.stderr.write(`syncbench compare: --step-summary: cannot append to $GITHUB_STEP_SUMMARY (${file}): ${code ? systemReason(code, 'write') : firstLine(err)}\n`)
+  }
 }
 
 /**
@@ -201,12 +279,20 @@ async function oneFileSides (given) {
   return { a: resultsOfApp(results, experiment, base), b: resultsOfApp(results, experiment, others[0]), fileA: file, fileB: file, rows: compareApps(results), versions, runs, capacity }
 }
 
+/** @typedef {'text'|'markdown'|'json'|'junit'} CompareFormat */
+
+/** --format's values, in the order the help lists them. */
+const FORMATS = /** @type {const} */ (['text', 'markdown', 'json', 'junit'])
+
 /**
  * compare's command line, checked whole before any file is read.
  * @param {string[]} argv
  */
 export function parseCompareArgs (argv) {
   const { values, positionals } = parseCommandArgs('compare', argv, {
+    format: { type: 'string' },
+    out: { type: 'string' },
+    'step-summary': { type: 'boolean' },
     markdown: { type: 'boolean' },
     json: { type: 'boolean' },
     'fail-if-slower': { type: 'string' },
@@ -214,13 +300,31 @@ export function parseCompareArgs (argv) {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean', short: 'V' }
   })
-  const parsed = { help: Boolean(values.help), version: Boolean(values.version), json: Boolean(values.json), markdown: Boolean(values.markdown), threshold: /** @type {number|undefined} */ (undefined), failIfBlocking: Boolean(values['fail-if-blocking']), files: positionals }
+  const parsed = {
+    help: Boolean(values.help),
+    version: Boolean(values.version),
+    /** @type {CompareFormat} */
+    format: 'text',
+    out: values.out,
+    stepSummary: Boolean(values['step-summary']),
+    threshold: /** @type {number|undefined} */ (undefined),
+    failIfBlocking: Boolean(values['fail-if-blocking']),
+    files: positionals
+  }
   if (parsed.help || parsed.version) return parsed
   parsed.threshold = percentOption('--fail-if-slower', values['fail-if-slower'])
   if (positionals.length !== 2 && positionals.length !== 1) {
     throw new MissingArgumentError(`two results files expected, got ${positionals.length} (see syncbench compare --help)`)
   }
-  if (parsed.json && parsed.markdown) throw new InvalidOptionError('--json and --markdown exclude each other: give one of them')
+  if (values.json && values.markdown) throw new InvalidOptionError('--json and --markdown exclude each other: give one of them')
+  const raw = values.format
+  if (raw !== undefined && !FORMATS.includes(/** @type {CompareFormat} */ (raw))) throw invalidOption('--format', raw, `must be one of ${FORMATS.join(', ')}`)
+  // --markdown and --json: the older spellings of --format markdown and --format json
+  const alias = values.json ? 'json' : values.markdown ? 'markdown' : undefined
+  if (alias && raw !== undefined && raw !== alias) throw new InvalidOptionError(`--${alias} and --format ${raw} exclude each other: give one of them`)
+  parsed.format = /** @type {CompareFormat} */ (raw ?? alias ?? 'text')
+  if (parsed.out === '') throw invalidOption('--out', parsed.out, 'must name a file')
+  if (parsed.format === 'junit' && parsed.out === undefined) throw new MissingArgumentError('--format junit writes to a file: give --out FILE')
   return parsed
 }
 

@@ -15,7 +15,8 @@ export const HIGHEST_US = 3_600_000_000
 // value: ~7% of the engine's CPU per request, measured with perf), and read back with its rules.
 const HALF_MAGNITUDE = 10
 const SUB_BUCKETS = 2048
-const COUNTS_LENGTH = (32 - HALF_MAGNITUDE) * 1024 + 1024
+/** Buckets in the layout: Row.counts' length. */
+export const COUNTS_LENGTH = (32 - HALF_MAGNITUDE) * 1024 + 1024
 
 /** Index of `us` (an integer, 0 <= us < 2^32) in the layout above. @param {number} us */
 export function countsIndex (us) {
