@@ -16,11 +16,6 @@ const read = async (/** @type {string} */ name) => parse(await readFile(new URL(
 const github = await read('github-actions.yml')
 const gitlab = await read('gitlab-ci.yml')
 
-// compare's options from the parts of the same change built beside this one (--format markdown|junit,
-// --out FILE for the JUnit file, --step-summary): until they are merged its parser refuses them as
-// unknown, and only those, with their values, are left out of the check. Remove this once they are in.
-const PENDING = { compare: { '--format': true, '--out': true, '--step-summary': false } }
-
 /**
  * Every syncbench command line of some scripts, checked; the problems found.
  * @param {string[]} scripts
@@ -28,7 +23,7 @@ const PENDING = { compare: { '--format': true, '--out': true, '--step-summary': 
 async function commandProblems (scripts) {
   const problems = []
   for (const line of scripts.flatMap(scriptCommandLines)) {
-    const { checked, problem } = await checkCommandLine(line, { pending: PENDING })
+    const { checked, problem } = await checkCommandLine(line)
     assert.ok(checked, `not a syncbench command: ${line}`)
     if (problem !== null) problems.push(problem)
   }
@@ -154,12 +149,11 @@ test('GitLab CI: the recipe: the MR\'s diff base in a worktree, both installed, 
   assert.deepEqual(await commandProblems(script), [])
 })
 
-test('the command check leaves out exactly the pending options of compare, and still refuses any other', async () => {
-  const check = (/** @type {string} */ line) => checkCommandLine(line, { pending: PENDING })
-  assert.deepEqual(await check('syncbench compare results --fail-if-slower 5% --format junit --out junit.xml --step-summary'), { checked: true, problem: null })
-  assert.match((await check('syncbench compare results --formt markdown')).problem ?? '', /unknown option "--formt"/)
-  assert.match((await check('syncbench compare results --format markdown --fail-if-slower 5%%')).problem ?? '', /--fail-if-slower must be a percentage/)
-  assert.match((await check('syncbench run --app x="node s.js" --step-summary')).problem ?? '', /unknown option "--step-summary"/, 'pending for compare only')
+test('the command check refuses what syncbench does not know; a script\'s line is cut at its shell operators', async () => {
+  assert.deepEqual(await checkCommandLine('syncbench compare results --fail-if-slower 5% --format junit --out junit.xml --step-summary'), { checked: true, problem: null })
+  assert.match((await checkCommandLine('syncbench compare results --formt markdown')).problem ?? '', /unknown option "--formt"/)
+  assert.match((await checkCommandLine('syncbench compare results --format markdown --fail-if-slower 5%%')).problem ?? '', /--fail-if-slower must be a percentage/)
+  assert.match((await checkCommandLine('syncbench run --app x="node s.js" --step-summary')).problem ?? '', /unknown option "--step-summary"/)
   // a script's line is cut at the first shell operator outside quotes, a continued line joined
   assert.deepEqual(scriptCommandLines('set +e\nnpx syncbench run --app a="cd ../b && node s.js" \\\n  --runs 3 > log || true\necho syncbench run'),
     ['syncbench run --app a="cd ../b && node s.js" --runs 3'])
