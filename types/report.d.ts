@@ -260,6 +260,8 @@ export interface Comparison {
   rate: { a: RateInterval, b: RateInterval }
   ratio: RatioInterval
   latency: { a: LatencySummary | null, b: LatencySummary | null }
+  /** each side's measured runs */
+  runs: { a: MeasuredRun[], b: MeasuredRun[] }
 }
 
 export interface WriteReportOptions {
