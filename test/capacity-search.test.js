@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
   searchCapacity, judgeStep, backlogRise, backlogLimit, capacityInterval,
-  BACKLOG_SHARE, BACKLOG_MIN_RISE, BACKLOG_MIN_SECONDS, GENERATOR_SHARE, LATENCY_RISE_SHARE, latencyRiseLimit, DEFAULT_TOLERANCE
+  BACKLOG_SHARE, BACKLOG_MIN_RISE, BACKLOG_MIN_SECONDS, GENERATOR_SHARE, LATENCY_RISE_SHARE, latencyRiseLimit, DEFAULT_TOLERANCE, FLOOR_SLACK
 } from '../lib/analysis/capacity.js'
 import { parseSlo, meetsSlo } from '../lib/analysis/slo.js'
 import { rateInterval } from '../lib/analysis/stats.js'
@@ -220,6 +220,20 @@ test('no rate meets the goal: down to the lowest rate, which is named with its f
   assert.deepEqual([once.reason, once.steps.length, once.lastFail], ['no-rate-meets', 1, 0.5])
   const floor = await searchCapacity({ measure: slow, slo: parseSlo('p99<1s'), startRate: 50, minRate: 10 })
   assert.deepEqual(floor.steps.map((x) => x.rate), [50, 25, 12.5, 10])
+})
+
+test('the floor: a halving rounded a hair above it counts as it (within FLOOR_SLACK), no step more', async () => {
+  assert.equal(FLOOR_SLACK, 0.005)
+  const slow = async (/** @type {number} */ rate) => figures({ achieved: rate, p99Ms: 1500, late: [0, 0, 0, 0, 0] })
+  // 20.03 / 8 = 2.50375; its halvings, each to four figures: 10.02, 5.01, 2.505 (0.05% above)
+  const rounded = await searchCapacity({ measure: slow, slo: parseSlo('p99<1s'), startRate: 20.03, minRate: 20.03 / 8 })
+  assert.deepEqual(rounded.steps.map((x) => x.rate), [20.03, 10.02, 5.01, 2.505])
+  assert.equal(rounded.reason, 'no-rate-meets')
+  // just past the slack: one step more, at the floor itself
+  const past = await searchCapacity({ measure: slow, slo: parseSlo('p99<1s'), startRate: 20, minRate: 2.5 / 1.0051 })
+  assert.deepEqual(past.steps.map((x) => x.rate), [20, 10, 5, 2.5, 2.5 / 1.0051])
+  const within = await searchCapacity({ measure: slow, slo: parseSlo('p99<1s'), startRate: 20, minRate: 2.5 / 1.0049 })
+  assert.deepEqual(within.steps.map((x) => x.rate), [20, 10, 5, 2.5])
 })
 
 test('the goal met where the generator fell short: the generator was the bound, the last pass stands', async () => {

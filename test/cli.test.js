@@ -70,7 +70,7 @@ test('an error quoting a value with a CR, LF or escape is still one line: the va
   const cases = [
     [['serve', 'lab', '--port', '1\n2'], 'syncbench serve: --port must be an integer from 0 to 65535, got "1\\n2"', 2],
     [['serve', 'la\r\nb'], 'syncbench serve: the app must be one of seed-bcrypt, seed-readfile, lab, got "la\\r\\nb"', 2],
-    [['run', '--runs', '\n'], 'syncbench run: --runs must be an integer from 1 to 1000, got "\\n"', 2],
+    [['run', '--runs', '\n'], 'syncbench run: --runs must be an integer from 1 to 1000, or auto, got "\\n"', 2],
     [['run', '--foo\nbar'], 'syncbench run: unknown option "--foo\\nbar" (see syncbench run --help)', 2],
     [['compare', '--fail-if-slower', '5\x1b[2J', 'a', 'b'], 'syncbench compare: --fail-if-slower must be a percentage above 0 and below 100 (5%, 5 or 0.5%), got "5\\u001b[2J"', 2],
     [['report', '/nonexistent/a\nb'], 'syncbench report: /nonexistent/a\\nb: no such file', 1]

@@ -311,7 +311,7 @@ test('errors: one line each, non-zero exit', async (t) => {
   await t.test('bad option value', async () => {
     const { code, stderr } = await runCli(['run', '--runs', 'zero'])
     assert.equal(code, 2, 'a bad command line is a usage error')
-    assert.match(stderr, /^syncbench run: --runs must be an integer from 1 to 1000, got "zero"$/m)
+    assert.match(stderr, /^syncbench run: --runs must be an integer from 1 to 1000, or auto, got "zero"$/m)
   })
   await t.test('a server that fails to start keeps the runs before it', async () => {
     // A port in use: what no validation can know before the run (a bad server arg is refused before anything runs).

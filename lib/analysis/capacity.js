@@ -55,6 +55,9 @@ export const DEFAULT_TOLERANCE = 0.05
 export const DEFAULT_GROWTH = 2
 /** The lowest rate tried, req/s, when the start fails (or the start, when lower). */
 export const DEFAULT_MIN_RATE = 1
+/** A failing rate this close above `minRate` counts as the floor: the four-figure rounding of each halving
+ * (0.05% at most) can leave the last one a hair above it, and a step there would measure the floor again. */
+export const FLOOR_SLACK = 0.005
 /** The most steps of one search when the caller names none. */
 export const DEFAULT_MAX_STEPS = 40
 /** A backlog grows when its late requests per second rise by more than this share of the offered rate... */
@@ -225,7 +228,8 @@ export async function searchCapacity (options) {
   }
 
   while (pass === null) {
-    if (fail <= minRate) return end('no-rate-meets')
+    // the floor reached, or within the rounding of the rates on the way down (12.67, 6.335, 3.168 against 3.166)
+    if (fail <= minRate * (1 + FLOOR_SLACK)) return end('no-rate-meets')
     if (outOfBudget()) return end('budget')
     const rate = rateWithin(fail / growth, minRate, maxRate)
     const verdict = await step(rate, 'descend')
