@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
   searchCapacity, judgeStep, backlogRise, backlogLimit, capacityInterval,
-  BACKLOG_SHARE, BACKLOG_MIN_RISE, BACKLOG_MIN_SECONDS, GENERATOR_SHARE, LATENCY_RISE_SHARE, latencyRiseLimit, DEFAULT_TOLERANCE, FLOOR_SLACK
+  BACKLOG_SHARE, BACKLOG_MIN_RISE, BACKLOG_MIN_SECONDS, GENERATOR_SHARE, LATENCY_RISE_SHARE, LATENCY_RISE_MIN_MS, latencyRiseLimit, DEFAULT_TOLERANCE, FLOOR_SLACK
 } from '../lib/analysis/capacity.js'
 import { parseSlo, meetsSlo } from '../lib/analysis/slo.js'
 import { rateInterval } from '../lib/analysis/stats.js'
@@ -379,6 +379,15 @@ test('the latency rule: the corrected p50 rising by more than a quarter of the g
   assert.equal(judge(100).verdict, 'pass')
   assert.deepEqual(judge(100.01), { verdict: 'fail', why: ['backlog growing: the corrected p50 rose 100 ms through the step (limit 100 ms)'] })
   assert.equal(judge(-300).verdict, 'pass', 'a falling line is no backlog')
+  // a tight goal: its quarter (2.5 ms of p99<10ms) under jitter's reach, the floor of 5 ms instead
+  assert.equal(LATENCY_RISE_MIN_MS, 5)
+  const tight = parseSlo('p99<10ms')
+  assert.equal(latencyRiseLimit(tight), 5)
+  assert.equal(latencyRiseLimit(parseSlo('p99<20ms')), 5)
+  assert.equal(latencyRiseLimit(parseSlo('p99<20.04ms')), 5.01)
+  const rise = (/** @type {number} */ latencyRiseMs) => judgeStep(tight, 100, { ...figures({ achieved: 100, p99Ms: 5, late: [0, 0, 0, 0] }), latencyRiseMs }).verdict
+  assert.equal(rise(4.99), 'pass')
+  assert.equal(rise(5.01), 'fail')
 })
 
 test('the generator rule reads the rate sent where the step records it, and says so', () => {

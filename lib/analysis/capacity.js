@@ -73,6 +73,9 @@ export const GENERATOR_SHARE = 0.9
 export const LATENCY_RISE_SHARE = 0.25
 /** ...or of this, ms, when the goal names no latency. */
 const LATENCY_RISE_DEFAULT_BOUND_MS = 1000
+/** The least rise that counts, ms: a tight goal's quarter (1.25 ms of p99<5ms) is within a few ms of a
+ * collection's or a scheduler's jitter, which a server below capacity shows too. */
+export const LATENCY_RISE_MIN_MS = 5
 
 /**
  * How much the late requests per second rose through a step: the least-squares line through `late`
@@ -141,13 +144,13 @@ export function judgeStep (slo, rate, figures) {
 
 /**
  * The rise of a step's corrected p50 beyond which its backlog grows: LATENCY_RISE_SHARE of the goal's
- * smallest latency bound. A queue that grows through the step raises every answer's latency with it,
+ * smallest latency bound, LATENCY_RISE_MIN_MS at least. A queue that grows through the step raises every answer's latency with it,
  * whether it waits in the server (plenty of connections) or in the generator (late requests).
  * @param {import('../types.js').Slo} slo
  */
 export function latencyRiseLimit (slo) {
   const bounds = slo.terms.filter((t) => t.measure !== 'errors' && t.measure !== 'loop p99').map((t) => t.below)
-  return LATENCY_RISE_SHARE * (bounds.length > 0 ? Math.min(...bounds) : LATENCY_RISE_DEFAULT_BOUND_MS)
+  return Math.max(LATENCY_RISE_MIN_MS, LATENCY_RISE_SHARE * (bounds.length > 0 ? Math.min(...bounds) : LATENCY_RISE_DEFAULT_BOUND_MS))
 }
 
 /** Three significant figures, whole numbers from 100 up. @param {number} x */
