@@ -42,7 +42,7 @@
 // far plus the longest step so far fits in the budget, so a search ends within it rather than one step
 // past. `maxSteps` bounds the count. Either ends the search with 'budget' and the best rate so far.
 // A step whose `measure` throws ends the search with that error; `onStep` has seen every step before it.
-import { meetsSlo, sloText } from './slo.js'
+import { latencyBounds, meetsSlo, sloText } from './slo.js'
 import { rateInterval, ratioInterval, welchTTest } from './stats.js'
 
 /** @typedef {import('../types.js').StepFigures} StepFigures */
@@ -149,7 +149,7 @@ export function judgeStep (slo, rate, figures) {
  * @param {import('../types.js').Slo} slo
  */
 export function latencyRiseLimit (slo) {
-  const bounds = slo.terms.filter((t) => t.measure !== 'errors' && t.measure !== 'loop p99').map((t) => t.below)
+  const bounds = latencyBounds(slo)
   return Math.max(LATENCY_RISE_MIN_MS, LATENCY_RISE_SHARE * (bounds.length > 0 ? Math.min(...bounds) : LATENCY_RISE_DEFAULT_BOUND_MS))
 }
 

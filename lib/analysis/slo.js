@@ -132,6 +132,15 @@ function exact (x) {
 }
 
 /**
+ * The goal's bounds on a request's latency, ms (its percentile terms; not the loop's delay, not errors).
+ * @param {Slo} slo
+ * @returns {number[]}
+ */
+export function latencyBounds (slo) {
+  return slo.terms.filter((t) => PERCENTILES.includes(t.measure)).map((t) => t.below)
+}
+
+/**
  * Whether a step's figures meet the goal, and the terms they fail with their figure and bound
  * ("p99 1.42 s >= 1 s"). A figure the step has not got (no request completed; the server's loop not
  * measured) fails its term: the step cannot be shown to meet it. A goal without an `errors` term

@@ -23,7 +23,7 @@
 // least the configuration's -c: an open loop short of connections sends late, which would read as the
 // server's backlog. The probe does not run in steps: it is load the step did not offer.
 import { searchCapacity, backlogRise, BACKLOG_MIN_SECONDS, DEFAULT_GROWTH, DEFAULT_TOLERANCE } from '../analysis/capacity.js'
-import { sloText } from '../analysis/slo.js'
+import { latencyBounds, sloText } from '../analysis/slo.js'
 import { decodeHistogram } from '../load/histogram.js'
 
 /** The closed-loop run before each search is cut at this many seconds. */
@@ -35,8 +35,8 @@ export const START_SHARE = 0.5
 export const MIN_RATE_SHARE = 1 / 8
 /** --step's default: seconds each step offers its rate. */
 export const DEFAULT_STEP_SECONDS = 4
-/** --step's least: the backlog rule reads at least three whole seconds (capacity.js BACKLOG_MIN_SECONDS). */
-export const MIN_STEP_SECONDS = 3
+/** --step's least: the backlog rule reads at least this many whole seconds. */
+export const MIN_STEP_SECONDS = BACKLOG_MIN_SECONDS
 /** --budget's default: this many seconds per search (configuration and repeat). */
 export const DEFAULT_SECONDS_PER_SEARCH = 90
 /** After its schedule, a step waits for answers at most the goal's largest latency bound plus this, ms:
@@ -91,7 +91,7 @@ export function closedLoopConfiguration (configuration) {
  * @param {import('../types.js').Slo} slo
  */
 export function answerWaitMs (slo) {
-  const bounds = slo.terms.filter((t) => t.measure !== 'errors' && t.measure !== 'loop p99').map((t) => t.below)
+  const bounds = latencyBounds(slo)
   return (bounds.length > 0 ? Math.max(...bounds) : NO_LATENCY_BOUND_MS) + ANSWER_WAIT_MS
 }
 
