@@ -17,6 +17,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { binPath, runCli } from './helper.js'
 import { shareBudget, routeDeadlines, scanJson, MIN_LOAD_SECONDS, REPORT_SECONDS, RUN_OVERHEAD_SECONDS, PLANNED_SHARE } from '../lib/cli/scan-command.js'
+import { fittedLoad } from '../lib/run/run-deadline.js'
 import { validateResults } from '../lib/run/results-schema.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -24,6 +25,7 @@ const fixtures = fileURLToPath(new URL('./fixtures/apps/scan-cli/', import.meta.
 const writesApp = path.join(fixtures, 'writes-app.js')
 const faultsApp = path.join(fixtures, 'faults-app.js')
 const plainApp = path.join(fixtures, 'plain-app.js')
+const slowWarmApp = path.join(fixtures, 'slow-warm-app.js')
 const writesOpenapi = path.join(fixtures, 'writes-openapi.yaml')
 /** How long a process of the app may outlive the scan (the runner ends its group within about 250 ms). */
 const GONE_MS = 5000
@@ -203,7 +205,7 @@ test('a scan without --allow-writes sends GETs only; --json is one document rank
   await assertNoOrphan(mark)
 })
 
-test('faults: a route that crashes the app is named and the scan goes on; a hanging one is cut at its share; a 404 is not ranked', async () => {
+test('faults: a route that crashes the app is named and the scan goes on; a hanging one is cut at its deadline; a 404 is not ranked', async () => {
   const out = path.join(dir, 'faults-out')
   const mark = marker()
   const { code, stdout, stderr } = await scan(['--app', `node ${faultsApp} ${mark}`, '--budget', '18', '--out', out, '-q'])
@@ -219,7 +221,7 @@ test('faults: a route that crashes the app is named and the scan goes on; a hang
   assert.match(byRoute['GET /crash'].reason ?? '', /app "faults-app" exited \(code 1\) while it was measured/)
   const order = results.runs.map((/** @type {any} */ r) => r.label)
   assert.ok(order.indexOf('GET /missing') > order.indexOf('GET /crash'), 'the scan went on after the crash')
-  // the hang: cut at the route's share of --budget
+  // the hang: cut at the route's deadline (its share of --budget, and a share at most borrowed)
   assert.equal(byRoute['GET /hang'].measured, false)
   assert.match(byRoute['GET /hang'].reason ?? '', /deadline of [\d.]+ s \(--budget\)/)
   // the 404: below the measured routes, never ranked as fast
@@ -361,25 +363,65 @@ for (const example of ['shop-express', 'shop-fastify']) {
   })
 }
 
-test('each route\'s deadline: its share and what the routes before it left; the routes after it keep theirs', () => {
+test('each route\'s deadline: its share, what the routes before it left, and up to a share more borrowed from the routes after it, each keeping the least', () => {
   const budget = shareBudget({ budget: 20, routes: 3, startSeconds: 1, spentSeconds: 1 })
   assert.equal(budget.shareSeconds, 5.666)
+  // the app's start, the run's overhead and the least load, over the planned share, in whole ms
+  assert.equal(budget.leastShareSeconds, Math.ceil((1000 + RUN_OVERHEAD_SECONDS * 1000 + MIN_LOAD_SECONDS * 1000) / PLANNED_SHARE) / 1000)
   let now = 1_000_000
   const startedAt = now - 1000
   const endsAt = startedAt + (20 - REPORT_SECONDS) * 1000
   const deadlineOf = routeDeadlines({ startedAt, budget, routes: 3 }, () => now)
-  // the first: its share (and the milliseconds the share's rounding down left over)
+  // the first: all but the least share of each route after it (less than its share and one more)
   const first = deadlineOf()
-  assert.ok(first >= 5.666 && first < 5.67, String(first))
-  // it ended 2 s early: the second has its share and those 2 s
-  now += first * 1000 - 2000
+  assert.equal(first, Math.round(endsAt - now - 2 * budget.leastShareSeconds * 1000) / 1000)
+  assert.ok(first < 2 * budget.shareSeconds)
+  // it ended 2 s before its share: the second may take all but the last's least share
+  now += (budget.shareSeconds - 2) * 1000
   const second = deadlineOf()
-  assert.ok(Math.abs(second - (budget.shareSeconds + 2)) < 0.003, String(second))
-  // it hung and was cut at its deadline: the last still has its share, and the scan ends at the budget
+  assert.equal(second, Math.round(endsAt - now - budget.leastShareSeconds * 1000) / 1000)
+  // it hung and was cut at its deadline: the last has the least share, and the scan ends at the budget
   now += second * 1000
-  assert.equal(deadlineOf(), Math.round(endsAt - now) / 1000)
-  assert.ok(Math.abs((endsAt - now) / 1000 - budget.shareSeconds) < 0.002)
+  assert.equal(deadlineOf(), budget.leastShareSeconds)
+  // many routes after it: a route borrows one share at most
+  const many = shareBudget({ budget: 60, routes: 10, startSeconds: 1, spentSeconds: 1 })
+  const manyDeadlines = routeDeadlines({ startedAt, budget: many, routes: 10 }, () => startedAt + 1000)
+  assert.equal(manyDeadlines(), Math.round(2 * many.shareSeconds * 1000) / 1000)
   // a deadline is never below the least load, whatever came before
   const late = routeDeadlines({ startedAt, budget, routes: 1 }, () => endsAt + 60_000)
   assert.equal(late(), MIN_LOAD_SECONDS)
+})
+
+test('a time-limited load ends the reads\' reserve before its deadline, never below the least load; one that fits, or has no -t, as it is', () => {
+  const fit = { readsSeconds: 1, minSeconds: MIN_LOAD_SECONDS }
+  const load = { timelimit: 2, concurrency: 4 }
+  assert.equal(fittedLoad(load, 3000, fit), load)
+  assert.deepEqual(fittedLoad(load, 2999, fit), { timelimit: 1.999, concurrency: 4 })
+  assert.deepEqual(fittedLoad(load, 1000 + MIN_LOAD_SECONDS * 1000 + 1, fit), { timelimit: MIN_LOAD_SECONDS + 0.001, concurrency: 4 })
+  assert.deepEqual(fittedLoad(load, 1000 + MIN_LOAD_SECONDS * 1000 - 1, fit), { timelimit: MIN_LOAD_SECONDS, concurrency: 4 })
+  assert.deepEqual(fittedLoad(load, -5000, fit), { timelimit: MIN_LOAD_SECONDS, concurrency: 4 })
+  const requests = { requests: 100, concurrency: 4 }
+  assert.equal(fittedLoad(requests, 0, fit), requests)
+})
+
+test('a route whose warm-up takes most of its share is measured on a shorter load, not cut; the scan within its budget', async () => {
+  const out = path.join(dir, 'slow-warm-out')
+  const mark = marker()
+  // /warm's warm-up takes 3 s, 1.8 s more than a scan plans for a run's overhead, and its share (7 s
+  // or so) keeps 15% of it as margin: cut at its share, it would be the route left unmeasured
+  const budget = 18
+  const started = Date.now()
+  const r = await scan(['--app', `node ${slowWarmApp} ${mark}`, '--request', 'GET /warm', '--request', 'GET /fast', '--budget', String(budget), '--json', '--out', out])
+  const seconds = (Date.now() - started) / 1000
+  assert.equal(r.code, 0, r.stderr)
+  const ranking = JSON.parse(r.stdout)
+  const byRoute = Object.fromEntries(ranking.routes.map((/** @type {any} */ x) => [x.route, x]))
+  assert.equal(byRoute['GET /warm'].measured, true, JSON.stringify(byRoute['GET /warm']))
+  assert.equal(byRoute['GET /fast'].measured, true, JSON.stringify(byRoute['GET /fast']))
+  const results = await readResults(out)
+  // /fast, after the share /warm borrowed, kept at least the least load
+  const fast = results.runs.find((/** @type {any} */ run) => run.label === 'GET /fast')
+  assert.ok(fast.load.options.timelimit >= MIN_LOAD_SECONDS, String(fast.load.options.timelimit))
+  assert.ok(seconds <= budget + 5, `the scan took ${seconds} s on a budget of ${budget} s`)
+  await assertNoOrphan(mark)
 })

@@ -155,6 +155,8 @@ export interface RunnerOptions {
   runTimeout?: number
   /** seconds the next run may take, asked as it starts (over runTimeout) */
   runDeadline?: () => number
+  /** a time-limited load shortened as it starts to end readsSeconds before its run's deadline, never below minSeconds */
+  fitLoad?: { readsSeconds: number, minSeconds: number }
   /** after each configuration's closed-loop run, a search for its capacity at the goal */
   capacity?: { slo: Slo, stepSeconds: number, budgetMs: number }
   signal?: AbortSignal

@@ -52,6 +52,12 @@ export const MAX_LOAD_SECONDS = 10
  * (2 cores, a route holding the loop 130 ms): 0.8 to 1.1 s.
  */
 export const RUN_OVERHEAD_SECONDS = 1.2
+/**
+ * What a run keeps of its deadline for the reads after its load (the metrics, the profile's write):
+ * measured on json-server with 40,000 records (2 cores, quiet), 0.1 s for a small route, up to 0.9 s
+ * after a route that serialises megabytes.
+ */
+export const READS_SECONDS = 1
 /** What the scan keeps of its budget for the report at its end. */
 export const REPORT_SECONDS = 2
 /** Connections per route unless -c says otherwise: enough to keep a blocked loop busy, few enough for 2 cores. */
@@ -104,7 +110,8 @@ Which routes:
 How long:
   --budget <t>           the whole scan's time (seconds, or 90s, 2m; default
                          ${DEFAULT_SECONDS_PER_ROUTE} s per route), divided among the routes; a route
-                         that hangs is cut at its share and counted
+                         that needs more may borrow a share from the routes
+                         after it; one that hangs is cut there and counted
   -c, --concurrency <n>  connections per route (default ${DEFAULT_CONCURRENCY})
   --secret-header <name> a header whose value is a credential, repeatable
                          (starred wherever written or printed, as run's)
@@ -190,7 +197,7 @@ export async function main (argv, io) {
       dashboard,
       command: 'scan',
       invalidFails: false,
-      runner: { isolateErrors: true, runDeadline: routeDeadlines({ startedAt: started, budget, routes: sent.length }), deadlineFlag: '--budget' },
+      runner: { isolateErrors: true, runDeadline: routeDeadlines({ startedAt: started, budget, routes: sent.length }), fitLoad: FIT_LOAD, deadlineFlag: '--budget' },
       failure: (/** @type {import('../types.js').ResultsFile} */ results) => scanJson(results).routes.some((r) => r.measured) ? null : `no route was measured (${sent.length === 1 ? 'its reason is' : 'each one\'s reason is'} in the ranking)`,
       ...(options.json ? { answer: (/** @type {import('../types.js').ResultsFile} */ results) => JSON.stringify(scanJson(results), null, 2) + '\n' } : {})
     })
@@ -244,7 +251,8 @@ export function nothingToSend ({ found, plan, documents }) {
  * gets is refused before anything is sent. Reckoned in whole milliseconds: in seconds, float sums put
  * a budget of exactly the least (the default's, for an app slow to start) a hair below it.
  * @param {{ budget?: number, routes: number, startSeconds: number, spentSeconds: number }} o
- * @returns {{ budgetSeconds: number, shareSeconds: number, loadSeconds: number }}
+ * @returns {{ budgetSeconds: number, shareSeconds: number, loadSeconds: number, leastShareSeconds: number }}
+ *          leastShareSeconds: what a route needs for the least load (MIN_LOAD_SECONDS), its margin included
  */
 export function shareBudget ({ budget, routes, startSeconds, spentSeconds }) {
   const ms = (/** @type {number} */ seconds) => Math.round(seconds * 1000)
@@ -259,14 +267,18 @@ export function shareBudget ({ budget, routes, startSeconds, spentSeconds }) {
   }
   const shareMs = Math.floor((budgetMs - fixedMs) / routes)
   const loadMs = Math.min(ms(MAX_LOAD_SECONDS), Math.floor(shareMs * PLANNED_SHARE) - perRouteMs)
-  return { budgetSeconds: budgetMs / 1000, shareSeconds: shareMs / 1000, loadSeconds: loadMs / 1000 }
+  return { budgetSeconds: budgetMs / 1000, shareSeconds: shareMs / 1000, loadSeconds: loadMs / 1000, leastShareSeconds: shareFor(ms(MIN_LOAD_SECONDS)) / 1000 }
 }
 
 /**
- * Each route's deadline, asked as its run starts: what the budget has left once every route after it
- * is sure of its own share. A route gets its share and whatever the routes before it left (an app
- * slower to start than when its routes were read, a busy moment, then cost none of its load); one that
- * hangs is cut there, the routes after it keep their shares, and the whole scan stays within its budget.
+ * Each route's deadline, asked as its run starts: its share and whatever the routes before it left (an
+ * app slower to start than when its routes were read, a busy moment, then cost none of its load), and
+ * when it needs more, up to one share more borrowed from the routes after it, each of which keeps at
+ * least the least share (its load then shortened to fit: fitLoad below). A heavy route's warm-up and
+ * reads (a cold serialisation of megabytes, a large profile) on a busy machine take well past the
+ * overhead planned for (RUN_OVERHEAD_SECONDS); cut at its share, the route that holds the loop longest
+ * would be the one left unmeasured. One that hangs is cut at its deadline, the routes after it lose a
+ * share between them, and the whole scan stays within its budget.
  * @param {{ startedAt: number, budget: ReturnType<typeof shareBudget>, routes: number }} o
  *        startedAt: Date.now() when the scan started (its discovery counts against the budget)
  * @param {() => number} [now]
@@ -277,12 +289,21 @@ export function routeDeadlines ({ startedAt, budget, routes }, now = Date.now) {
   let left = routes
   return () => {
     left = Math.max(1, left)
-    const others = (left - 1) * budget.shareSeconds
+    const after = left - 1
     left--
-    const remaining = (endsAt - now()) / 1000 - others
-    return Math.round(Math.max(MIN_LOAD_SECONDS, remaining) * 1000) / 1000
+    const leftSeconds = (endsAt - now()) / 1000
+    const owed = leftSeconds - after * budget.shareSeconds
+    const seconds = Math.min(owed + budget.shareSeconds, leftSeconds - after * budget.leastShareSeconds)
+    return Math.round(Math.max(MIN_LOAD_SECONDS, seconds) * 1000) / 1000
   }
 }
+
+/**
+ * The runner's fitLoad for a scan: a route's load ends early enough for the reads after it (the
+ * metrics, the profile's write) before its deadline, however long its app's start and warm-up took,
+ * and never shorter than the least load.
+ */
+export const FIT_LOAD = { readsSeconds: READS_SECONDS, minSeconds: MIN_LOAD_SECONDS }
 
 /**
  * The plan as an app experiment (what run --app builds), one configuration per route sent, labelled by

@@ -38,3 +38,19 @@ export function runDeadlineMs (load, runTimeout) {
   const loadMs = timelimit > 0 ? timelimit * 1000 : Math.min(perConnection * PER_REQUEST_MS + scheduleMs, MAX_LOAD_MS)
   return SETUP_MS + loadMs + (load.responseTimeout ?? 0) * 1000
 }
+
+/**
+ * A time-limited load shortened to end `readsSeconds` before a deadline `leftMs` away, never below
+ * `minSeconds` (RunnerOptions.fitLoad); a load that fits, or has no -t, as it is.
+ * @template {Record<string, any>} L
+ * @param {L} load
+ * @param {number} leftMs
+ * @param {{ readsSeconds: number, minSeconds: number }} fit
+ * @returns {L}
+ */
+export function fittedLoad (load, leftMs, { readsSeconds, minSeconds }) {
+  const timelimit = Number(load.timelimit ?? 0)
+  if (!(timelimit > 0)) return load
+  const fits = Math.floor(leftMs - readsSeconds * 1000) / 1000
+  return fits >= timelimit ? load : { ...load, timelimit: Math.max(minSeconds, fits) }
+}

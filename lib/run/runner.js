@@ -21,7 +21,7 @@ import { builtinTool } from './tools/builtin.js'
 import { track, trackGroup } from './children.js'
 import { loadInvalidity } from '../analysis/validity.js'
 import { checkTarget } from './target.js'
-import { runDeadlineMs } from './run-deadline.js'
+import { fittedLoad, runDeadlineMs } from './run-deadline.js'
 import { capacityRuns, closedLoopConfiguration, searchConfiguration } from './capacity-runner.js'
 import { startProbe } from './prober.js'
 import { RunProgress, runLabel } from './progress.js'
@@ -64,6 +64,10 @@ const SERVER_SECOND_MS = 1000
  *                                              its load options (run-deadline.js)
  * @property {() => number} [runDeadline]      seconds the next run may take, asked as it starts (over runTimeout):
  *                                              syncbench scan gives each route what its budget has left
+ * @property {{ readsSeconds: number, minSeconds: number }} [fitLoad]  a time-limited load (-t) shortened, as it
+ *                                              starts, to end readsSeconds before its run's deadline, never below
+ *                                              minSeconds: syncbench scan, whose route may have spent more of its
+ *                                              share starting and warming up than planned
  * @property {string} [deadlineFlag]            the option a run's deadline message names (default --run-timeout)
  * @property {boolean} [isolateErrors]          a run that fails (its server crashed, could not start) is recorded
  *                                              invalid with what went wrong, and the next run goes on: syncbench
@@ -210,7 +214,7 @@ export async function runExperiments (options) {
       const probe = options.probe ?? (experiment.probe === true && !target)
       // the server is asked for its figures during the load only when a live view shows them
       const onServerSecond = progress.wantsServerSeconds ? (/** @type {import('../types.js').ServerSecond} */ second) => progress.serverSecond(second) : undefined
-      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runDeadline?.() ?? options.runTimeout, deadlineFlag: options.deadlineFlag, outDir, profileNames, probe, probePath: options.probePath, node, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second), onServerSecond })
+      const record = await runOne({ experiment, configuration, repeat, engine, target, signal, runTimeout: options.runDeadline?.() ?? options.runTimeout, fitLoad: options.fitLoad, deadlineFlag: options.deadlineFlag, outDir, profileNames, probe, probePath: options.probePath, node, onProgress: (done) => progress.heartbeat(done), onSecond: (source, second) => progress.second(source, second), onServerSecond })
       // A run whose requests failed or got error answers measured an error page's speed, not the server's.
       // a user's app: the status codes too (a rejected body, a missing header are the user's to fix)
       const reason = record.invalid?.reason ?? (record.error || !record.load || record.load.aborted || allowErrors ? null : loadInvalidity(record.load, { statuses: configuration.server.command !== undefined }))
@@ -368,6 +372,7 @@ export function workloadHandlerNames (workload, label = workload) {
  * @param {string} [run.target]
  * @param {AbortSignal} [run.signal]
  * @param {number} [run.runTimeout] seconds (run-deadline.js)
+ * @param {{ readsSeconds: number, minSeconds: number }} [run.fitLoad]  RunnerOptions.fitLoad
  * @param {string} [run.deadlineFlag]  the option its deadline message names
  * @param {string} run.outDir  the results folder (a user's app: its log and profile go there)
  * @param {Set<string>} [run.profileNames]  profile file names given so far (none: a run that saves no profile)
@@ -381,7 +386,7 @@ export function workloadHandlerNames (workload, label = workload) {
  *        once a second during the measured load (a live view's); none: the server is not asked for them
  * @returns {Promise<import('../types.js').RunRecord>}
  */
-async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, deadlineFlag = '--run-timeout', outDir, profileNames = new Set(), probe = false, probePath, node, onProgress, onSecond, onServerSecond }) {
+async function runOne ({ experiment, configuration, repeat, engine, target, signal, runTimeout, fitLoad, deadlineFlag = '--run-timeout', outDir, profileNames = new Set(), probe = false, probePath, node, onProgress, onSecond, onServerSecond }) {
   /** @type {import('../types.js').RunRecord} */
   const record = {
     id: `${experiment.name}/${runLabel(configuration.label, node)}#${repeat}`,
@@ -405,6 +410,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
   let untrackGroup = null
   // The run's deadline ends the load (as Ctrl-C does) and stops the server, which fails a pending metrics request.
   const deadlineMs = runDeadlineMs(configuration.load, runTimeout)
+  const deadlineAt = performance.now() + deadlineMs
   const deadline = new AbortController()
   const timer = setTimeout(() => { deadline.abort(); handle?.stop() }, deadlineMs)
   const runSignal = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal
@@ -452,7 +458,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     const overTime = engine.name === builtinTool.name ? { series: true, ...onSecond && { onSecond: (/** @type {import('../types.js').LoadSecond} */ second) => onSecond('load', second) } } : {}
     const watcher = onServerSecond && handle.live ? watchServer(handle.live, onServerSecond, runSignal) : null
     try {
-      record.load = await engine.run({ ...configuration.load, url, signal: runSignal, ...onProgress && { onProgress }, ...overTime })
+      const load = fitLoad ? fittedLoad(configuration.load, deadlineAt - performance.now(), fitLoad) : configuration.load
+      record.load = await engine.run({ ...load, url, signal: runSignal, ...onProgress && { onProgress }, ...overTime })
     } catch (err) {
       // What was measured before the failure (loadtest's partial LoadResult) is kept either way.
       record.load = partialResult(err)
