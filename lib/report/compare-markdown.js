@@ -47,19 +47,34 @@ export const SUMMARY_PERCENTS = Object.freeze([50, 90, 99, 99.9])
  * @returns {string}
  */
 export function decisionLine (report, quantiles) {
+  const { word, text } = decision(report, quantiles)
+  return `**${word}**${text}`
+}
+
+/**
+ * The gates' decision: its first word ("Passed", "Failed", "No gate"), which a page sets in bold, and
+ * the rest of its line.
+ * @param {CompareReport} report
+ * @param {(QuantileCell[]|null)[]} quantiles  each row's, for the count of moved tails
+ * @returns {{ word: string, text: string }}
+ */
+export function decision (report, quantiles) {
   const { rows, gate, capacity, failExit } = report
   const lines = [
     gate ? gateSummary(gate, rows, failExit) : null,
     capacity.gate ? capacityGateSummary(capacity.gate, capacity.rows, capacity.goal, failExit) : null,
     report.failIfBlocking ? blockingGateSummary(report.changes, failExit) : null
   ].filter((x) => x !== null)
-  if (lines.length) return `**${report.exitCode === 0 ? 'Passed' : 'Failed'}**: ${lines.join('; ')}`
+  if (lines.length) return { word: report.exitCode === 0 ? 'Passed' : 'Failed', text: `: ${lines.join('; ')}` }
   const slower = rows.filter((r) => r.test.p < 0.05 && r.change < 0).length
   const faster = rows.filter((r) => r.test.p < 0.05 && r.change > 0).length
   const tails = quantiles.filter((q) => q?.some((c) => c.moved > 0)).length
   const n = rows.length
-  return `**No gate** (no --fail-if-slower): ${n} configuration${n === 1 ? '' : 's'} compared: ${slower} slower and ${faster} faster at p < 0.05; ` +
-    `${tails} with a latency quantile worse beyond its interval`
+  return {
+    word: 'No gate',
+    text: ` (no --fail-if-slower): ${n} configuration${n === 1 ? '' : 's'} compared: ${slower} slower and ${faster} faster at p < 0.05; ` +
+      `${tails} with a latency quantile worse beyond its interval`
+  }
 }
 
 /**
@@ -67,7 +82,16 @@ export function decisionLine (report, quantiles) {
  * @param {CompareReport} report
  * @returns {string[]}
  */
-export function environmentWarnings ({ a, b, versions }) {
+export function environmentWarnings (report) {
+  return environmentDifferences(report).map((w) => `> **Warning**: ${w}.`)
+}
+
+/**
+ * How the two sides' machines, Node.js versions or transports differ, a phrase each.
+ * @param {CompareReport} report
+ * @returns {string[]}
+ */
+export function environmentDifferences ({ a, b, versions }) {
   const [ea, eb] = [a.results.environment, b.results.environment]
   const out = []
   const machine = (/** @type {import('../types.js').Environment} */ e) => `${e.cpuModel}, ${e.cpuCount} CPU${e.cpuCount === 1 ? '' : 's'}`
@@ -81,7 +105,7 @@ export function environmentWarnings ({ a, b, versions }) {
   if (ta !== null && tb !== null && ta !== tb) {
     out.push(`different transports: a's load went through ${ta}, b's through ${tb}; their CPU per request differs`)
   }
-  return out.map((w) => `> **Warning**: ${w}.`)
+  return out
 }
 
 /**
@@ -99,13 +123,14 @@ export function environmentWarnings ({ a, b, versions }) {
 /**
  * A configuration's quantiles: null when a side recorded no latency.
  * @param {CompareRow} row
- * @param {{ resamples?: number }} [options]
+ * @param {{ resamples?: number, percents?: readonly number[] }} [options]  percents: those compared
+ *        (default SUMMARY_PERCENTS), each where both sides measured it
  * @returns {QuantileCell[]|null}
  */
-export function quantileCells (row, options = {}) {
+export function quantileCells (row, { percents: wanted = SUMMARY_PERCENTS, ...options } = {}) {
   const [la, lb] = [row.latency.a, row.latency.b]
   if (la === null || lb === null) return null
-  const percents = SUMMARY_PERCENTS.filter((p) => la.percentiles.some((q) => q.p === p) && lb.percentiles.some((q) => q.p === p))
+  const percents = wanted.filter((p) => la.percentiles.some((q) => q.p === p) && lb.percentiles.some((q) => q.p === p))
   const intervals = bootstrapQuantileDifferences(row.runs.a, row.runs.b, percents, options)
   return percents.map((p, i) => {
     const qa = /** @type {import('../analysis/latency.js').LatencyPercentile} */ (la.percentiles.find((q) => q.p === p))
@@ -115,6 +140,23 @@ export function quantileCells (row, options = {}) {
     const moved = interval === null ? 0 : interval.low > 0 ? 1 : interval.high < 0 ? -1 : 0
     return { label: qa.label, a: qa, b: qb, diff: qb.ms - qa.ms, low: interval?.low ?? null, high: interval?.high ?? null, moved }
   })
+}
+
+/**
+ * A configuration's quantiles as a table: each side's, b - a, its interval and whether it moved.
+ * @param {QuantileCell[]} cells
+ * @param {string} [title]
+ * @returns {import('./tables.js').Table}
+ */
+export function quantileTable (cells, title = '') {
+  return {
+    title,
+    columns: ['quantile', 'a ms', 'b ms', 'b - a ms', '95% interval of b - a', 'change'],
+    align: ['left', 'right', 'right', 'right', 'right', 'left'],
+    rows: cells.map((c) => [c.label, quantileMs(c.a), quantileMs(c.b), signedMs(c.diff),
+      c.low === null || c.high === null ? '' : `${signedMs(c.low)}..${signedMs(c.high)}`,
+      c.moved > 0 ? 'worse' : c.moved < 0 ? 'better' : c.low === null ? 'no interval' : 'within noise'])
+  }
 }
 
 /** @typedef {{ label: string, a: number, b: number, format: (x: number) => string }} CostCell */
@@ -239,14 +281,7 @@ export function compareMarkdown (report, { limit = COMMENT_LIMIT, resamples } = 
     if (cells === null) return []
     const how = [describeLatencyCombine(/** @type {import('../analysis/latency.js').LatencySummary} */ (r.latency.a)),
       describeLatencyCombine(/** @type {import('../analysis/latency.js').LatencySummary} */ (r.latency.b))]
-    const table = renderMarkdownTable({
-      title: '',
-      columns: ['quantile', 'a ms', 'b ms', 'b - a ms', '95% interval of b - a', 'change'],
-      align: ['left', 'right', 'right', 'right', 'right', 'left'],
-      rows: cells.map((c) => [c.label, quantileMs(c.a), quantileMs(c.b), signedMs(c.diff),
-        c.low === null || c.high === null ? '' : `${signedMs(c.low)}..${signedMs(c.high)}`,
-        c.moved > 0 ? 'worse' : c.moved < 0 ? 'better' : c.low === null ? 'no interval' : 'within noise'])
-    })
+    const table = renderMarkdownTable(quantileTable(cells))
     return [`**${mdText(`${r.experiment} ${r.label}`)}** (a: ${how[0]}; b: ${how[1]})\n\n${table}\n`]
   })
   if (latency.length) {
