@@ -233,6 +233,7 @@ function experimentSection (experiment, runs, summary, charts, flames) {
   const out = [`<section id="${anchor(experiment.name)}"><h2>${esc(experiment.title || experiment.name)}</h2>`]
   if (experiment.description) out.push(`<p class="muted">${esc(experiment.description)}</p>`)
   if (summary?.verdict) out.push(`<p class="verdict">${esc(summary.verdict)}</p>`)
+  if (summary?.rounds) out.push(`<p class="rule">${esc(summary.rounds)}.</p>`)
   if (summary) for (const t of experimentTables(summary)) out.push(tableHtml(t))
   const loops = summary ? loopSections(summary) : loopSectionsOfRuns(experiment.name, experiment.labels ?? [], runs)
   if (loops.length) {
