@@ -60,6 +60,8 @@ test('--out DIR/ creates the folder with report.html and compare.md, the markdow
   // the text format's tables, and the link to the file beside the page
   assert.match(html, /<caption>req\/s: b \(/)
   assert.match(html, /<caption>seed-bcrypt sync: latency quantiles \(ms\)<\/caption>/)
+  // the markdown's server costs, as a table of the page
+  assert.match(html, /<caption>the server&#39;s own costs: event-loop delay p99, CPU per request, peak RSS<\/caption>.*<td>seed-bcrypt sync<\/td><td class="r">12.06 ms<\/td><td class="r">45.23 ms<\/td><td class="r">\+275.00%<\/td>/)
   assert.match(html, /<a href="compare.md">compare.md<\/a>/)
 })
 

@@ -398,7 +398,7 @@ export function parseCompareArgs (argv) {
   const alias = values.json ? 'json' : values.markdown ? 'markdown' : undefined
   if (alias && raw !== undefined && raw !== alias) throw new InvalidOptionError(`--${alias} and --format ${raw} exclude each other: give one of them`)
   parsed.format = /** @type {CompareFormat} */ (raw ?? alias ?? 'text')
-  if (parsed.out === '') throw invalidOption('--out', parsed.out, 'must name a file')
+  if (parsed.out === '') throw invalidOption('--out', parsed.out, 'must name a file or a folder')
   if (parsed.format === 'junit' && parsed.out === undefined) throw new MissingArgumentError('--format junit writes to a file: give --out FILE')
   return parsed
 }

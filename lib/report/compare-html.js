@@ -4,7 +4,7 @@
 // across runs, as a table and as a chart (lib/report/chart-quantile-difference.js), so a tail that
 // moved while the median did not is seen at a glance.
 import { htmlPage, tableHtml, figureHtml } from './html.js'
-import { decision, environmentDifferences, quantileTable } from './compare-markdown.js'
+import { decision, environmentDifferences, quantileTable, serverCostTable, SERVER_COSTS_RULE } from './compare-markdown.js'
 import { quantileDifferenceChart } from './chart-quantile-difference.js'
 import { renderChartSvg, escapeXml as esc } from './svg.js'
 import { slug } from './chart-data.js'
@@ -35,6 +35,7 @@ export function renderCompareHtml (report, parts) {
   const { word, text } = decision(report, parts.quantiles)
   const configurations = report.rows.map((row, i) => ({ row, cells: parts.quantiles[i], id: `compare-${i + 1}-${slug(row.experiment)}-${slug(row.label)}` }))
   const measured = configurations.filter((c) => c.cells !== null)
+  const costs = serverCostTable(report.rows, 'the server\'s own costs: event-loop delay p99, CPU per request, peak RSS')
   const sections = [
     '<header><h1>syncbench compare</h1>' +
       `<p class="muted">a: ${esc(report.names.a)}<br>b: ${esc(report.names.b)}</p></header>`,
@@ -43,7 +44,8 @@ export function renderCompareHtml (report, parts) {
       environmentDifferences(report).map((w) => `<p class="partial">Warning: ${esc(w)}.</p>`).join('') + '</section>',
     `<nav aria-label="Contents"><ol><li><a href="#tables">Tables</a></li>${measured.map((c) =>
       `<li><a href="#${c.id}">${esc(`${c.row.experiment} ${c.row.label}`)}</a></li>`).join('')}</ol></nav>`,
-    '<section id="tables"><h2>Tables</h2>' + parts.tables.map((t) => tableHtml(t)).join('') +
+    '<section id="tables"><h2>Tables</h2>' + [...parts.tables, ...costs ? [costs] : []].map((t) => tableHtml(t)).join('') +
+      (costs ? `<p class="rule">${esc(SERVER_COSTS_RULE)}</p>` : '') +
       parts.notes.map((n) => `<p class="rule">${esc(n)}</p>`).join('') + '</section>'
   ]
   if (measured.length) {

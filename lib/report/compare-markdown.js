@@ -182,6 +182,27 @@ export function serverCosts (row) {
   ]
 }
 
+/** How serverCostTable's figures combine the runs'. */
+export const SERVER_COSTS_RULE = 'Loop p99: the mean of the runs\'; CPU per request: the server\'s user + system CPU time over the ' +
+  'requests completed, the mean of the runs\'; peak RSS: the largest of the runs\'.'
+
+/**
+ * The server's own costs of every configuration whose runs have them, a row each: each side's and the
+ * change; null when none has.
+ * @param {CompareRow[]} rows
+ * @param {string} [title]
+ * @returns {import('./tables.js').Table|null}
+ */
+export function serverCostTable (rows, title = '') {
+  const body = rows.flatMap((r) => {
+    const cells = serverCosts(r)
+    return cells === null ? [] : [[`${r.experiment} ${r.label}`, ...cells.flatMap((c) => [c.format(c.a), c.format(c.b), signedPercent(c.b / c.a - 1)])]]
+  })
+  if (body.length === 0) return null
+  const columns = ['Configuration', 'loop p99 a', 'loop p99 b', 'change', 'CPU/request a', 'CPU/request b', 'change', 'peak RSS a', 'peak RSS b', 'change']
+  return { title, columns, align: columns.map((_, i) => i === 0 ? /** @type {const} */ ('left') : 'right'), rows: body }
+}
+
 /** "+5.00%", "-19.98%"; '' when undefined. @param {number} x */
 function signedPercent (x) {
   return Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(x * 100).toFixed(2)}%` : ''
@@ -296,19 +317,13 @@ export function compareMarkdown (report, { limit = COMMENT_LIMIT, resamples } = 
     })
   }
 
-  const costs = rows.flatMap((r) => {
-    const cells = serverCosts(r)
-    if (cells === null) return []
-    return [`| ${[`${r.experiment} ${r.label}`, ...cells.flatMap((c) => [c.format(c.a), c.format(c.b), signedPercent(c.b / c.a - 1)])].map((x) => mdText(x).replace(/\|/g, '\\|')).join(' | ')} |\n`]
-  })
-  if (costs.length) {
-    const columns = ['Configuration', 'loop p99 a', 'loop p99 b', 'change', 'CPU/request a', 'CPU/request b', 'change', 'peak RSS a', 'peak RSS b', 'change']
+  const costTable = serverCostTable(rows)
+  if (costTable) {
+    const [header, rule, ...costs] = renderMarkdownTable(costTable).split('\n').filter(Boolean)
     blocks.push({
       open: '<details><summary>The server\'s own costs: event-loop delay p99, CPU per request, peak RSS</summary>\n\n' +
-        'Loop p99: the mean of the runs\'; CPU per request: the server\'s user + system CPU time over the ' +
-        'requests completed, the mean of the runs\'; peak RSS: the largest of the runs\'.\n\n' +
-        `| ${columns.join(' | ')} |\n|:---|${columns.slice(1).map(() => '---:').join('|')}|\n`,
-      items: costs,
+        `${SERVER_COSTS_RULE}\n\n${header}\n${rule}\n`,
+      items: costs.map((line) => line + '\n'),
       close: '\n</details>\n',
       leftOut: (left, of) => `\n(${left} of ${of} configurations left out: GitHub's comment limit is ${COMMENT_LIMIT} characters)\n`
     })
