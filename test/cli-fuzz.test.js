@@ -187,6 +187,11 @@ const runArgv = argvOf(['--out', '{TMP}/run-{CASE}', '--no-calibrate', '--no-rep
   longValue('--slo', oneOf('p99<300', 'p99', '<1s', 'p99<1s,', 'p42<1s', 'loop<1s', 'errors<101%', '')),
   longValue('--step', oneOf('2', '0', 'x', '601', '-1s', '')),
   longValue('--budget', oneOf('0', 'x', '86401', '')),
+  // --runs auto with few rounds (the default 10 would outlast the case's bound), and its two options
+  // alone, which without auto are refused
+  fc.tuple(fc.boolean(), values(['3', '4'], ['2', '0', '1001', ...INTEGERS_BAD])).map(([joined, v]) => joined ? ['--runs=auto', `--max-runs=${v}`] : ['--runs', 'auto', '--max-runs', v]),
+  longValue('--max-runs', values(['3'], ['2', '1001', ...INTEGERS_BAD])),
+  longValue('--threshold', values(['5%', '5', '0.5%'], ['0', '100', '5 %', '1e1', '%', '-1', 'NaN', ''])),
   oneOf('--list', '--no-report', '--allow-errors', '-q', '-v', '-qv', '-h', '--help', '--no-calibrate=1', '--out', '--target').map((t) => [t]),
   misc
 ], { max: 5, needs: fc.oneof(oneOf('seed-bcrypt').map((t) => [t]), oneOf('--experiment', '--experiment={TMP}/exp.json', '--workload={TMP}/workload.mjs').map((t) => t === '--experiment' ? [t, '{TMP}/exp.json'] : [t])) })
@@ -210,7 +215,10 @@ const compareArgv = argvOf([], [
   resultsArgs.map((f) => [f]),
   resultsArgs.map((f) => [f]),
   longValue('--fail-if-slower', oneOf('5%', '5', '0.5%', '0', '100', '-1', '5 %', '1e1', '%', 'NaN', '')),
-  oneOf('--json', '--markdown', '-h', '--fail-if-slower').map((t) => [t]),
+  longValue('--format', values(['text', 'markdown', 'json', 'junit'], ['', 'md', 'JSON', 'html', 'junit,json', 'text '])),
+  // a file, a folder that exists, a folder to create (the trailing slash), and ones that cannot be
+  longValue('--out', oneOf('{TMP}/compare-{CASE}.txt', '{TMP}/compare-{CASE}/', '{TMP}/c', '{TMP}/body.txt/x/', '/proc/x/', '/dev/null/x/', '{TMP}/nope/x', '')),
+  oneOf('--json', '--markdown', '--step-summary', '-h', '--fail-if-slower', '--out', '--format').map((t) => [t]),
   misc
 ], { needs: fc.tuple(goodResults, goodResults) })
 
@@ -337,7 +345,8 @@ async function runCase (c, index) {
   const [name, value] = marker.split('=')
   const child = spawn(process.execPath, [binPath, ...argv], {
     cwd: tmp,
-    env: { ...process.env, NO_COLOR: '1', SYNCBENCH_CACHE_DIR: path.join(tmp, 'cache'), [name]: value },
+    // compare --step-summary appends to this file, never to the job summary of a CI running the suite
+    env: { ...process.env, NO_COLOR: '1', SYNCBENCH_CACHE_DIR: path.join(tmp, 'cache'), GITHUB_STEP_SUMMARY: path.join(tmp, 'step-summary.md'), [name]: value },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true
   })
@@ -436,6 +445,39 @@ describe(`syncbench argv fuzz: ${cases.length} cases, seed ${SEED} (SYNCBENCH_FU
       outcomes.push({ command: c.command, code: r.code, started: r.signalled })
       const found = problems(c, r)
       assert.deepEqual(found, [], `${JSON.stringify(r.argv).slice(0, 400)}\nexit ${r.code} signal ${r.signal}\n--- stdout\n${r.stdout.slice(0, 1500)}\n--- stderr\n${r.stderr.slice(0, 3000)}`)
+    })
+  })
+})
+
+// Bad values of the newest options, each alone on an otherwise good command line: exit 2 and one line
+// naming the option (the random cases above check the one line, not which option it names).
+/** @type {[argv: string[], option: string][]} */
+const USAGE_CASES = [
+  [['compare', '{TMP}/a', '{TMP}/b', '--format', 'html'], '--format'],
+  [['compare', '{TMP}/a', '{TMP}/b', '--format='], '--format'],
+  [['compare', '{TMP}/a', '{TMP}/b', '--format', 'junit'], '--out'],
+  [['compare', '{TMP}/a', '{TMP}/b', '--out='], '--out'],
+  [['compare', '{TMP}/a', '{TMP}/b', '--out', '/proc/x/'], '--out'],
+  [['compare', '{TMP}/a', '{TMP}/b', '--step-summary=1'], '--step-summary'],
+  [['run', 'seed-bcrypt', '--runs', 'autox'], '--runs'],
+  [['run', 'seed-bcrypt', '--runs', 'auto', '--max-runs', '2'], '--max-runs'],
+  [['run', 'seed-bcrypt', '--runs', 'auto', '--max-runs', '1001'], '--max-runs'],
+  [['run', 'seed-bcrypt', '--runs', 'auto', '--max-runs='], '--max-runs'],
+  [['run', 'seed-bcrypt', '--runs', 'auto', '--threshold', '0'], '--threshold'],
+  [['run', 'seed-bcrypt', '--runs', 'auto', '--threshold', '100'], '--threshold'],
+  [['run', 'seed-bcrypt', '--runs', 'auto', '--threshold', '5 %'], '--threshold'],
+  [['run', 'seed-bcrypt', '--max-runs', '5'], '--max-runs'],
+  [['run', 'seed-bcrypt', '--threshold', '5%'], '--threshold']
+]
+
+describe('bad values of compare\'s --format, --out, --step-summary and run\'s --runs auto options: one line naming the option, exit 2', { concurrency: PARALLEL }, () => {
+  USAGE_CASES.forEach(([argv, option], i) => {
+    test(`${argv.join(' ')} names ${option}`, async () => {
+      const c = /** @type {Case} */ ({ command: argv[0], argv })
+      const r = await runCase(c, CASES + SCAN_CASES + i)
+      assert.deepEqual(problems(c, r), [])
+      assert.equal(r.code, 2, r.stderr)
+      assert.match(r.stderr, new RegExp(`^syncbench ${argv[0]}: [^\n]*${option}[ "=]`))
     })
   })
 })

@@ -212,8 +212,8 @@ export interface ArticleComparison {
  * verdictParts (one subject each: the ratios, the ceiling, the flags, the bounds, the claim, the probe)
  * joined by "; ".
  */
-/** loopLabels: the configurations whose "where the event loop went" the report shows, in its order (its kind's choice) */
-export type ReportSummary = ExperimentSummary & { verdict: string, verdictParts: string[], articles: ArticleComparison[], loopLabels: string[], capacityReading: CapacityReading | null }
+/** loopLabels: the configurations whose "where the event loop went" the report shows, in its order (its kind's choice); rounds: how `run --runs auto`'s rounds of it ended, in one line, null where its runs were fixed */
+export type ReportSummary = ExperimentSummary & { verdict: string, verdictParts: string[], articles: ArticleComparison[], loopLabels: string[], capacityReading: CapacityReading | null, rounds: string | null }
 
 /** The latency a capacity run is read by: the goal's first latency term, p99 when it names none. */
 export interface GoalMeasure {

@@ -5,8 +5,12 @@
 // its results.json.
 import { parseCommandArgs } from '../args.js'
 import { version } from '../version.js'
-import { appendFile, writeFile } from 'node:fs/promises'
-import { InvalidOptionError, MissingArgumentError, ResultsError, invalidOption, systemCode, systemReason, firstLine } from '../errors.js'
+import path from 'node:path'
+import { appendFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { InvalidOptionError, MissingArgumentError, ResultsError, SyncbenchError, invalidOption, systemCode, systemReason, firstLine } from '../errors.js'
+import { makeDirectory } from '../fs-dir.js'
+import { tempNameFor } from '../fs-atomic.js'
+import { LATENCY_PERCENTILES } from '../analysis/latency.js'
 import { readResultsFile } from '../run/results-writer.js'
 import { compareResults, invalidReason } from '../analysis/summarize.js'
 import { describeRuns, transportNote } from '../report/phrases.js'
@@ -14,7 +18,8 @@ import { compareTable, compareLatencyTable, capacityCompareTable } from '../repo
 import { renderTerminal } from '../report/text-table.js'
 import { wrap } from '../report/wrap.js'
 import { compareJson } from '../report/compare-json.js'
-import { compareMarkdown } from '../report/compare-markdown.js'
+import { compareMarkdown, quantileCells } from '../report/compare-markdown.js'
+import { renderCompareHtml } from '../report/compare-html.js'
 import { compareJunit } from '../report/compare-junit.js'
 import { resultsFileOf } from '../run/results-path.js'
 import { evaluateGate, evaluateCapacityGate } from '../analysis/gate.js'
@@ -94,7 +99,13 @@ Options:
                  gate fails; needs --out
   --markdown     the same as --format markdown
   --json         the same as --format json
-  --out <file>   write the output to file instead of stdout
+  --out <file|dir>
+                 write the output to file instead of stdout. A folder (one
+                 that exists, or a path ending in "/", then created) gets
+                 two files: report.html, a page with the tables and, per
+                 configuration, a chart of each latency quantile's b - a
+                 with its 95% interval and the zero line; and the output as
+                 compare.txt, compare.md, compare.json or compare.xml
   --step-summary also append the markdown to the file $GITHUB_STEP_SUMMARY
                  names (GitHub Actions' job summary), whatever --format
   -h, --help     show this help
@@ -103,7 +114,7 @@ Options:
 Exit codes:
   0   compared (and the gate, if any, passed)
   1   a results file is missing, unreadable or malformed, nothing was
-      measured in both, or --out cannot be written
+      measured in both, or --out (a file or a folder) cannot be written
   2   a bad command line (an unknown option, a bad --fail-if-slower or
       --format value, --format junit without --out, not two files)
   3   --fail-if-slower failed: some configuration is slower beyond the
@@ -174,30 +185,94 @@ export async function main (argv, io) {
     markdown: () => compareMarkdown(report),
     junit: () => compareJunit(report),
     text: () => {
-      const table = compareTable(rows, names, gate)
-      const latency = compareLatencyTable(rows, names)
-      const capacities = capacity.rows.length ? capacityCompareTable(capacity.rows, names, goal, capacityGate) : null
-      const tables = [table, latency, capacities].filter((x) => x !== null).map((t) => renderTerminal(t, { whole: 'syncbench compare --markdown', keys: 2 }))
+      const { tables, notes } = textParts()
       // the notes under the tables, wrapped on a terminal like the tables' own
-      const notes = [
-        transportNote(a, b),
-        invalidNote,
-        noPNote,
-        gate ? gateSummary(gate, rows, EXIT_SLOWER) : null,
-        capacityNote,
-        capacityGate ? capacityGateSummary(capacityGate, capacity.rows, goal, EXIT_SLOWER) : null,
-        // two scans: the routes that started or stopped holding the event loop, and the gate on them
-        ...scanChangeLines(changes),
-        blocking ? blockingGateSummary(changes, EXIT_SLOWER) : null
-      ].filter((x) => x !== null)
-      return tables.join('') + notes.map((note) => wrap(note, undefined, '  ') + '\n').join('')
+      return tables.map((t) => renderTerminal(t, { whole: 'syncbench compare --markdown', keys: 2 })).join('') +
+        notes.map((note) => wrap(note, undefined, '  ') + '\n').join('')
     }
   }
+  /** The text format's tables and the notes under them, which report.html shows too. */
+  const textParts = () => {
+    const table = compareTable(rows, names, gate)
+    const latency = compareLatencyTable(rows, names)
+    const capacities = capacity.rows.length ? capacityCompareTable(capacity.rows, names, goal, capacityGate) : null
+    const notes = [
+      transportNote(a, b),
+      invalidNote,
+      noPNote,
+      gate ? gateSummary(gate, rows, EXIT_SLOWER) : null,
+      capacityNote,
+      capacityGate ? capacityGateSummary(capacityGate, capacity.rows, goal, EXIT_SLOWER) : null,
+      // two scans: the routes that started or stopped holding the event loop, and the gate on them
+      ...scanChangeLines(changes),
+      blocking ? blockingGateSummary(changes, EXIT_SLOWER) : null
+    ].filter((x) => x !== null)
+    return { tables: [table, latency, capacities].filter((x) => x !== null), notes }
+  }
   const output = renderers[parsed.format]()
-  if (parsed.out === undefined) io.stdout.write(output)
-  else await writeOut(parsed.out, output)
+  if (parsed.out === undefined) {
+    io.stdout.write(output)
+  } else if (await isFolder(parsed.out)) {
+    const name = OUTPUT_FILES[parsed.format]
+    // every quantile both sides measured, for the charts: the tail past p99.9 too where the runs reach it
+    const quantiles = rows.map((r) => quantileCells(r, { percents: LATENCY_PERCENTILES.map((q) => q.p) }))
+    const html = renderCompareHtml(report, { ...textParts(), quantiles, output: { name, format: parsed.format }, version })
+    await writeFolder(parsed.out, [[name, output], [REPORT_FILE, html]])
+    io.stderr.write(`syncbench compare: wrote ${REPORT_FILE} and ${name} in ${parsed.out}\n`)
+  } else {
+    await writeOut(parsed.out, output)
+  }
   if (parsed.stepSummary) await appendStepSummary(io, parsed.format === 'markdown' ? output : renderers.markdown())
   return exitCode
+}
+
+/** --out DIR: the page, and the --format output beside it under these names. */
+export const REPORT_FILE = 'report.html'
+/** @type {Readonly<Record<CompareFormat, string>>} */
+export const OUTPUT_FILES = Object.freeze({ text: 'compare.txt', markdown: 'compare.md', json: 'compare.json', junit: 'compare.xml' })
+
+/**
+ * Whether --out names a folder: one that exists, or a path ending in a slash (created). Anything else
+ * is a file, written as it always was.
+ * @param {string} out
+ */
+async function isFolder (out) {
+  if (out.endsWith('/') || out.endsWith(path.sep)) return true
+  return (await stat(out).catch(() => null))?.isDirectory() ?? false
+}
+
+/**
+ * --out DIR: the folder made if missing, then every file written whole or none: each goes to a
+ * temporary name first, and only once all are written are they renamed into place (a failure removes
+ * the temporary files, and leaves no file of this comparison beside an older one of another).
+ * @param {string} dir
+ * @param {[name: string, text: string][]} files
+ */
+async function writeFolder (dir, files) {
+  /** @param {unknown} err */
+  const cannot = (err) => {
+    if (err instanceof SyncbenchError) return err
+    const code = systemCode(err)
+    return new ResultsError(`--out cannot write in the folder "${dir}": ${code ? systemReason(code, 'write') : firstLine(err)}`)
+  }
+  try {
+    await makeDirectory(path.resolve(dir), `--out ${dir}`)
+  } catch (err) {
+    throw cannot(err)
+  }
+  // a name taken by a folder would fail its rename after the others were renamed: refused first
+  for (const [name] of files) {
+    const file = path.join(dir, name)
+    if ((await stat(file).catch(() => null))?.isDirectory()) throw new ResultsError(`--out cannot write "${file}": ${systemReason('EISDIR', 'write')}`)
+  }
+  const temps = files.map(([name]) => tempNameFor(path.join(dir, name)))
+  try {
+    for (const [i, [, text]] of files.entries()) await writeFile(temps[i], text, { flag: 'wx' })
+    for (const [i, [name]] of files.entries()) await rename(temps[i], path.join(dir, name))
+  } catch (err) {
+    await Promise.all(temps.map((t) => rm(t, { force: true })))
+    throw cannot(err)
+  }
 }
 
 /**
@@ -323,7 +398,7 @@ export function parseCompareArgs (argv) {
   const alias = values.json ? 'json' : values.markdown ? 'markdown' : undefined
   if (alias && raw !== undefined && raw !== alias) throw new InvalidOptionError(`--${alias} and --format ${raw} exclude each other: give one of them`)
   parsed.format = /** @type {CompareFormat} */ (raw ?? alias ?? 'text')
-  if (parsed.out === '') throw invalidOption('--out', parsed.out, 'must name a file')
+  if (parsed.out === '') throw invalidOption('--out', parsed.out, 'must name a file or a folder')
   if (parsed.format === 'junit' && parsed.out === undefined) throw new MissingArgumentError('--format junit writes to a file: give --out FILE')
   return parsed
 }

@@ -47,19 +47,34 @@ export const SUMMARY_PERCENTS = Object.freeze([50, 90, 99, 99.9])
  * @returns {string}
  */
 export function decisionLine (report, quantiles) {
+  const { word, text } = decision(report, quantiles)
+  return `**${word}**${text}`
+}
+
+/**
+ * The gates' decision: its first word ("Passed", "Failed", "No gate"), which a page sets in bold, and
+ * the rest of its line.
+ * @param {CompareReport} report
+ * @param {(QuantileCell[]|null)[]} quantiles  each row's, for the count of moved tails
+ * @returns {{ word: string, text: string }}
+ */
+export function decision (report, quantiles) {
   const { rows, gate, capacity, failExit } = report
   const lines = [
     gate ? gateSummary(gate, rows, failExit) : null,
     capacity.gate ? capacityGateSummary(capacity.gate, capacity.rows, capacity.goal, failExit) : null,
     report.failIfBlocking ? blockingGateSummary(report.changes, failExit) : null
   ].filter((x) => x !== null)
-  if (lines.length) return `**${report.exitCode === 0 ? 'Passed' : 'Failed'}**: ${lines.join('; ')}`
+  if (lines.length) return { word: report.exitCode === 0 ? 'Passed' : 'Failed', text: `: ${lines.join('; ')}` }
   const slower = rows.filter((r) => r.test.p < 0.05 && r.change < 0).length
   const faster = rows.filter((r) => r.test.p < 0.05 && r.change > 0).length
   const tails = quantiles.filter((q) => q?.some((c) => c.moved > 0)).length
   const n = rows.length
-  return `**No gate** (no --fail-if-slower): ${n} configuration${n === 1 ? '' : 's'} compared: ${slower} slower and ${faster} faster at p < 0.05; ` +
-    `${tails} with a latency quantile worse beyond its interval`
+  return {
+    word: 'No gate',
+    text: ` (no --fail-if-slower): ${n} configuration${n === 1 ? '' : 's'} compared: ${slower} slower and ${faster} faster at p < 0.05; ` +
+      `${tails} with a latency quantile worse beyond its interval`
+  }
 }
 
 /**
@@ -67,7 +82,16 @@ export function decisionLine (report, quantiles) {
  * @param {CompareReport} report
  * @returns {string[]}
  */
-export function environmentWarnings ({ a, b, versions }) {
+export function environmentWarnings (report) {
+  return environmentDifferences(report).map((w) => `> **Warning**: ${w}.`)
+}
+
+/**
+ * How the two sides' machines, Node.js versions or transports differ, a phrase each.
+ * @param {CompareReport} report
+ * @returns {string[]}
+ */
+export function environmentDifferences ({ a, b, versions }) {
   const [ea, eb] = [a.results.environment, b.results.environment]
   const out = []
   const machine = (/** @type {import('../types.js').Environment} */ e) => `${e.cpuModel}, ${e.cpuCount} CPU${e.cpuCount === 1 ? '' : 's'}`
@@ -81,7 +105,7 @@ export function environmentWarnings ({ a, b, versions }) {
   if (ta !== null && tb !== null && ta !== tb) {
     out.push(`different transports: a's load went through ${ta}, b's through ${tb}; their CPU per request differs`)
   }
-  return out.map((w) => `> **Warning**: ${w}.`)
+  return out
 }
 
 /**
@@ -99,13 +123,14 @@ export function environmentWarnings ({ a, b, versions }) {
 /**
  * A configuration's quantiles: null when a side recorded no latency.
  * @param {CompareRow} row
- * @param {{ resamples?: number }} [options]
+ * @param {{ resamples?: number, percents?: readonly number[] }} [options]  percents: those compared
+ *        (default SUMMARY_PERCENTS), each where both sides measured it
  * @returns {QuantileCell[]|null}
  */
-export function quantileCells (row, options = {}) {
+export function quantileCells (row, { percents: wanted = SUMMARY_PERCENTS, ...options } = {}) {
   const [la, lb] = [row.latency.a, row.latency.b]
   if (la === null || lb === null) return null
-  const percents = SUMMARY_PERCENTS.filter((p) => la.percentiles.some((q) => q.p === p) && lb.percentiles.some((q) => q.p === p))
+  const percents = wanted.filter((p) => la.percentiles.some((q) => q.p === p) && lb.percentiles.some((q) => q.p === p))
   const intervals = bootstrapQuantileDifferences(row.runs.a, row.runs.b, percents, options)
   return percents.map((p, i) => {
     const qa = /** @type {import('../analysis/latency.js').LatencyPercentile} */ (la.percentiles.find((q) => q.p === p))
@@ -115,6 +140,23 @@ export function quantileCells (row, options = {}) {
     const moved = interval === null ? 0 : interval.low > 0 ? 1 : interval.high < 0 ? -1 : 0
     return { label: qa.label, a: qa, b: qb, diff: qb.ms - qa.ms, low: interval?.low ?? null, high: interval?.high ?? null, moved }
   })
+}
+
+/**
+ * A configuration's quantiles as a table: each side's, b - a, its interval and whether it moved.
+ * @param {QuantileCell[]} cells
+ * @param {string} [title]
+ * @returns {import('./tables.js').Table}
+ */
+export function quantileTable (cells, title = '') {
+  return {
+    title,
+    columns: ['quantile', 'a ms', 'b ms', 'b - a ms', '95% interval of b - a', 'change'],
+    align: ['left', 'right', 'right', 'right', 'right', 'left'],
+    rows: cells.map((c) => [c.label, quantileMs(c.a), quantileMs(c.b), signedMs(c.diff),
+      c.low === null || c.high === null ? '' : `${signedMs(c.low)}..${signedMs(c.high)}`,
+      c.moved > 0 ? 'worse' : c.moved < 0 ? 'better' : c.low === null ? 'no interval' : 'within noise'])
+  }
 }
 
 /** @typedef {{ label: string, a: number, b: number, format: (x: number) => string }} CostCell */
@@ -138,6 +180,27 @@ export function serverCosts (row) {
     { label: 'CPU per request', a: cpuPerRequest(ma), b: cpuPerRequest(mb), format: (x) => `${x.toFixed(3)} ms` },
     { label: 'peak RSS', a: figure('peakRssBytes', ma), b: figure('peakRssBytes', mb), format: formatBytes }
   ]
+}
+
+/** How serverCostTable's figures combine the runs'. */
+export const SERVER_COSTS_RULE = 'Loop p99: the mean of the runs\'; CPU per request: the server\'s user + system CPU time over the ' +
+  'requests completed, the mean of the runs\'; peak RSS: the largest of the runs\'.'
+
+/**
+ * The server's own costs of every configuration whose runs have them, a row each: each side's and the
+ * change; null when none has.
+ * @param {CompareRow[]} rows
+ * @param {string} [title]
+ * @returns {import('./tables.js').Table|null}
+ */
+export function serverCostTable (rows, title = '') {
+  const body = rows.flatMap((r) => {
+    const cells = serverCosts(r)
+    return cells === null ? [] : [[`${r.experiment} ${r.label}`, ...cells.flatMap((c) => [c.format(c.a), c.format(c.b), signedPercent(c.b / c.a - 1)])]]
+  })
+  if (body.length === 0) return null
+  const columns = ['Configuration', 'loop p99 a', 'loop p99 b', 'change', 'CPU/request a', 'CPU/request b', 'change', 'peak RSS a', 'peak RSS b', 'change']
+  return { title, columns, align: columns.map((_, i) => i === 0 ? /** @type {const} */ ('left') : 'right'), rows: body }
 }
 
 /** "+5.00%", "-19.98%"; '' when undefined. @param {number} x */
@@ -239,14 +302,7 @@ export function compareMarkdown (report, { limit = COMMENT_LIMIT, resamples } = 
     if (cells === null) return []
     const how = [describeLatencyCombine(/** @type {import('../analysis/latency.js').LatencySummary} */ (r.latency.a)),
       describeLatencyCombine(/** @type {import('../analysis/latency.js').LatencySummary} */ (r.latency.b))]
-    const table = renderMarkdownTable({
-      title: '',
-      columns: ['quantile', 'a ms', 'b ms', 'b - a ms', '95% interval of b - a', 'change'],
-      align: ['left', 'right', 'right', 'right', 'right', 'left'],
-      rows: cells.map((c) => [c.label, quantileMs(c.a), quantileMs(c.b), signedMs(c.diff),
-        c.low === null || c.high === null ? '' : `${signedMs(c.low)}..${signedMs(c.high)}`,
-        c.moved > 0 ? 'worse' : c.moved < 0 ? 'better' : c.low === null ? 'no interval' : 'within noise'])
-    })
+    const table = renderMarkdownTable(quantileTable(cells))
     return [`**${mdText(`${r.experiment} ${r.label}`)}** (a: ${how[0]}; b: ${how[1]})\n\n${table}\n`]
   })
   if (latency.length) {
@@ -261,19 +317,13 @@ export function compareMarkdown (report, { limit = COMMENT_LIMIT, resamples } = 
     })
   }
 
-  const costs = rows.flatMap((r) => {
-    const cells = serverCosts(r)
-    if (cells === null) return []
-    return [`| ${[`${r.experiment} ${r.label}`, ...cells.flatMap((c) => [c.format(c.a), c.format(c.b), signedPercent(c.b / c.a - 1)])].map((x) => mdText(x).replace(/\|/g, '\\|')).join(' | ')} |\n`]
-  })
-  if (costs.length) {
-    const columns = ['Configuration', 'loop p99 a', 'loop p99 b', 'change', 'CPU/request a', 'CPU/request b', 'change', 'peak RSS a', 'peak RSS b', 'change']
+  const costTable = serverCostTable(rows)
+  if (costTable) {
+    const [header, rule, ...costs] = renderMarkdownTable(costTable).split('\n').filter(Boolean)
     blocks.push({
       open: '<details><summary>The server\'s own costs: event-loop delay p99, CPU per request, peak RSS</summary>\n\n' +
-        'Loop p99: the mean of the runs\'; CPU per request: the server\'s user + system CPU time over the ' +
-        'requests completed, the mean of the runs\'; peak RSS: the largest of the runs\'.\n\n' +
-        `| ${columns.join(' | ')} |\n|:---|${columns.slice(1).map(() => '---:').join('|')}|\n`,
-      items: costs,
+        `${SERVER_COSTS_RULE}\n\n${header}\n${rule}\n`,
+      items: costs.map((line) => line + '\n'),
       close: '\n</details>\n',
       leftOut: (left, of) => `\n(${left} of ${of} configurations left out: GitHub's comment limit is ${COMMENT_LIMIT} characters)\n`
     })

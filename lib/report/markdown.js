@@ -51,6 +51,7 @@ export function renderSummaryMarkdown (results, summaries) {
     if (tables.length === 0) continue
     out.push(`## ${mdText(s.title)}`, '', `\`${s.name}\`${s.description ? `: ${mdText(s.description)}` : ''}`, '')
     if (s.target) out.push(`Measured ${mdText(measuredAt(s))}.`, '')
+    if (s.rounds) out.push(`${mdText(s.rounds)}.`, '')
     // The heading already names the comparison table; the server table gets its caption.
     for (const [i, t] of tables.entries()) out.push(...(i === 0 ? [] : [`**${mdText(t.title)}**`, '']), renderMarkdownTable(t))
     out.push(`> ${mdText(s.verdict)}`, '')

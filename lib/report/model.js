@@ -6,7 +6,7 @@ import { primaryResults } from '../analysis/versions.js'
 import { kindOf } from './kinds.js'
 import { probeSentence } from './probe.js'
 import { compareWithArticles } from './articles.js'
-import { boundsVerdict } from './phrases.js'
+import { boundsVerdict, roundsSentence } from './phrases.js'
 import { hypothesisVerdict } from './hypotheses.js'
 import { capacityReading, capacityVerdict } from './capacity-report.js'
 
@@ -17,8 +17,9 @@ import { capacityReading, capacityVerdict } from './capacity-report.js'
  * by "; ": a paragraph in summary.md and report.html, a line per part on a terminal.
  * loopLabels: the configurations whose "where the event loop went" the report shows, in its order (the
  * kind's choice: every profiled one by default). capacityReading: what `run --capacity` found of it
- * (lib/report/capacity-report.js), null without a search of it.
- * @typedef {import('../analysis/summarize.js').ExperimentSummary & { verdict: string, verdictParts: string[], articles: import('./articles.js').ArticleComparison[], loopLabels: string[], capacityReading: import('./capacity-report.js').CapacityReading|null }} ReportSummary
+ * (lib/report/capacity-report.js), null without a search of it. rounds: how `run --runs auto`'s rounds of
+ * it ended (phrases.js roundsSentence), null where its runs were fixed.
+ * @typedef {import('../analysis/summarize.js').ExperimentSummary & { verdict: string, verdictParts: string[], articles: import('./articles.js').ArticleComparison[], loopLabels: string[], capacityReading: import('./capacity-report.js').CapacityReading|null, rounds: string|null }} ReportSummary
  */
 
 /**
@@ -43,7 +44,8 @@ export function summarizeResults (results) {
     ].filter(Boolean)
     const kind = kindOf(summary.table)
     const loopLabels = (kind.loopRows ? kind.loopRows(summary) : summary.rows).filter((r) => r.profile).map((r) => r.label)
-    return { ...summary, verdict: parts.join('; '), verdictParts: parts, articles: compareWithArticles(own, [summary]), loopLabels, capacityReading: capacity }
+    const rounds = roundsSentence(results.experiments.find((e) => e.name === summary.name)?.sequential)
+    return { ...summary, verdict: parts.join('; '), verdictParts: parts, articles: compareWithArticles(own, [summary]), loopLabels, capacityReading: capacity, rounds }
   })
 }
 

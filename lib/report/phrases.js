@@ -3,6 +3,7 @@
 // against the ceiling, a row's flags, the invalid runs, the number of runs in words.
 import { ceilingSpread } from '../analysis/summarize.js'
 import { formatNumber } from '../format.js'
+import { FIRST_LOOK_ROUND } from '../analysis/sequential.js'
 
 /** @typedef {import('../analysis/summarize.js').ExperimentSummary} ExperimentSummary */
 /** @typedef {import('../analysis/summarize.js').Row} Row */
@@ -88,6 +89,33 @@ export function describeRuns (results) {
   const distinct = new Set(per.map(([, n]) => n))
   if (distinct.size <= 1) return String(distinct.values().next().value ?? 1)
   return per.map(([name, n]) => `${n} (${name})`).join(', ')
+}
+
+/** 0.983 -> "98.3%", 0.05 -> "5%": a level or a threshold as a reader says it. @param {number} x */
+const percentText = (x) => `${Number((x * 100).toPrecision(3))}%`
+
+/**
+ * How --runs auto's rounds of an experiment ended, in one line; null for an experiment whose runs were
+ * fixed (no `sequential` record). "Runs: auto, stopped after 5 of up to 10 rounds: every comparison
+ * decided at the 98.3% level (Bonferroni over the looks, threshold 5%)", "Runs: auto, reached --max-runs
+ * 10 undecided at the 97.5% level (threshold 5%): readFile vs readFileSync (interval 0.93x..1.01x)", or
+ * interrupted before either.
+ * @param {import('../types.js').SequentialRecord|undefined} record
+ * @returns {string|null}
+ */
+export function roundsSentence (record) {
+  if (!record) return null
+  const { rounds, maxRuns, decisions } = record
+  const rule = `Bonferroni over the looks, threshold ${percentText(record.threshold)}`
+  if (record.decided) {
+    const what = decisions.length ? `every comparison decided at the ${percentText(record.level)} level` : 'nothing to compare'
+    return `Runs: auto, stopped after ${rounds} of up to ${maxRuns} rounds: ${what} (${rule})`
+  }
+  if (rounds < FIRST_LOOK_ROUND) return `Runs: auto, interrupted after ${rounds} of up to ${maxRuns} rounds, before the first look (round ${FIRST_LOOK_ROUND})`
+  const open = decisions.filter((d) => !d.decided).map((d) =>
+    `${d.label} vs ${d.baseline} (${d.low === null || d.high === null ? 'no interval' : `interval ${formatNumber(d.low)}x..${formatNumber(d.high)}x`})`)
+  const how = rounds >= maxRuns ? `reached --max-runs ${maxRuns}` : `interrupted after ${rounds} of up to ${maxRuns} rounds,`
+  return `Runs: auto, ${how} undecided at the ${percentText(record.level)} level (${rule}): ${open.join(', ')}`
 }
 
 /**
