@@ -48,27 +48,30 @@ async function readResults (out) {
 /**
  * @param {string} workload
  * @param {string} out
+ * @param {number} maxRuns
  */
-function runAuto (workload, out) {
-  return runCli(['run', '--workload', path.join(dir, workload), '--runs', 'auto', '--max-runs', '5', '-n', '100', '--no-calibrate', '--no-report', '--out', out], { timeoutMs: 240_000 })
+function runAuto (workload, out, maxRuns) {
+  return runCli(['run', '--workload', path.join(dir, workload), '--runs', 'auto', '--max-runs', String(maxRuns), '-n', '100', '--no-calibrate', '--no-report', '--out', out], { timeoutMs: 240_000 })
 }
 
 test('a fivefold slowdown is decided before --max-runs, and results.json says so', async () => {
   const out = path.join(dir, 'apart')
-  const r = await runAuto('apart.mjs', out)
+  // 8 rounds at most: on a machine busy with other work, a round's runs can be far apart (its req/s
+  // spread 30% and more), and the fivefold slowdown then takes a round or two past the third
+  const r = await runAuto('apart.mjs', out, 8)
   assert.equal(r.code, 0, r.stderr)
   const results = await readResults(out)
   assert.equal(results.options.runs, 'auto')
-  assert.equal(results.options.maxRuns, 5)
+  assert.equal(results.options.maxRuns, 8)
   assert.equal(results.options.threshold, 0.05)
   const [experiment] = results.experiments
   const { sequential } = experiment
   assert.equal(sequential.rule, 'bonferroni')
-  assert.equal(sequential.maxRuns, 5)
+  assert.equal(sequential.maxRuns, 8)
   assert.equal(sequential.decided, true)
-  assert.ok(sequential.rounds >= 3 && sequential.rounds < 5, `${sequential.rounds} rounds`)
+  assert.ok(sequential.rounds >= 3 && sequential.rounds < 8, `${sequential.rounds} rounds`)
   assert.equal(experiment.runs, sequential.rounds)
-  assert.equal(sequential.level, lookLevel(sequential.rounds - 2, maxLooks(5)))
+  assert.equal(sequential.level, lookLevel(sequential.rounds - 2, maxLooks(8)))
   assert.equal(sequential.decisions.length, 1)
   const [decision] = sequential.decisions
   assert.deepEqual([decision.label, decision.baseline, decision.verdict, decision.decided], ['slow', 'sync', 'slower', true])
@@ -84,7 +87,7 @@ test('a fivefold slowdown is decided before --max-runs, and results.json says so
 
 test('identical handlers run to --max-runs, unless found equivalent', async () => {
   const out = path.join(dir, 'alike')
-  const r = await runAuto('alike.mjs', out)
+  const r = await runAuto('alike.mjs', out, 5)
   assert.equal(r.code, 0, r.stderr)
   const results = await readResults(out)
   const { sequential } = results.experiments[0]
