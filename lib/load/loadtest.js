@@ -121,6 +121,12 @@ export async function runEngine (o, target, addresses) {
   // for every thread of the process): what the merge of shards run on several machines unites (their
   // clocks agree as NTP keeps them)
   const wallOffset = Date.now() - performance.now()
+  if (o.http2 === true) {
+    const run = await runHttp2(o, target, addresses, wallOffset)
+    if (run !== null) return run
+    // the server refused h2 in ALPN: HTTP/1.1, as a browser falls back (LoadResult.protocol says so)
+    o = { ...o, http11: true, keepAlive: true }
+  }
   if ((o.workers ?? 1) > 1) {
     const { runWorkers } = await import('./workers.js')
     const { counts, end, transport, tls } = await runWorkers(o, target, addresses)
@@ -130,6 +136,57 @@ export async function runEngine (o, target, addresses) {
   const engine = await createEngine(o, target, addresses, counts)
   const end = await engine.run()
   return finishRun(o, target, wallOffset, counts, end, engine.transport.name, engine.transport.tlsInfo(), o.series === true ? engine.series : null)
+}
+
+/**
+ * --http2: the run over node:http2 (http2-engine.js), or null when an https server refuses h2 in ALPN.
+ * @param {ReturnType<typeof normalizeOptions>} o
+ * @param {import('./request.js').Target} target
+ * @param {string[]} addresses
+ * @param {number} wallOffset
+ * @returns {Promise<import('../types.js').LoadResult|null>}
+ */
+async function runHttp2 (o, target, addresses, wallOffset) {
+  const { Http2Engine, http2Headers, negotiate } = await import('./http2-engine.js')
+  /** @type {import('./http2-engine.js').Http2Tls|null} */
+  let tls = null
+  if (target.tls) {
+    const [{ connect }, { handshakeInfo }, { context, servername }] = await Promise.all([import('node:tls'), import('./tls.js'), tlsOptions(o, target)])
+    const options = { host: addresses[0], port: target.port, secureContext: context, rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'], ...(servername === null ? {} : { servername }) }
+    tls = { connect, options, handshakeInfo, servername }
+    if (await negotiate(tls, o.timeout * 1000) !== 'h2') return null
+  }
+  const counts = newCounts(o)
+  const shape = rateShape(o)
+  const part = o.interleave ?? { index: 0, count: 1 }
+  const schedule = shape === null ? null : new Schedule(shape, part.index, part.count)
+  const { requestHead } = await import('./request.js')
+  const headers = http2Headers(o, target, requestHead({ ...o, http11: true, keepAlive: true }, target))
+  const engine = new Http2Engine({
+    address: addresses[0],
+    hostname: target.hostname,
+    port: target.port,
+    authority: `${target.hostField}:${target.port}`,
+    headers,
+    body: o.body && o.body.length > 0 ? o.body : null,
+    tls,
+    requests: o.requests,
+    concurrency: o.concurrency,
+    streams: o.streams ?? 1,
+    schedule,
+    timeoutMs: o.timeout * 1000,
+    timelimitMs: o.timelimit * 1000,
+    responseTimeoutMs: (o.responseTimeout ?? 0) * 1000,
+    heartbeat: o.heartbeat ?? defaultHeartbeat(o.requests),
+    onProgress: typeof o.onProgress === 'function' ? o.onProgress : null,
+    onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,
+    series: o.series === true || typeof o.onSecond === 'function' ? new LoadSeries(counts, schedule === null ? null : { schedule, requests: o.requests }) : null,
+    onSecond: typeof o.onSecond === 'function' ? o.onSecond : null,
+    signal: o.signal ?? null,
+    counts
+  })
+  const end = await engine.run()
+  return finishRun(o, target, wallOffset, counts, end, engine.transportName, engine.tls, o.series === true ? engine.series : null, engine)
 }
 
 /**
@@ -227,15 +284,17 @@ function routeRequest (o, target, route) {
  * @param {import('./transport.js').TransportName} transport the I/O path that carried the run
  * @param {import('../types.js').TlsInfo|null} tls https: the run's TLS
  * @param {LoadSeries|null} [series] the run over time, when asked (LoadOptions.series)
+ * @param {import('./http2-engine.js').Http2Engine|null} [h2] an HTTP/2 run's engine: its connections' figures
  * @returns {import('../types.js').LoadResult}
  */
-function finishRun (o, target, wallOffset, counts, end, transport, tls, series = null) {
+function finishRun (o, target, wallOffset, counts, end, transport, tls, series = null, h2 = null) {
   const startTime = wallOffset + (end.startTime ?? performance.now() - end.timeTakenSeconds * 1000)
   const startedAt = new Date(startTime).toISOString()
   const endedAt = new Date(startTime + end.timeTakenSeconds * 1000).toISOString()
   const result = counts.toResult({
-    options: publicOptions(o), target: { ...target, path: redactUrl(target.path) }, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end, transport, runId: newRunId(startTime)
+    options: publicOptions(o), target: { ...target, path: redactUrl(target.path) }, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end, transport, protocol: h2 !== null ? 'h2' : o.http11 ? 'http/1.1' : 'http/1.0', runId: newRunId(startTime)
   })
+  if (h2 !== null) result.http2 = h2.info()
   if (tls !== null) result.tls = tls
   if (series !== null) result.series = series.toJSON()
   if (end.failure !== null) {
