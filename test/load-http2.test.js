@@ -378,3 +378,37 @@ test('streams never answered: --response-timeout fails each (RESPONSE_TIMEOUT) a
   assert.equal(limited.code, 0, limited.stderr)
   assert.equal(JSON.parse(limited.stdout).completeRequests, 0)
 })
+
+test("a flow-control window of 1 byte for the request bodies: the run ends within --response-timeout's bound, each request counted", async () => {
+  const { url, tally } = await startH2({ settings: { initialWindowSize: 1 } })
+  const body = join(dir, 'big.bin')
+  await writeFile(body, Buffer.alloc(64 * 1024, 0x61))
+  const r = await runCli(['ab', '--json', '--http2', '-c', '1', '--streams', '2', '-n', '4', '-p', body, '--response-timeout', '300ms', '-s', '5', url], { timeoutMs: 60_000 })
+  assert.equal(r.signal, null)
+  assert.equal(r.code, 0, r.stderr)
+  const result = JSON.parse(r.stdout)
+  assert.equal(result.completeRequests, 4)
+  // a body that got through in time is answered; the others fail as past their deadline, nothing else
+  assert.equal((result.statusCodes['200'] ?? 0) + (result.errors.RESPONSE_TIMEOUT ?? 0), 4)
+  assert.equal(result.failedRequests, result.errors.RESPONSE_TIMEOUT ?? 0)
+  assert.ok(tally.streams >= 2)
+})
+
+test('a server that drops its connections mid-run: their streams fail, new connections carry the rest, the run completes -n', async () => {
+  const { url, answer } = await startH2({
+    onStream (stream, n, session) {
+      // each connection's 5th stream ends it, with the streams still open on it
+      if (n === 5) session.destroy()
+      else answer(stream)
+    }
+  })
+  const r = await runCli(['ab', '--json', '--http2', '-c', '2', '--streams', '2', '-n', '100', '-s', '10', url], { timeoutMs: 60_000 })
+  assert.equal(r.signal, null)
+  assert.equal(r.code, 0, r.stderr)
+  const result = JSON.parse(r.stdout)
+  assert.equal(result.completeRequests, 100)
+  assert.ok(result.failedRequests >= 1)
+  assert.equal(result.failedRequests, Object.values(result.errors).reduce((a, b) => a + b, 0))
+  assert.equal(result.completeRequests - result.failedRequests, result.statusCodes['200'])
+  assert.ok(result.http2.connections > 2)
+})
