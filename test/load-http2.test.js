@@ -238,7 +238,6 @@ test('bad combinations: one line naming the option and its value, exit 2, nothin
     [['--http2', '-m', '10'], /^syncbench ab: -m is ab's method; h2load's -m \(streams per connection\) is --streams here, got "10"$/],
     [['--http2', '--http1.1'], /^syncbench ab: --http2 cannot be combined with --http1\.1: it speaks HTTP\/2, not HTTP\/1\.1$/],
     [['--http2', '-k'], /^syncbench ab: --http2 cannot be combined with -k: it keeps its connections open: drop -k$/],
-    [['--h2', '--workers', '2', '-c', '2'], /^syncbench ab: --http2 cannot be combined with --workers: it runs on one thread$/],
     [['--h2', '--unix', join(dir, 'none.sock')], /^syncbench ab: --http2 cannot be combined with --unix: it connects over TCP only$/]
   ]
   for (const [args, message] of cases) {
@@ -411,4 +410,20 @@ test('a server that drops its connections mid-run: their streams fail, new conne
   assert.equal(result.failedRequests, Object.values(result.errors).reduce((a, b) => a + b, 0))
   assert.equal(result.completeRequests - result.failedRequests, result.statusCodes['200'])
   assert.ok(result.http2.connections > 2)
+})
+
+test('--http2 --workers 2: each thread its share of the connections, the counts and the connections\' figures merged', async () => {
+  const { url, tally } = await startH2({ settings: { maxConcurrentStreams: 4 } })
+  const r = await runCli(['ab', '--json', '--http2', '--workers', '2', '-c', '4', '--streams', '5', '-n', '1000', url])
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stderr, /allows 4 concurrent streams per connection .* fewer than --streams 5: 4 used/)
+  const result = JSON.parse(r.stdout)
+  assert.equal(result.completeRequests, 1000)
+  assert.equal(result.failedRequests, 0)
+  assert.equal(tally.answered, 1000)
+  assert.equal(tally.sessions, 4)
+  assert.equal(result.http2.connections, 4)
+  assert.equal(result.http2.serverStreamsLimit, 4)
+  assert.equal(result.http2.streamsPerConnection.mean, 250)
+  assert.equal(result.protocol, 'h2')
 })

@@ -381,7 +381,7 @@ export function parseAbArgs (argv) {
   if (positionals.length > 1) throw new InvalidOptionError(`expected one URL, got ${positionals.length} arguments: "${positionals.join('" "')}"`)
   const url = parseUrl(positionals[0])
   checkTlsOptions({ ciphers, tlsProtocol }, /^https:/i.test(url), argvSpelling)
-  checkHttp2({ http2, streams, http11, socketPath, keepAlive: output.keepAlive, workers }, argvSpelling, rawStreams)
+  checkHttp2({ http2, streams, http11, socketPath, keepAlive: output.keepAlive }, argvSpelling, rawStreams)
   if (socketPath !== undefined) checkUnixSocket(socketPath, '--unix')
 
   checkRamp({ rate, rampTo, ramp }, argvSpelling, { rate: rawRate, ramp: rawRamp })

@@ -32,12 +32,12 @@ function protocolOf (r) {
 }
 
 /**
- * The parts' HTTP/2 figures as one run's: counts summed, the spreads' extremes and their means
+ * The parts' HTTP/2 figures (shards, or a run's worker threads) as one run's: counts summed, the spreads' extremes and their means
  * weighted by each part's connections.
  * @param {import('../types.js').Http2Info[]} parts
  * @returns {import('../types.js').Http2Info}
  */
-function mergeHttp2 (parts) {
+export function mergeHttp2 (parts) {
   const connections = parts.reduce((n, p) => n + p.connections, 0)
   const spread = (/** @type {(p: import('../types.js').Http2Info) => import('../types.js').SpreadRow} */ f) => {
     const rows = parts.filter((p) => p.connections > 0)

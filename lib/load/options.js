@@ -426,8 +426,8 @@ export function checkWorkersWithinConcurrency (workers, concurrency, spell, got)
 
 /**
  * --http2's combinations: --streams needs it; it speaks neither --http1.1 nor over a unix socket
- * (yet), keeps its connections open (-k would say nothing), runs on one thread and one route.
- * @param {{ http2?: boolean, streams?: number, http11?: boolean, socketPath?: string, keepAlive?: boolean, workers?: number, routes?: unknown }} o
+ * (yet), keeps its connections open (-k would say nothing), runs one route.
+ * @param {{ http2?: boolean, streams?: number, http11?: boolean, socketPath?: string, keepAlive?: boolean, routes?: unknown }} o
  * @param {Spelling} spell
  * @param {string} [gotStreams] --streams as typed
  */
@@ -442,7 +442,6 @@ export function checkHttp2 (o, spell, gotStreams) {
     ['http11', o.http11 === true, 'speaks HTTP/2, not HTTP/1.1'],
     ['socketPath', o.socketPath !== undefined, 'connects over TCP only'],
     ['keepAlive', o.keepAlive === true, 'keeps its connections open: drop -k'],
-    ['workers', (o.workers ?? 1) > 1, 'runs on one thread'],
     ['routes', o.routes !== undefined, 'runs one route']
   ]
   for (const [name, given, why] of refused) {
