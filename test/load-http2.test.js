@@ -427,3 +427,12 @@ test('--http2 --workers 2: each thread its share of the connections, the counts 
   assert.equal(result.http2.streamsPerConnection.mean, 250)
   assert.equal(result.protocol, 'h2')
 })
+
+test("an experiment's load.http2 needs the builtin engine: --engine wrk is refused in one line, exit 2", async () => {
+  const file = join(dir, 'h2-experiment.json')
+  await writeFile(file, JSON.stringify({ name: 'h2', server: { app: 'lab' }, load: { requests: 5, concurrency: 1, http2: true, streams: 2 }, variants: [{ label: 'a', path: '/wait/async?ms=1' }] }))
+  const r = await runCli(['run', '--experiment', file, '--engine', 'wrk', '--out', join(dir, 'never'), '-q', '--no-report', '--no-calibrate'])
+  assert.equal(r.code, 2, r.stderr)
+  assert.equal(r.stdout, '')
+  assert.match(r.stderr, /^syncbench run: --engine must be builtin to send h2\/a's http2 \(the external engines send a GET of the URL only\), got "wrk"\n$/)
+})
