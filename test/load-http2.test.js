@@ -16,7 +16,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadResultProblem } from '../lib/run/results-schema.js'
-import { runCli, abJson } from './helper.js'
+import { runCli, abJson, closedPort } from './helper.js'
 
 const BODY = 'hello over h2\n'
 const opensslMissing = spawnSync('openssl', ['version']).error ? 'openssl is not installed (apt-get install openssl): no certificate to serve' : null
@@ -435,4 +435,11 @@ test("an experiment's load.http2 needs the builtin engine: --engine wrk is refus
   assert.equal(r.code, 2, r.stderr)
   assert.equal(r.stdout, '')
   assert.match(r.stderr, /^syncbench run: --engine must be builtin to send h2\/a's http2 \(the external engines send a GET of the URL only\), got "wrk"\n$/)
+})
+
+test('a refused connection ends the run as ab ends it: one line, exit 1', async () => {
+  const port = await closedPort()
+  const r = await runCli(['ab', '--http2', '-c', '2', '--streams', '2', '-n', '10', `http://127.0.0.1:${port}/`])
+  assert.equal(r.code, 1, r.stderr)
+  assert.equal(r.stderr, `syncbench ab: 127.0.0.1:${port}: connection refused (ECONNREFUSED)\n`)
 })
