@@ -59,6 +59,10 @@
  * @property {boolean} [variableLength=false] -l: do not count responses of another length as failures
  * @property {boolean} [continueOnReceiveError=false] -r: do not stop on socket receive errors
  * @property {boolean} [http11=false]     --http1.1: send HTTP/1.1 requests and read responses as RFC 9112 does (a malformed one fails its request)
+ * @property {boolean} [http2]           --http2: requests as HTTP/2 streams (h2c by prior knowledge on http://, ALPN h2 on https://,
+ *                                        HTTP/1.1 when the server refuses h2); `concurrency` connections of `streams` streams each
+ * @property {number} [streams=1]         --streams, with http2: concurrent streams per connection (h2load's -m), fewer when the
+ *                                        server's SETTINGS_MAX_CONCURRENT_STREAMS is lower
  * @property {string} [ciphers]           -Z, https only: an OpenSSL cipher list (TLS 1.3 suites with tlsProtocol 'TLS1.3', as ab)
  * @property {TlsProtocol} [tlsProtocol]  -f, https only: the TLS version(s) to offer (ab's names; default 'ALL')
  * @property {string} [socketPath]        --unix: connect to this unix socket; the url still gives the Host header and path
@@ -150,6 +154,26 @@
  *                             latency, as LoadResult.latency counts it); else the same as total
  */
 
+/** @typedef {'http/1.0'|'http/1.1'|'h2'} Protocol */
+
+/**
+ * min / mean / max of a per-connection figure.
+ * @typedef {{ min: number, mean: number, max: number }} SpreadRow
+ */
+
+/**
+ * An HTTP/2 run's connections (sessions), LoadResult.http2.
+ * @typedef {object} Http2Info
+ * @property {number} streams              concurrent streams per connection asked (--streams)
+ * @property {number} serverStreamsLimit   the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server sent below `streams` (0: none lower)
+ * @property {number} connections          connections opened (a connection the server ended is replaced)
+ * @property {SpreadRow} connectMs         per connection: ms from its start to connected (TCP, and TLS's handshake)
+ * @property {SpreadRow} firstByteMs       per connection: ms from its start to its first response's HEADERS
+ * @property {SpreadRow} streamsPerConnection per connection: streams completed with their response
+ * @property {Record<string, number>} goaways GOAWAY frames received, by error code name (NO_ERROR, ENHANCE_YOUR_CALM...)
+ * @property {Record<string, number>} resets  RST_STREAM frames received, by error code name (REFUSED_STREAM, CANCEL...)
+ */
+
 /**
  * min / mean / sd / median / max of one row of ab's "Connection Times (ms)" table. median follows ab's
  * index rule (see lib/load), sd is the sample standard deviation.
@@ -175,6 +199,8 @@
  *           "node:net", "node:net-unix", "node:tls" or "node:tls-unix" (Node's modules), several joined by "+" when the
  *           threads or shards of one run differed; the external tool's name ("ab", "wrk", "autocannon") for their results.
  *           CPU per request differs between paths. Absent from results written before syncbench recorded it.
+ * @property {Protocol} [protocol]              the HTTP version the requests were sent in (absent from results written before it was recorded)
+ * @property {Http2Info} [http2]                 HTTP/2 runs: the connections (sessions) and what the server told them
  * @property {TlsInfo} [tls]                     https only: the TLS of the run (ab's SSL/TLS Protocol, Server Temp Key, TLS Server Name)
  * @property {{ path: string, length: number, variable: boolean }} document  length of the first good response body
  * @property {number} concurrency

@@ -29,6 +29,8 @@ export type LoadContracts = [
   Holds<Same<Declared.LoadOptions, Contracts.LoadOptions>>,
   Holds<Same<Declared.LoadResult, Contracts.LoadResult>>,
   Holds<Same<Declared.TlsInfo, Contracts.TlsInfo>>,
+  Holds<Same<Declared.Http2Info, Contracts.Http2Info>>,
+  Holds<Same<Declared.Protocol, Contracts.Protocol>>,
   Holds<Same<Declared.TlsProtocol, Contracts.TlsProtocol>>,
   Holds<Same<Declared.Segment, Contracts.Segment>>,
   Holds<Same<Declared.Route, Contracts.Route>>,

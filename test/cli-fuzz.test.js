@@ -139,7 +139,8 @@ const abArgv = argvOf(['-s', '3'], [
   shortValue('-u', inFiles),
   shortValue('-g', outFiles),
   shortValue('-e', outFiles),
-  oneOf('-k', '-q', '-d', '-S', '-w', '-l', '-r', '-i', '--json', '--http1.1', '-kqd', '-lr').map((t) => [t]),
+  longValue('--streams', values(['1', '2', '10000'], ['0', '10001', ...INTEGERS_BAD])),
+  oneOf('-k', '-q', '-d', '-S', '-w', '-l', '-r', '-i', '--json', '--http1.1', '--http2', '--h2', '-kqd', '-lr').map((t) => [t]),
   oneOf('-h', '--help', '-V', '--version', '-b', '-X', '-Z', '-f', '-E', '-x', '--response-timeout').map((t) => [t]),
   // getopt clusters ending in a flag that takes a value, attached or not: -kqn5, -kc 2
   fc.tuple(fc.subarray([...'kqdSlr']), oneOf('n', 'c', 't', 'v'), oneOf('', '1', '2', '-1', 'x')).map(([b, f, v]) => v === '' ? [`-${b.join('')}${f}`, '1'] : [`-${b.join('')}${f}${v}`]),

@@ -101,6 +101,10 @@ export interface LoadOptions {
   continueOnReceiveError?: boolean
   /** --http1.1: HTTP/1.1 requests, responses read as RFC 9112 does */
   http11?: boolean
+  /** --http2: requests as HTTP/2 streams (h2c on http://, ALPN h2 on https://, HTTP/1.1 when refused) */
+  http2?: boolean
+  /** --streams, with http2: concurrent streams per connection (h2load's -m) */
+  streams?: number
   /** -Z, https only */
   ciphers?: string
   /** -f, https only */
@@ -168,6 +172,29 @@ export interface TimeRow { min: number, mean: number, sd: number, median: number
 /** HDR percentiles of the total time per request, ms. */
 export interface LatencyFigures { p50: number, p75: number, p90: number, p99: number, p999: number, p9999: number, max: number, mean: number, stddev: number }
 
+/** The HTTP version a run's requests were sent in. */
+export type Protocol = 'http/1.0' | 'http/1.1' | 'h2'
+
+/** min / mean / max of a per-connection figure. */
+export interface SpreadRow { min: number, mean: number, max: number }
+
+/** An HTTP/2 run's connections (sessions) and what the server told them. */
+export interface Http2Info {
+  /** concurrent streams per connection asked (--streams) */
+  streams: number
+  /** the lowest SETTINGS_MAX_CONCURRENT_STREAMS below streams (0: none lower) */
+  serverStreamsLimit: number
+  /** connections opened */
+  connections: number
+  connectMs: SpreadRow
+  firstByteMs: SpreadRow
+  streamsPerConnection: SpreadRow
+  /** GOAWAY frames received, by error code name */
+  goaways: Record<string, number>
+  /** RST_STREAM frames received, by error code name */
+  resets: Record<string, number>
+}
+
 /** An https run's TLS, as ab's report states it. */
 export interface TlsInfo {
   protocol: string
@@ -223,6 +250,10 @@ export interface LoadResult {
   server: { software: string, hostname: string, port: number }
   /** the I/O path: "native", "native-unix", "node:net", "node:tls"... or the external tool's name */
   transport?: string
+  /** the HTTP version the requests were sent in */
+  protocol?: Protocol
+  /** HTTP/2 runs: the connections and what the server told them */
+  http2?: Http2Info
   tls?: TlsInfo
   document: { path: string, length: number, variable: boolean }
   concurrency: number

@@ -2,7 +2,7 @@
 // LoadOptions for loadtest() plus what the CLI needs to print the report and write files.
 import { readFileSync, statSync } from 'node:fs'
 import { InvalidOptionError, InvalidUrlError, MissingArgumentError, invalidOption, UnknownOptionError, systemCode, systemReason } from '../errors.js'
-import { TIMELIMIT_REQUESTS, defaultOptions, defaultHeartbeat, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, checkTlsOptions, argvSpelling, segmentShares, checkRamp, defaultRequests, isRampRange, parseRampRange } from '../load/options.js'
+import { TIMELIMIT_REQUESTS, defaultOptions, defaultHeartbeat, parseLoadArg, checkConcurrencyWithinRequests, checkWorkersWithinConcurrency, checkHttp2, checkTlsOptions, argvSpelling, segmentShares, checkRamp, defaultRequests, isRampRange, parseRampRange } from '../load/options.js'
 import { checkUnixSocket } from '../load/connection.js'
 import { integerOption } from '../args.js'
 import { redactUrl } from '../redact.js'
@@ -32,8 +32,8 @@ export { TIMELIMIT_REQUESTS, MAX_CONCURRENCY } from '../load/options.js'
  * @property {string|null} dashboardHost --dashboard-host (null: 127.0.0.1)
  */
 
-/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'ramp'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'|'workers'|'dashboardPort'|'dashboardHost'|'secretHeader'} ValueFlag ab's flags that take a value, with our own */
-/** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'|'dashboard'} BooleanFlag the others, with our long ones */
+/** @typedef {'n'|'c'|'t'|'s'|'T'|'p'|'u'|'v'|'C'|'H'|'P'|'A'|'g'|'e'|'m'|'R'|'Z'|'f'|'ramp'|'responseTimeout'|'unix'|'segment'|'startAt'|'hdrLog'|'workers'|'dashboardPort'|'dashboardHost'|'secretHeader'|'streams'} ValueFlag ab's flags that take a value, with our own */
+/** @typedef {'l'|'r'|'k'|'V'|'h'|'w'|'i'|'d'|'S'|'q'|'json'|'http11'|'http2'|'dashboard'} BooleanFlag the others, with our long ones */
 /**
  * One flag of the command line, by its short name: a value flag always has its value.
  * @typedef {{ flag: string, name: BooleanFlag }|{ flag: string, name: ValueFlag, value: string }} FlagToken
@@ -65,6 +65,8 @@ const LONG = {
   version: 'V',
   json: 'json',
   'http1.1': 'http11',
+  http2: 'http2',
+  h2: 'http2',
   keepalive: 'k',
   head: 'i',
   'variable-length': 'l',
@@ -104,7 +106,9 @@ const LONG_WITH_VALUE = {
   workers: 'workers',
   'dashboard-port': 'dashboardPort',
   'dashboard-host': 'dashboardHost',
-  'secret-header': 'secretHeader'
+  'secret-header': 'secretHeader',
+  streams: 'streams',
+  'max-concurrent-streams': 'streams'
 }
 
 /**
@@ -280,6 +284,10 @@ export function parseAbArgs (argv) {
   let proxyAuth
   let verbosity = defaultOptions.verbosity
   let http11 = defaultOptions.http11
+  let http2 = false
+  /** @type {number|undefined} */
+  let streams
+  let rawStreams = ''
   let continueOnReceiveError = defaultOptions.continueOnReceiveError
   /** @type {string|undefined} */
   let ciphers
@@ -309,6 +317,8 @@ export function parseAbArgs (argv) {
       case 'V': output.version = true; break
       case 'json': output.json = true; break
       case 'http11': http11 = true; break
+      case 'http2': http2 = true; break
+      case 'streams': streams = parseLoadArg('streams', flag, token.value); rawStreams = token.value; break
       case 'n': requests = parseLoadArg('requests', flag, token.value); requestsFlag = '-n'; requestsGiven = true; break
       // ab's rule: -t sets -n to 50000, so a -n before -t is overridden and a -n after it wins
       case 't': timelimit = parseLoadArg('timelimit', flag, token.value); requests = TIMELIMIT_REQUESTS; requestsFlag = `-t (which implies -n ${TIMELIMIT_REQUESTS})`; requestsGiven = false; break
@@ -371,9 +381,13 @@ export function parseAbArgs (argv) {
   if (positionals.length > 1) throw new InvalidOptionError(`expected one URL, got ${positionals.length} arguments: "${positionals.join('" "')}"`)
   const url = parseUrl(positionals[0])
   checkTlsOptions({ ciphers, tlsProtocol }, /^https:/i.test(url), argvSpelling)
+  checkHttp2({ http2, streams, http11, socketPath, keepAlive: output.keepAlive }, argvSpelling, rawStreams)
   if (socketPath !== undefined) checkUnixSocket(socketPath, '--unix')
 
   checkRamp({ rate, rampTo, ramp }, argvSpelling, { rate: rawRate, ramp: rawRamp })
+  // h2load's -m is --streams here: ab's -m, the method, keeps its meaning; a number given to it under
+  // --http2 is more likely h2load's than a method called "10"
+  if (http2 && methodFlag === '-m' && /^\d+$/.test(method ?? '')) throw invalidOption('-m', method, "is ab's method; h2load's -m (streams per connection) is --streams here")
   // open loop: -t implies the requests due within it rather than ab's 50000 (a -n after -t still
   // wins); a ramp without -t or -n, the requests it schedules over its duration
   if (rate !== undefined && timelimit > 0 && requestsFlag !== '-n') {
@@ -419,6 +433,8 @@ export function parseAbArgs (argv) {
   if (ciphers !== undefined) options.ciphers = ciphers
   if (tlsProtocol !== undefined) options.tlsProtocol = tlsProtocol
   if (socketPath !== undefined) options.socketPath = socketPath
+  if (http2) options.http2 = true
+  if (streams !== undefined) options.streams = streams
   if (segment !== undefined) options.segment = segment
   if (startAt !== undefined) options.startAt = startAt
   if (body !== undefined) options.body = body

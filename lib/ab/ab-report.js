@@ -210,7 +210,42 @@ export function formatAbReport (result, output = {}) {
     }
   }
   if (result.openLoop !== undefined) lines.push(...openLoopSection(result, result.openLoop))
+  if (result.http2 !== undefined) lines.push(...http2Section(result, result.http2))
   return lines.join('\n') + '\n'
+}
+
+/**
+ * --http2 only, after ab's report: the run's connections (sessions), what the server told them, and
+ * (in a closed loop; the open loop's section has them) the HDR percentiles per request, a stream each.
+ * @param {import('../types.js').LoadResult} result
+ * @param {import('../types.js').Http2Info} h2
+ * @returns {string[]}
+ */
+function http2Section (result, h2) {
+  const spread = (/** @type {import('../types.js').SpreadRow} */ row, /** @type {number} */ digits) =>
+    `min ${printfFixed(row.min, digits)}, mean ${printfFixed(row.mean, digits)}, max ${printfFixed(row.max, digits)}`
+  const codes = (/** @type {Record<string, number>} */ counts) => {
+    const entries = Object.entries(counts)
+    return entries.length === 0 ? '0' : entries.map(([code, n]) => `${code} ${n}`).join(', ')
+  }
+  const mode = result.tls === undefined ? 'h2c (prior knowledge)' : 'h2 (TLS, ALPN)'
+  const limit = h2.serverStreamsLimit > 0 ? ` (server allowed ${h2.serverStreamsLimit})` : ''
+  const lines = [
+    '',
+    `HTTP/2:                 ${mode}, ${result.concurrency} x ${h2.streams} streams${limit}`,
+    `Connections opened:     ${h2.connections}`,
+    `Connect (ms):           ${spread(h2.connectMs, 3)}`,
+    `First byte (ms):        ${spread(h2.firstByteMs, 3)}`,
+    `Streams per connection: ${spread(h2.streamsPerConnection, 1)}`,
+    `GOAWAY received:        ${codes(h2.goaways)}`,
+    `RST_STREAM received:    ${codes(h2.resets)}`
+  ]
+  if (result.openLoop !== undefined || result.completeRequests === 0) return lines
+  lines.push('', 'Latency per request (stream), HDR (ms)')
+  for (const [label, key] of OPEN_LOOP_ROWS) {
+    lines.push(`${label.padStart(7)} ${d(printfFixed(result.latency[key], 3), 11)}${key === 'max' ? ' (longest request)' : ''}`)
+  }
+  return lines
 }
 
 /** The corrected latency section's rows: label and LoadResult.latency key. */

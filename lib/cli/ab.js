@@ -71,6 +71,15 @@ syncbench's own:
   --http1.1               send HTTP/1.1 requests instead of ab's HTTP/1.0 and
                           read the responses as RFC 9112 says: a malformed one
                           is a failed request (Exceptions)
+  --http2, --h2          requests as HTTP/2 streams (node:http2): h2c by prior
+                          knowledge on http://, ALPN h2 on https:// (HTTP/1.1
+                          when the server refuses h2, said on stderr); -c
+                          connections of --streams streams each. Adds the
+                          connections' figures and the HDR percentiles per
+                          request (docs/http2.md)
+  --streams N             with --http2: concurrent streams per connection
+                          (h2load's -m; ab's -m stays the method; default 1),
+                          fewer when the server's SETTINGS allow fewer
   --response-timeout T    the longest one response may take, from its request's
                           start (default 0: none; at most 86400 s); a response
                           past it is a failed request (Exceptions,
@@ -246,6 +255,7 @@ async function runAb ({ options, output, io, controller, files, log, hdrLog, liv
     if (!output.json) io.stdout.write(done > 0 ? `${pending}Total of ${done} requests completed\n` : io.stdout.isTTY ? '\n' : '')
     throw err
   }
+  for (const line of http2Notes(options, result)) io.stderr.write(`syncbench ab: ${line}\n`)
   const interrupted = controller.signal.aborted
   // (a shard under a constant -R starts i / rate after --start-at: lib/load/loadtest.js)
   const startMs = options.startAt === undefined ? -Infinity : Date.parse(options.startAt) + (options.segment && options.rate && options.ramp === undefined ? options.segment.index * 1000 / options.rate : 0)
@@ -285,6 +295,21 @@ async function runAb ({ options, output, io, controller, files, log, hdrLog, liv
   }
   // ab exits 1 after printing the report of an interrupted run
   return interrupted || result.aborted ? 1 : 0
+}
+
+/**
+ * --http2: what the server changed of the run, a line each (on stderr, beside the report): h2 refused
+ * in ALPN (the run went over HTTP/1.1), or fewer concurrent streams than --streams asked.
+ * @param {import('../types.js').LoadOptions} options
+ * @param {import('../types.js').LoadResult} result
+ * @returns {string[]}
+ */
+export function http2Notes (options, result) {
+  if (options.http2 !== true) return []
+  if (result.protocol !== 'h2') return ['the server refused h2 in TLS ALPN: the run used HTTP/1.1']
+  const limit = result.http2?.serverStreamsLimit ?? 0
+  if (limit === 0) return []
+  return [`the server allows ${limit} concurrent streams per connection (SETTINGS_MAX_CONCURRENT_STREAMS), fewer than --streams ${options.streams ?? 1}: ${limit} used`]
 }
 
 /**

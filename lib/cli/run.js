@@ -309,7 +309,7 @@ export async function runAndReport ({ options, experiments, engine, argv, io, cw
 }
 
 /** The load options that shape a request beyond a GET of the URL. */
-const SHAPED_REQUEST = /** @type {const} */ (['routes', 'method', 'body', 'headers', 'cookies', 'auth', 'contentType'])
+const SHAPED_REQUEST = /** @type {const} */ (['routes', 'method', 'body', 'headers', 'cookies', 'auth', 'contentType', 'http2'])
 
 /** The signals that end a run as Ctrl-C does. */
 const STOP_SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])

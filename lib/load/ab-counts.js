@@ -23,6 +23,7 @@ import { dueSeconds, rateShape } from './schedule.js'
  * @property {boolean} bodySent           a -p / -u body was sent (ab prints "Total body sent" only then)
  * @property {import('./engine.js').RunEnd} end
  * @property {string} transport           the I/O path that carried the run (transport.js)
+ * @property {import('../types.js').Protocol} protocol  the HTTP version the requests were sent in
  * @property {string} runId               this run's id (a merge refuses one run twice)
  */
 
@@ -231,7 +232,7 @@ export class AbCounts {
    * @param {ResultContext} context
    * @returns {import('../types.js').LoadResult}
    */
-  toResult ({ options, target, startedAt, endedAt, concurrency, bodySent, end, transport, runId }) {
+  toResult ({ options, target, startedAt, endedAt, concurrency, bodySent, end, transport, protocol, runId }) {
     const timeTakenSeconds = end.timeTakenSeconds
     /** @type {import('../types.js').LoadResult} */
     const result = {
@@ -243,6 +244,7 @@ export class AbCounts {
       endedAt,
       server: { software: this.servername, hostname: target.hostname, port: target.port },
       transport,
+      protocol,
       document: { path: target.path, length: this.doclen, variable: this.variableLength },
       concurrency,
       timeTakenSeconds,

@@ -5,12 +5,13 @@
 //   worker -> parent  { type: 'records', records: Float64Array } with onRequest: RECORD_FIELDS numbers per request
 //                                                              (start, connect, waiting, total, latency), in batches
 //   worker -> parent  { type: 'progress', done }               the run's total crossed a heartbeat
-//   worker -> parent  { type: 'end', counts, end, tls }        its AbCounts (fields only), how it ended, its TLS (https)
+//   worker -> parent  { type: 'end', counts, end, tls, http2 } its AbCounts (fields only), how it ended, its TLS (https),
+//                                                              its connections' figures (--http2, else null)
 // Progress counts the whole run's completed requests in one shared Int32 (Atomics.add), so the
 // heartbeats come at the same totals as with one thread.
 import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
-import { createEngine, newCounts } from './loadtest.js'
+import { createEngine, createHttp2Engine, newCounts } from './loadtest.js'
 import { RECORD_FIELDS } from './workers.js'
 
 /** Requests per 'records' message: few messages, little held. */
@@ -71,7 +72,9 @@ if (spec.records) {
 }
 
 const counts = newCounts(o)
-const engine = await createEngine(o, spec.target, spec.addresses, counts)
+// --http2: its share of the connections over node:http2 (http2-engine.js); its figures go back with its end
+const h2 = o.http2 === true ? await createHttp2Engine(o, spec.target, spec.addresses, counts) : null
+const engine = h2 ?? await createEngine(o, spec.target, spec.addresses, counts)
 
 port.on('message', (/** @type {{ type: string }} */ message) => {
   if (message.type === 'abort') controller.abort()
@@ -96,8 +99,9 @@ async function run () {
       failure
     },
     // https: the TLS of this worker's first handshake (every worker speaks to the same server)
-    transport: engine.transport.name,
-    tls: engine.transport.tlsInfo()
+    transport: h2 !== null ? h2.transportName : /** @type {import('./engine.js').Engine} */ (engine).transport.name,
+    tls: h2 !== null ? h2.tls : /** @type {import('./engine.js').Engine} */ (engine).transport.tlsInfo(),
+    http2: h2 !== null ? h2.info() : null
   })
   port.close()
 }

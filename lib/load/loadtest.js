@@ -121,15 +121,85 @@ export async function runEngine (o, target, addresses) {
   // for every thread of the process): what the merge of shards run on several machines unites (their
   // clocks agree as NTP keeps them)
   const wallOffset = Date.now() - performance.now()
+  if (o.http2 === true && target.tls && await negotiate(await http2Tls(o, target, addresses), o.timeout * 1000) !== 'h2') {
+    // the server refused h2 in ALPN: HTTP/1.1, as a browser falls back (LoadResult.protocol says so)
+    o = { ...o, http2: false, http11: true, keepAlive: true }
+  }
   if ((o.workers ?? 1) > 1) {
     const { runWorkers } = await import('./workers.js')
-    const { counts, end, transport, tls } = await runWorkers(o, target, addresses)
-    return finishRun(o, target, wallOffset, counts, end, transport, tls)
+    const { counts, end, transport, tls, http2 } = await runWorkers(o, target, addresses)
+    return finishRun(o, target, wallOffset, counts, end, transport, tls, null, http2)
+  }
+  if (o.http2 === true) {
+    const counts = newCounts(o)
+    const engine = await createHttp2Engine(o, target, addresses, counts)
+    const end = await engine.run()
+    return finishRun(o, target, wallOffset, counts, end, engine.transportName, engine.tls, o.series === true ? engine.series : null, engine.info())
   }
   const counts = newCounts(o)
   const engine = await createEngine(o, target, addresses, counts)
   const end = await engine.run()
   return finishRun(o, target, wallOffset, counts, end, engine.transport.name, engine.transport.tlsInfo(), o.series === true ? engine.series : null)
+}
+
+/**
+ * https with --http2: how its sockets are made (ALPN h2, then http/1.1), from -Z, -f and the SNI.
+ * @param {ReturnType<typeof normalizeOptions>} o
+ * @param {import('./request.js').Target} target
+ * @param {string[]} addresses
+ * @returns {Promise<import('./http2-engine.js').Http2Tls>}
+ */
+async function http2Tls (o, target, addresses) {
+  const [{ connect }, { handshakeInfo }, { context, servername }] = await Promise.all([import('node:tls'), import('./tls.js'), tlsOptions(o, target)])
+  const options = { host: addresses[0], port: target.port, secureContext: context, rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'], ...(servername === null ? {} : { servername }) }
+  return { connect, options, handshakeInfo, servername }
+}
+
+/**
+ * https with --http2: the protocol the server picks in ALPN (http2-engine.js negotiate), loaded only then.
+ * @param {import('./http2-engine.js').Http2Tls} tls @param {number} timeoutMs
+ */
+async function negotiate (tls, timeoutMs) {
+  return (await import('./http2-engine.js')).negotiate(tls, timeoutMs)
+}
+
+/**
+ * The HTTP/2 engine of a --http2 run (or of one worker's share of it), ready to run.
+ * @param {ReturnType<typeof normalizeOptions>} o
+ * @param {import('./request.js').Target} target
+ * @param {string[]} addresses
+ * @param {AbCounts} counts
+ */
+export async function createHttp2Engine (o, target, addresses, counts) {
+  const [{ Http2Engine, http2Headers }, { requestHead }] = await Promise.all([import('./http2-engine.js'), import('./request.js')])
+  const tls = target.tls ? await http2Tls(o, target, addresses) : null
+  const shape = rateShape(o)
+  const part = o.interleave ?? { index: 0, count: 1 }
+  const schedule = shape === null ? null : new Schedule(shape, part.index, part.count)
+  return new Http2Engine({
+    address: addresses[0],
+    hostname: target.hostname,
+    port: target.port,
+    authority: `${target.hostField}:${target.port}`,
+    headers: http2Headers(o, target, requestHead({ ...o, http11: true, keepAlive: true }, target)),
+    body: o.body && o.body.length > 0 ? o.body : null,
+    tls,
+    requests: o.requests,
+    concurrency: o.concurrency,
+    streams: o.streams ?? 1,
+    schedule,
+    timeoutMs: o.timeout * 1000,
+    timelimitMs: o.timelimit * 1000,
+    responseTimeoutMs: (o.responseTimeout ?? 0) * 1000,
+    heartbeat: o.heartbeat ?? defaultHeartbeat(o.requests),
+    onProgress: typeof o.onProgress === 'function' ? o.onProgress : null,
+    onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,
+    // a single-thread run only, as createEngine's
+    series: (o.workers ?? 1) === 1 && (o.series === true || typeof o.onSecond === 'function') ? new LoadSeries(counts, schedule === null ? null : { schedule, requests: o.requests }) : null,
+    onSecond: typeof o.onSecond === 'function' ? o.onSecond : null,
+    signal: o.signal ?? null,
+    counts
+  })
 }
 
 /**
@@ -227,15 +297,17 @@ function routeRequest (o, target, route) {
  * @param {import('./transport.js').TransportName} transport the I/O path that carried the run
  * @param {import('../types.js').TlsInfo|null} tls https: the run's TLS
  * @param {LoadSeries|null} [series] the run over time, when asked (LoadOptions.series)
+ * @param {import('../types.js').Http2Info|null} [http2] an HTTP/2 run's connections' figures
  * @returns {import('../types.js').LoadResult}
  */
-function finishRun (o, target, wallOffset, counts, end, transport, tls, series = null) {
+function finishRun (o, target, wallOffset, counts, end, transport, tls, series = null, http2 = null) {
   const startTime = wallOffset + (end.startTime ?? performance.now() - end.timeTakenSeconds * 1000)
   const startedAt = new Date(startTime).toISOString()
   const endedAt = new Date(startTime + end.timeTakenSeconds * 1000).toISOString()
   const result = counts.toResult({
-    options: publicOptions(o), target: { ...target, path: redactUrl(target.path) }, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end, transport, runId: newRunId(startTime)
+    options: publicOptions(o), target: { ...target, path: redactUrl(target.path) }, startedAt, endedAt, concurrency: o.concurrency, bodySent: Boolean(o.body), end, transport, protocol: o.http2 === true ? 'h2' : o.http11 ? 'http/1.1' : 'http/1.0', runId: newRunId(startTime)
   })
+  if (http2 !== null) result.http2 = http2
   if (tls !== null) result.tls = tls
   if (series !== null) result.series = series.toJSON()
   if (end.failure !== null) {

@@ -19,9 +19,47 @@ import { redactLoadOptions } from '../redact.js'
  * Options every part must share: they decide what a request is, so parts that differ measured
  * different things. (-n, -c and -R may differ: they are summed. -s, -v, -q... change nothing measured.)
  */
-const SAME = /** @type {const} */ (['url', 'method', 'keepAlive', 'http11', 'variableLength', 'headers', 'cookies', 'contentType', 'auth', 'proxyAuth', 'timelimit', 'responseTimeout', 'routes'])
+const SAME = /** @type {const} */ (['url', 'method', 'keepAlive', 'http11', 'variableLength', 'headers', 'cookies', 'contentType', 'auth', 'proxyAuth', 'timelimit', 'responseTimeout', 'routes', 'streams'])
 
 const ROWS = /** @type {const} */ (['connect', 'processing', 'waiting'])
+
+/**
+ * The HTTP version of a result; one written before `protocol` was recorded was HTTP/1.
+ * @param {LoadResult} r
+ */
+function protocolOf (r) {
+  return r.protocol ?? (r.options.http11 === true ? 'http/1.1' : 'http/1.0')
+}
+
+/**
+ * The parts' HTTP/2 figures (shards, or a run's worker threads) as one run's: counts summed, the spreads' extremes and their means
+ * weighted by each part's connections.
+ * @param {import('../types.js').Http2Info[]} parts
+ * @returns {import('../types.js').Http2Info}
+ */
+export function mergeHttp2 (parts) {
+  const connections = parts.reduce((n, p) => n + p.connections, 0)
+  const spread = (/** @type {(p: import('../types.js').Http2Info) => import('../types.js').SpreadRow} */ f) => {
+    const rows = parts.filter((p) => p.connections > 0)
+    if (rows.length === 0) return { min: 0, mean: 0, max: 0 }
+    return {
+      min: Math.min(...rows.map((p) => f(p).min)),
+      mean: roundTo(rows.reduce((n, p) => n + f(p).mean * p.connections, 0) / connections, 3),
+      max: Math.max(...rows.map((p) => f(p).max))
+    }
+  }
+  const limits = parts.map((p) => p.serverStreamsLimit).filter((n) => n > 0)
+  return {
+    streams: parts[0].streams,
+    serverStreamsLimit: limits.length === 0 ? 0 : Math.min(...limits),
+    connections,
+    connectMs: spread((p) => p.connectMs),
+    firstByteMs: spread((p) => p.firstByteMs),
+    streamsPerConnection: spread((p) => p.streamsPerConnection),
+    goaways: sumRecords(parts.map((p) => p.goaways)),
+    resets: sumRecords(parts.map((p) => p.resets))
+  }
+}
 
 /**
  * @param {LoadResult[]} results  at least one
@@ -68,6 +106,7 @@ export function mergeLoadResults (results, names = results.map((_, i) => `result
     endedAt: new Date(endMs).toISOString(),
     server: { ...first.server, software: results.find((r) => r.server.software !== '')?.server.software ?? '' },
     ...(transports.length > 0 ? { transport: transports.join('+') } : {}),
+    ...(first.protocol === undefined ? {} : { protocol: first.protocol }),
     document: first.document,
     concurrency,
     timeTakenSeconds,
@@ -109,6 +148,7 @@ export function mergeLoadResults (results, names = results.map((_, i) => `result
       }])
     }
   }
+  if (first.http2 !== undefined) merged.http2 = mergeHttp2(results.map((r) => /** @type {import('../types.js').Http2Info} */ (r.http2)))
   if (first.routes !== undefined) merged.routes = first.routes.map((route, i) => mergeRoute(results.map((r) => /** @type {import('../types.js').RouteResult[]} */ (r.routes)[i])))
   if (!openLoop) return merged
 
@@ -170,6 +210,8 @@ function checkConsistent (results, names) {
   /** @param {string} what @param {number} i @param {unknown} a @param {unknown} b */
   const differs = (what, i, a, b) => new InvalidOptionError(`${names[i]} differs from ${names[0]} in ${what}: ${shown(b)} vs ${shown(a)}; merge the parts of one run`)
   for (const [i, r] of results.entries()) {
+    // HTTP/1 and HTTP/2 requests are different things to count (a stream is not a connection's request)
+    if (protocolOf(r) !== protocolOf(results[0])) throw new InvalidOptionError(`${names[i]} was sent over ${protocolOf(r)}, ${names[0]} over ${protocolOf(results[0])}: merge adds results of one protocol`)
     const options = /** @type {Record<string, unknown>} */ (redactLoadOptions(r.options))
     for (const key of SAME) {
       // absent and the default are the same request (an older file may leave a default out)

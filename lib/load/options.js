@@ -47,6 +47,12 @@ export const MAX_RATE = 1_000_000
  */
 export const MAX_WORKERS = 64
 
+/**
+ * --streams' bound: concurrent streams per HTTP/2 connection. Servers allow 100 to 1000 (nghttp2's
+ * default is 100, Node's 4294967295); the bound refuses a typo.
+ */
+export const MAX_STREAMS = 10000
+
 /** --response-timeout's bound, in seconds: a day. */
 export const MAX_RESPONSE_TIMEOUT = 86400
 
@@ -246,6 +252,10 @@ const rules = [
   { name: 'variableLength', flag: '-l', ...boolean, default: false },
   { name: 'continueOnReceiveError', flag: '-r', ...boolean, default: false },
   { name: 'http11', flag: '--http1.1', ...boolean, default: false },
+  // no default on purpose: absent is HTTP/1, and an HTTP/1 run's recorded options stay as they were
+  { name: 'http2', flag: '--http2', ...boolean },
+  // h2load's -m (ab's -m is the method): concurrent streams per connection, --http2 only
+  { name: 'streams', flag: '--streams', ...integer(1, MAX_STREAMS) },
   // https:// only (ab's -Z and -f; lib/load/tls.js): an OpenSSL cipher list, checked against OpenSSL
   // when the run's TLS context is made; the protocol as ab names it (SSL2 and SSL3 are not in Node)
   { name: 'ciphers', flag: '-Z', check: (v) => typeof v === 'string' && v !== '' && !CR_LF.test(v) ? null : 'must be an OpenSSL cipher list' },
@@ -415,6 +425,31 @@ export function checkWorkersWithinConcurrency (workers, concurrency, spell, got)
 }
 
 /**
+ * --http2's combinations: --streams needs it; it speaks neither --http1.1 nor over a unix socket
+ * (yet), keeps its connections open (-k would say nothing), runs one route.
+ * @param {{ http2?: boolean, streams?: number, http11?: boolean, socketPath?: string, keepAlive?: boolean, routes?: unknown }} o
+ * @param {Spelling} spell
+ * @param {string} [gotStreams] --streams as typed
+ */
+export function checkHttp2 (o, spell, gotStreams) {
+  const flag = spell(loadOptionRule('http2'))
+  if (o.http2 !== true) {
+    if (o.streams !== undefined) throw invalidOption(spell(loadOptionRule('streams')), gotStreams ?? shown(o.streams), `applies to ${flag} only (concurrent streams per connection)`)
+    return
+  }
+  /** @type {[string, boolean, string][]} */
+  const refused = [
+    ['http11', o.http11 === true, 'speaks HTTP/2, not HTTP/1.1'],
+    ['socketPath', o.socketPath !== undefined, 'connects over TCP only'],
+    ['keepAlive', o.keepAlive === true, 'keeps its connections open: drop -k'],
+    ['routes', o.routes !== undefined, 'runs one route']
+  ]
+  for (const [name, given, why] of refused) {
+    if (given) throw new InvalidOptionError(`${flag} cannot be combined with ${spell(loadOptionRule(name))}: it ${why}`)
+  }
+}
+
+/**
  * -R FROM..TO's text to its two rates, each checked as -R's; throws naming -R and the text as typed.
  * @param {string} flag as the user typed it
  * @param {string} raw
@@ -547,6 +582,7 @@ export function normalizeLoadOptions (options) {
     else if (share.rate !== undefined) o.rate = share.rate
   }
   checkWorkersWithinConcurrency(o.workers, o.concurrency, apiSpelling)
+  checkHttp2(o, apiSpelling)
   if (o.routes !== undefined) checkRoutes(o.routes, o.concurrency, o.workers, apiSpelling)
   return o
 }

@@ -36,7 +36,11 @@ import { addonStatus } from './native-addon.js'
  * @property {() => import('../types.js').TlsInfo|null} tlsInfo  https: what the run's first handshake said
  */
 
-/** @typedef {'native'|'native-unix'|'node:net'|'node:net-unix'|'node:tls'|'node:tls-unix'} TransportName */
+/**
+ * node:http2 and node:http2-tls name the sockets of an HTTP/2 run (http2-engine.js), which carries its
+ * streams over node:http2's sessions rather than through a Transport.
+ * @typedef {'native'|'native-unix'|'node:net'|'node:net-unix'|'node:tls'|'node:tls-unix'|'node:http2'|'node:http2-tls'} TransportName
+ */
 
 /**
  * The transport of one run: node:tls for https, else the native transport when its addon is loaded

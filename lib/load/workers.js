@@ -20,6 +20,7 @@ import { Worker } from 'node:worker_threads'
 import { countsFor } from './ab-counts.js'
 /** @typedef {import('./ab-counts.js').AbCounts} AbCounts */
 import { defaultHeartbeat } from './options.js'
+import { mergeHttp2 } from './merge-results.js'
 import { ConnectError, TimeoutError, errorCodes } from '../errors.js'
 
 /** Numbers per request in a worker's 'records' message: start, connect, waiting, total, latency (RequestTiming). */
@@ -71,7 +72,7 @@ export function splitOptions (o) {
  * @param {import('./options.js').NormalizedLoadOptions} o
  * @param {import('./request.js').Target} target
  * @param {string[]} addresses
- * @returns {Promise<{ counts: AbCounts, end: import('./engine.js').RunEnd, transport: import('./transport.js').TransportName, tls: import('../types.js').TlsInfo|null }>}
+ * @returns {Promise<{ counts: AbCounts, end: import('./engine.js').RunEnd, transport: import('./transport.js').TransportName, tls: import('../types.js').TlsInfo|null, http2: import('../types.js').Http2Info|null }>}
  */
 export async function runWorkers (o, target, addresses) {
   const onProgress = typeof o.onProgress === 'function' ? o.onProgress : null
@@ -88,6 +89,8 @@ export async function runWorkers (o, target, addresses) {
   const ends = []
   /** @type {import('../types.js').TlsInfo|null} https: the first worker's TLS */
   let tls = null
+  /** @type {import('../types.js').Http2Info[]} --http2: each worker's connections' figures */
+  const http2 = []
   /** @type {Set<string>} the workers' transports */
   const transports = new Set()
   const merged = countsFor(o)
@@ -158,6 +161,7 @@ export async function runWorkers (o, target, addresses) {
               if (tls === null) tls = m.tls ?? null
               transports.add(m.transport)
               merged.add(m.counts)
+              if (m.http2 !== null) http2.push(m.http2)
               // what ab aborts on ends every worker, and the run reports the first such failure
               if (m.end.failure !== null) {
                 if (first.failure === null) first.failure = m.end.failure
@@ -182,6 +186,7 @@ export async function runWorkers (o, target, addresses) {
     // every worker picks its transport as one thread does: the same one, unless a worker's addon failed
     transport: /** @type {import('./transport.js').TransportName} */ ([...transports].join('+')),
     tls,
+    http2: http2.length === 0 ? null : mergeHttp2(http2),
     end: {
       // on this thread's performance.now() clock, as one engine's
       startTime: startTime - performance.timeOrigin,

@@ -523,7 +523,7 @@ function watchServer (live, onSecond, signal) {
 }
 
 /** The load options that shape the requests: the warm-up sends what the measured load will. */
-const REQUEST_OPTIONS = /** @type {const} */ (['method', 'headers', 'cookies', 'auth', 'body', 'contentType', 'routes', 'http11'])
+const REQUEST_OPTIONS = /** @type {const} */ (['method', 'headers', 'cookies', 'auth', 'body', 'contentType', 'routes', 'http11', 'http2', 'streams'])
 
 /**
  * The warm-up's load: its count and connections, the measured load's requests (a POST with its body,

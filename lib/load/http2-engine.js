@@ -1,0 +1,862 @@
+// The HTTP/2 engine (--http2): requests as streams over `concurrency` sessions of node:http2's client,
+// each carrying up to `streams` of them at once (h2load's -c and -m), counted by the same AbCounts
+// (ab-counts.js), timed by the same Rows (request-times.js), scheduled by the same Schedule (-R) and
+// resolving the same RunEnd as the HTTP/1 Engine (engine.js), so loadtest() builds one LoadResult.
+//
+// Why an engine of its own rather than a transport behind transport.js: that seam moves bytes. The
+// HTTP/1 Engine reads them itself (ab's header scan, its framing) and its unit of concurrency is a
+// socket carrying one request at a time. HTTP/2's unit is a stream: node:http2 (nghttp2 inside Node)
+// does the framing, HPACK and flow control, and hands over a response as events (headers, data, end,
+// close with an RST_STREAM code), never as bytes to parse. The common seam above both is "a slot
+// that carries one request at a time and reports its response complete (status, body bytes, times)";
+// here a slot is one of a session's `streams` seats, there a Connection. Both engines count through
+// AbCounts' methods and record() the same way; what is not shared yet is the engine loop itself
+// (the closed and open loop's scheduling, the watchdog, the end), which this file repeats in slot
+// terms. Unifying them means the HTTP/1 Engine calling its Connection a slot through an interface
+// whose hot path (data -> header -> body -> responseDone) stays monomorphic: measured with
+// bench/ before it is done, so this first increment leaves the HTTP/1 path untouched.
+//
+// Sessions. http:// speaks h2c by prior knowledge (the connection preface at once, no Upgrade);
+// https:// negotiates h2 by ALPN (loadtest() probes it once before the run: a server refusing h2 is
+// run over HTTP/1.1 instead, and LoadResult.protocol says which). Every socket is made here
+// (createConnection), so the time to connect (TCP, and TLS's handshake) is measured, and the bytes
+// read and written are the socket's own. A session carries no stream before the server's first
+// SETTINGS: its SETTINGS_MAX_CONCURRENT_STREAMS, when below `streams`, caps the seats in use (the
+// lowest cap is in LoadResult.http2.serverStreamsLimit). A session the server ends (GOAWAY, close,
+// error) is replaced by a new connection for the seats that still have requests to carry.
+//
+// Counting, in ab's terms. A stream that ends with its response's END_STREAM is a good response
+// (status counted, ab's Length check on its DATA bytes); one reset by the server (RST_STREAM), or
+// lost with its session (GOAWAY past its id, a closed socket), is a failed request: a reset or a
+// protocol fault under Exceptions (`errors`: RST_STREAM_<code>, or node's error code), a socket
+// error under Receive. Unlike ab without -r, a lost connection does not end the run: its streams
+// fail and its seats reconnect; a session that ends before its first SETTINGS counts as a connect
+// failure, and more than 10 of them end the run as ab's connect failures do.
+//
+// Times per request (stream): start when its seat issued it (waiting for its session's SETTINGS
+// included: that wait is its Connect time, 0 on a session already open), Waiting from the request's
+// last frame handed to nghttp2 to its response's HEADERS, Total to END_STREAM. Bytes: Total
+// transferred is every byte read from the connections' sockets (frames of every type, HPACK-
+// compressed headers; for https, the TLS records' payloads), HTML transferred the DATA payloads of
+// the responses; Total body sent every byte written when a body is sent.
+import http2 from 'node:http2'
+import net from 'node:net'
+import { performance } from 'node:perf_hooks'
+import { ConnectError, TimeoutError } from '../errors.js'
+import { describeError } from './connection.js'
+import { LATE_THRESHOLD_MS } from './engine.js'
+import { LOAD_SERIES_INTERVAL_MS } from './load-series.js'
+import { Row } from './request-times.js'
+
+/** setTimeout's longest delay (as engine.js's). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+/** ab's limit: more than this many connect failures end the run. */
+const CONNECT_FAILURES = 10
+
+const IDLE = 0
+/** issued, waiting for its session's SETTINGS or a free stream */
+const WAITING = 1
+/** its stream is open */
+const FLIGHT = 2
+
+const { NGHTTP2_CANCEL } = http2.constants
+/** RFC 9113's error codes by number, for `errors` and the resets' and GOAWAYs' counts. */
+const ERROR_NAMES = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED',
+  'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM',
+  'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED']
+
+/** @param {number} code an HTTP/2 error code */
+export function errorName (code) {
+  return ERROR_NAMES[code] ?? `0x${code.toString(16)}`
+}
+
+/** Socket errors: a request lost with its connection counts under ab's Receive, as on HTTP/1. */
+const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ENETUNREACH', 'EHOSTUNREACH'])
+
+/**
+ * @typedef {object} Http2EngineOptions
+ * @property {string} address     the host's address (resolved once)
+ * @property {string} hostname    for messages
+ * @property {number} port
+ * @property {string} authority   the :authority and the origin node:http2 is given ("host:port")
+ * @property {import('node:http2').OutgoingHttpHeaders} headers  every request's headers, pseudo-headers included
+ * @property {Buffer|null} body   sent with each request
+ * @property {Http2Tls|null} tls  https: how its sockets are made (node:tls is loaded for https runs only)
+ * @property {number} requests
+ * @property {number} concurrency sessions (connections)
+ * @property {number} streams     concurrent streams per session (-m of h2load)
+ * @property {import('./schedule.js').Schedule|null} schedule
+ * @property {number} timeoutMs
+ * @property {number} timelimitMs
+ * @property {number} responseTimeoutMs
+ * @property {number} heartbeat
+ * @property {((done: number) => void)|null} onProgress
+ * @property {((record: import('../types.js').RequestTiming) => void)|null} onRequest
+ * @property {import('./load-series.js').LoadSeries|null} series
+ * @property {((point: import('./load-series.js').LoadSecond) => void)|null} onSecond
+ * @property {AbortSignal|null} signal
+ * @property {import('./ab-counts.js').AbCounts} counts
+ */
+
+/**
+ * An https run's TLS: tls.connect, its options (context, SNI, ALPN h2) and tls.js's handshakeInfo.
+ * @typedef {object} Http2Tls
+ * @property {(options: import('node:tls').ConnectionOptions) => import('node:tls').TLSSocket} connect
+ * @property {import('node:tls').ConnectionOptions} options
+ * @property {(socket: import('node:tls').TLSSocket) => Omit<import('../types.js').TlsInfo, 'serverName'>} handshakeInfo
+ * @property {string|null} servername
+ */
+
+/** One seat of a session: carries one request (stream) at a time. */
+class Slot {
+  /** @param {number} index */
+  constructor (index) {
+    this.index = index
+    this.state = IDLE
+    /** @type {Session|null} */
+    this.session = null
+    /** @type {import('node:http2').ClientHttp2Stream|null} */
+    this.stream = null
+    this.start = 0
+    this.connect = 0
+    this.endwrite = 0
+    this.beginread = 0
+    this.status = 0
+    this.bread = 0
+    this.ended = false
+    /** a socket error or node's error code that ended the stream, '' when none */
+    this.fault = ''
+    /** open loop: parked, the next request it carries (seq), and when that was due */
+    this.parked = false
+    this.seq = 0
+    this.intended = 0
+  }
+}
+
+/** One connection and its node:http2 session. */
+class Session {
+  /** @param {number} index which of the -c sessions (a replacement keeps its index) */
+  constructor (index) {
+    this.index = index
+    /** @type {import('node:http2').ClientHttp2Session|null} */
+    this.h2 = null
+    /** @type {import('node:net').Socket|null} */
+    this.socket = null
+    this.opened = 0
+    this.connectedAt = 0
+    this.firstByteAt = 0
+    /** the server's SETTINGS arrived: streams may open */
+    this.ready = false
+    /** a GOAWAY arrived */
+    this.goaway = false
+    /** GOAWAY, close or error: no new stream */
+    this.dead = false
+    this.limit = 0
+    this.active = 0
+    this.completed = 0
+    /** @type {Slot[]} seats waiting for a stream, in order */
+    this.waiting = []
+    /** its figures are counted and its connection dropped (release()) */
+    this.released = false
+    /** bytes counted already from this session's socket */
+    this.countedRead = 0
+    this.countedWritten = 0
+  }
+}
+
+export class Http2Engine {
+  /** @param {Http2EngineOptions} o */
+  constructor (o) {
+    this.o = o
+    this.counts = o.counts
+    this.requests = o.requests
+    this.timeoutMs = o.timeoutMs
+    this.responseTimeoutMs = o.responseTimeoutMs
+    this.heartbeat = o.onProgress ? o.heartbeat : 0
+    this.onProgress = o.onProgress ?? noop
+    this.onRequest = o.onRequest
+    this.series = o.series
+    /** @type {NodeJS.Timeout|null} */
+    this.secondTimer = null
+    this.schedule = o.schedule
+    this.openLoop = o.schedule !== null
+    this.nextDue = 0
+    /** @type {NodeJS.Timeout|null} */
+    this.tickTimer = null
+    this.onTick = this.tick.bind(this)
+    /** @type {Session[]} */
+    this.sessions = Array.from({ length: o.concurrency }, (_, i) => new Session(i))
+    /** slot k is seat k / concurrency of session k % concurrency: request j of the open loop goes to slot j % slots */
+    this.slots = Array.from({ length: o.concurrency * o.streams }, (_, k) => new Slot(k))
+    if (this.openLoop) this.slots.forEach((s, k) => { s.seq = k })
+    this.startTime = 0
+    this.lastTime = 0
+    this.lastActivity = 0
+    this.stopAt = Infinity
+    this.finished = false
+    this.aborted = false
+    /** @type {ConnectError|TimeoutError|null} */
+    this.failure = null
+    /** @type {{ thrown: unknown }|null} */
+    this.callbackError = null
+    /** @type {NodeJS.Timeout|null} */
+    this.timer = null
+    /** @type {(end: import('./engine.js').RunEnd) => void} */
+    this.resolve = noop
+    this.onWatchdog = this.watchdog.bind(this)
+    this.onAbort = this.abort.bind(this)
+    this.connectFailures = 0
+    /** @type {Session[]} every session of the run, to count and close at its end */
+    this.opened = []
+    // per connection, for LoadResult.http2
+    this.connections = 0
+    this.connectTimes = new Row()
+    this.firstByteTimes = new Row()
+    /** streams completed by each session that ended */
+    this.streamsPerConnection = new Row()
+    /** @type {Record<string, number>} */
+    this.goaways = {}
+    /** @type {Record<string, number>} */
+    this.resets = {}
+    /** the lowest SETTINGS_MAX_CONCURRENT_STREAMS a session was given below `streams`, 0: none lower */
+    this.serverStreamsLimit = 0
+    /** @type {import('./transport.js').TransportName} what the LoadResult calls the transport */
+    this.transportName = o.tls === null ? 'node:http2' : 'node:http2-tls'
+    /** @type {import('../types.js').TlsInfo|null} */
+    this.tls = null
+  }
+
+  /** @returns {Promise<import('./engine.js').RunEnd>} */
+  run () {
+    return new Promise((resolve) => {
+      this.resolve = resolve
+      this.startTime = this.lastTime = this.lastActivity = performance.now()
+      if (this.o.timelimitMs > 0) this.stopAt = this.startTime + this.o.timelimitMs
+      const signal = this.o.signal
+      if (signal) {
+        if (signal.aborted) return this.abort()
+        signal.addEventListener('abort', this.onAbort, { once: true })
+      }
+      this.timer = setTimeout(this.onWatchdog, Math.min(this.timeoutMs, this.stopAt - this.startTime, this.responseTimeoutMs || Infinity, MAX_TIMER_MS))
+      if (this.series !== null) {
+        this.series.start(this.startTime)
+        this.secondTimer = setInterval(() => this.second(), LOAD_SERIES_INTERVAL_MS)
+      }
+      if (this.openLoop) {
+        for (const s of this.slots) s.parked = true
+        this.tick()
+        return
+      }
+      for (const s of this.slots) {
+        if (this.finished) break
+        this.issue(s, this.startTime)
+      }
+    })
+  }
+
+  // Sessions.
+
+  /** @param {Slot} slot */
+  sessionOf (slot) {
+    return this.sessions[slot.index % this.sessions.length]
+  }
+
+  /** Open a connection and its session. @param {Session} s */
+  open (s) {
+    this.connections++
+    this.opened.push(s)
+    s.opened = performance.now()
+    const o = this.o
+    const origin = `${o.tls === null ? 'http' : 'https'}://${o.authority}`
+    const createConnection = () => {
+      const socket = o.tls === null
+        ? net.connect({ host: o.address, port: o.port, noDelay: true })
+        : o.tls.connect(o.tls.options)
+      socket.once(o.tls === null ? 'connect' : 'secureConnect', () => this.socketConnected(s))
+      s.socket = socket
+      return socket
+    }
+    const h2 = http2.connect(origin, { createConnection, settings: { enablePush: false } })
+    s.h2 = h2
+    h2.on('remoteSettings', (settings) => this.settings(s, settings))
+    h2.on('goaway', (code) => this.goaway(s, code))
+    h2.on('error', (err) => this.sessionError(s, /** @type {NodeJS.ErrnoException} */ (err)))
+    h2.on('close', () => this.sessionClosed(s))
+  }
+
+  /** @param {Session} s */
+  socketConnected (s) {
+    const now = performance.now()
+    this.lastActivity = now
+    s.connectedAt = now
+    this.connectTimes.record(now - s.opened)
+    const tls = this.o.tls
+    if (this.tls === null && tls !== null) this.tls = { ...tls.handshakeInfo(/** @type {import('node:tls').TLSSocket} */ (s.socket)), serverName: tls.servername }
+  }
+
+  /**
+   * The server's SETTINGS: the first makes the session ready, each may lower its streams.
+   * @param {Session} s @param {import('node:http2').Settings} settings
+   */
+  settings (s, settings) {
+    if (this.finished || s.dead) return
+    this.lastActivity = performance.now()
+    const asked = this.o.streams
+    const max = settings.maxConcurrentStreams ?? asked
+    if (max < asked && (this.serverStreamsLimit === 0 || max < this.serverStreamsLimit)) this.serverStreamsLimit = max
+    s.limit = Math.min(asked, max)
+    s.ready = true
+    this.pump(s)
+  }
+
+  /** Start the waiting seats' streams, as many as the session allows. @param {Session} s */
+  pump (s) {
+    const now = performance.now()
+    while (s.ready && !s.dead && s.active < s.limit && s.waiting.length > 0 && !this.finished) {
+      const slot = /** @type {Slot} */ (s.waiting.shift())
+      if (slot.session !== s || slot.state !== WAITING) continue
+      this.startStream(s, slot, now)
+    }
+  }
+
+  /**
+   * GOAWAY: no new stream on this session; those past its last stream id fail as node closes them.
+   * @param {Session} s @param {number} code
+   */
+  goaway (s, code) {
+    const name = errorName(code)
+    this.goaways[name] = (this.goaways[name] ?? 0) + 1
+    s.goaway = true
+    this.lastActivity = performance.now()
+    this.retire(s)
+  }
+
+  /** @param {Session} s @param {NodeJS.ErrnoException} err */
+  sessionError (s, err) {
+    this.lastActivity = performance.now()
+    const code = err.code ?? 'ERROR'
+    if (s.connectedAt === 0 && !this.finished) {
+      // ab's way with a refused or failed connect: the run cannot go on
+      this.counts.error(code)
+      this.counts.errConn++
+      this.counts.bad++
+      this.fail(ConnectError, `${this.target()}: ${describeError(err)}`)
+      return
+    }
+    for (const slot of this.slots) if (slot.session === s && slot.state === FLIGHT && slot.fault === '') slot.fault = code
+    this.retire(s)
+  }
+
+  /**
+   * The session's 'close' (node emits it once the server has closed its side too, which a server
+   * that sent GOAWAY may put off: nothing waits for it but this count).
+   * @param {Session} s
+   */
+  sessionClosed (s) {
+    if (this.finished) return this.release(s)
+    // a connection that never became a session (no SETTINGS) is a connect failure, as in ab
+    if (!s.ready && s.connectedAt > 0) {
+      this.counts.errConn++
+      this.counts.bad++
+      this.counts.error('NO_SETTINGS')
+      if (++this.connectFailures > CONNECT_FAILURES) {
+        this.fail(ConnectError, `${this.target()}: test aborted after ${CONNECT_FAILURES} failures: connections closed before the server's SETTINGS`)
+        return
+      }
+    }
+    this.lastActivity = performance.now()
+    this.retire(s)
+    this.release(s)
+  }
+
+  /**
+   * The session takes no new stream (GOAWAY, an error, its close): node closes it once its open
+   * streams end, and its waiting seats move to a new connection at once.
+   * @param {Session} s
+   */
+  retire (s) {
+    if (s.dead) return
+    s.dead = true
+    if (s.h2 !== null && !s.h2.closed && !s.h2.destroyed) s.h2.close()
+    if (s.active === 0) this.release(s)
+    if (!this.finished) this.reopen(s)
+  }
+
+  /**
+   * A retired session's last stream ended (or the session closed): count its figures once and drop
+   * its connection, rather than wait for the server to close it.
+   * @param {Session} s
+   */
+  release (s) {
+    if (s.released) return
+    s.released = true
+    this.countBytes(s)
+    if (s.connectedAt > 0) this.streamsPerConnection.record(s.completed)
+    if (s.h2 !== null && !s.h2.destroyed) s.h2.destroy()
+    // node's graceful close half-closes the socket and waits for the server's side: ours to end
+    if (s.socket !== null && !s.socket.destroyed) s.socket.destroy()
+  }
+
+  /**
+   * A session is retired: if some of its seats still wait, a new connection carries them.
+   * @param {Session} s
+   */
+  reopen (s) {
+    const waiting = s.waiting.filter((slot) => slot.session === s && slot.state === WAITING)
+    s.waiting.length = 0
+    if (waiting.length === 0 || this.sessions[s.index] !== s) return
+    const next = new Session(s.index)
+    this.sessions[s.index] = next
+    for (const slot of waiting) {
+      slot.session = next
+      next.waiting.push(slot)
+    }
+    this.open(next)
+  }
+
+  /** Add a session's socket bytes to the counts (once, at its close or the run's end). @param {Session} s */
+  countBytes (s) {
+    const socket = s.socket
+    if (socket === null) return
+    const read = socket.bytesRead
+    const written = socket.bytesWritten
+    this.counts.totalRead += read - s.countedRead
+    this.counts.totalPosted += written - s.countedWritten
+    s.countedRead = read
+    s.countedWritten = written
+  }
+
+  // Requests.
+
+  /**
+   * Issue the seat's next request: on its session's next free stream, or once its session is ready.
+   * @param {Slot} slot @param {number} now
+   */
+  issue (slot, now) {
+    if (this.finished || this.counts.started >= this.requests) return
+    let s = this.sessionOf(slot)
+    if (s.dead) {
+      // its session is going (GOAWAY, an error): a new connection
+      s = new Session(s.index)
+      this.sessions[s.index] = s
+    }
+    this.counts.started++
+    slot.state = WAITING
+    slot.session = s
+    slot.start = now
+    slot.connect = 0
+    if (s.h2 === null) this.open(s)
+    if (s.ready && s.active < s.limit) this.startStream(s, slot, now)
+    else s.waiting.push(slot)
+  }
+
+  /**
+   * Open the seat's stream and send its request.
+   * @param {Session} s @param {Slot} slot @param {number} now
+   */
+  startStream (s, slot, now) {
+    const h2 = /** @type {import('node:http2').ClientHttp2Session} */ (s.h2)
+    // the first streams of a session waited for its connection and SETTINGS: their Connect time
+    slot.connect = now
+    slot.state = FLIGHT
+    slot.status = 0
+    slot.bread = 0
+    slot.ended = false
+    slot.fault = ''
+    slot.beginread = 0
+    s.active++
+    const body = this.o.body
+    let stream
+    try {
+      stream = h2.request(this.o.headers, { endStream: body === null })
+    } catch (err) {
+      // node refuses a stream on a session that is closing (ERR_HTTP2_GOAWAY_SESSION and the like)
+      s.active--
+      slot.fault = /** @type {NodeJS.ErrnoException} */ (err).code ?? 'ERROR'
+      this.streamFailed(slot, now)
+      return
+    }
+    slot.stream = stream
+    if (body !== null) stream.end(body)
+    slot.endwrite = performance.now()
+    // each handler checks that the seat still carries this stream (a cancelled one may still report)
+    stream.on('response', (headers) => { if (slot.stream === stream) this.response(s, slot, headers) })
+    stream.on('data', (chunk) => {
+      if (slot.stream !== stream) return
+      slot.bread += chunk.length
+      this.lastActivity = performance.now()
+    })
+    stream.on('end', () => { if (slot.stream === stream) slot.ended = true })
+    stream.on('error', (err) => { if (slot.stream === stream && slot.fault === '') slot.fault = /** @type {NodeJS.ErrnoException} */ (err).code ?? 'ERROR' })
+    stream.on('close', () => this.streamClosed(s, slot, stream))
+  }
+
+  /**
+   * A response's HEADERS (a 1xx is interim: node reports it as 'headers', never here).
+   * @param {Session} s @param {Slot} slot @param {import('node:http2').IncomingHttpHeaders} headers
+   */
+  response (s, slot, headers) {
+    const now = performance.now()
+    this.lastActivity = now
+    slot.beginread = now
+    slot.status = Number(headers[':status'])
+    if (s.firstByteAt === 0) {
+      s.firstByteAt = now
+      this.firstByteTimes.record(now - s.opened)
+    }
+    const server = headers.server
+    if (this.counts.good === 0) this.counts.servername = typeof server === 'string' ? serverToken(server) : ''
+  }
+
+  /**
+   * The stream ended: a response complete to END_STREAM, or a failure.
+   * @param {Session} s @param {Slot} slot @param {import('node:http2').ClientHttp2Stream} stream
+   */
+  streamClosed (s, slot, stream) {
+    s.active--
+    if (this.finished) return
+    if (s.dead && s.active === 0) this.release(s)
+    if (slot.stream !== stream || slot.state !== FLIGHT) {
+      // cancelled by --response-timeout (already counted), or the run is over
+      this.pump(s)
+      return
+    }
+    slot.stream = null
+    const now = performance.now()
+    this.lastActivity = now
+    const rst = stream.rstCode ?? 0
+    if (slot.ended && slot.status > 0 && rst === 0) {
+      s.completed++
+      this.responseDone(slot, now)
+    } else {
+      // node reports a received RST_STREAM as ERR_HTTP2_STREAM_ERROR first: the frame's code says more
+      if (rst !== 0 && (slot.fault === '' || slot.fault === 'ERR_HTTP2_STREAM_ERROR') && !s.dead) {
+        const name = errorName(rst)
+        this.resets[name] = (this.resets[name] ?? 0) + 1
+        slot.fault = `RST_STREAM_${name}`
+      }
+      // node closes the streams a GOAWAY left unprocessed with REFUSED_STREAM of its own
+      if (s.goaway && (slot.fault === '' || slot.fault === 'ERR_HTTP2_STREAM_ERROR')) slot.fault = 'GOAWAY'
+      if (slot.fault === '') slot.fault = 'STREAM_CLOSED'
+      this.streamFailed(slot, now)
+    }
+    this.pump(s)
+  }
+
+  /** @param {Slot} slot @param {number} now */
+  responseDone (slot, now) {
+    const counts = this.counts
+    const code = slot.status
+    counts.good++
+    if (code >= 0 && code < 1000) counts.statusCounts[code]++
+    if (code < 200 || code > 299) counts.errResponse++
+    counts.totalBread += slot.bread
+    counts.checkLength(slot.bread)
+    if (counts.done < this.requests) this.record(slot, now)
+    this.next(slot, now)
+  }
+
+  /**
+   * A stream that ended without its response: a failed request, under Receive for a socket error,
+   * else under Exceptions, its fault in `errors`.
+   * @param {Slot} slot @param {number} now
+   */
+  streamFailed (slot, now) {
+    const counts = this.counts
+    const fault = slot.fault
+    if (SOCKET_ERRORS.has(fault)) {
+      counts.errRecv++
+      counts.bad++
+      counts.error(fault)
+    } else {
+      counts.malformed(fault)
+    }
+    counts.totalBread += slot.bread
+    if (counts.done < this.requests) this.record(slot, now)
+    this.next(slot, now)
+  }
+
+  /**
+   * The seat is free: its next request now (closed loop) or when due (open loop).
+   * @param {Slot} slot @param {number} now
+   */
+  next (slot, now) {
+    slot.state = IDLE
+    slot.stream = null
+    if (this.finished) return
+    this.lastTime = now
+    if (this.openLoop) this.freed(slot, now)
+    else this.issue(slot, now)
+    this.checkEnd()
+  }
+
+  /**
+   * Count a completed request, then run the caller's callbacks (engine.js record()'s rules).
+   * @param {Slot} slot @param {number} now
+   */
+  record (slot, now) {
+    const counts = this.counts
+    const ctime = slot.connect > slot.start ? slot.connect - slot.start : 0
+    const time = now > slot.start ? now - slot.start : 0
+    const wait = slot.beginread > slot.endwrite ? slot.beginread - slot.endwrite : 0
+    counts.complete(ctime, time, wait, false)
+    const latency = counts.corrected !== null ? (now > slot.intended ? now - slot.intended : 0) : time
+    if (counts.corrected !== null) counts.corrected.record(latency)
+    if (this.onRequest !== null) {
+      try {
+        this.onRequest({ start: performance.timeOrigin + slot.start, connect: ctime, waiting: wait, total: time, latency })
+      } catch (err) {
+        this.callbackFailed(err)
+      }
+    }
+    if (this.heartbeat > 0 && counts.done % this.heartbeat === 0) {
+      try {
+        this.onProgress(counts.done)
+      } catch (err) {
+        this.callbackFailed(err)
+      }
+    }
+  }
+
+  // The open loop (-R): engine.js's schedule, over seats instead of connections.
+
+  tick () {
+    this.tickTimer = null
+    if (this.finished) return
+    const now = performance.now()
+    const slots = this.slots
+    const requests = this.requests
+    const schedule = /** @type {import('./schedule.js').Schedule} */ (this.schedule)
+    let j = this.nextDue
+    let due = 0
+    for (; j < requests; j++) {
+      due = this.startTime + schedule.dueMs(j)
+      if (due > now) break
+      const slot = slots[j % slots.length]
+      if (slot.parked && slot.seq === j) this.send(slot, now, due)
+      if (this.finished) return
+    }
+    this.nextDue = j
+    if (j >= requests) return
+    this.tickTimer = setTimeout(this.onTick, Math.max(1, Math.min(due - now, MAX_TIMER_MS)))
+  }
+
+  /** @param {Slot} slot @param {number} now */
+  freed (slot, now) {
+    if (slot.seq >= this.requests) {
+      slot.parked = false
+      return
+    }
+    const due = this.startTime + /** @type {import('./schedule.js').Schedule} */ (this.schedule).dueMs(slot.seq)
+    if (due <= now) this.send(slot, now, due)
+    else slot.parked = true
+  }
+
+  /** @param {Slot} slot @param {number} now @param {number} intended */
+  send (slot, now, intended) {
+    slot.parked = false
+    slot.intended = intended
+    slot.seq += this.slots.length
+    this.counts.sent++
+    if (now - intended > LATE_THRESHOLD_MS) this.counts.late++
+    this.lastActivity = now
+    this.issue(slot, now)
+  }
+
+  // Bounds and the end (engine.js's watchdog: -t, -s, --response-timeout).
+
+  watchdog () {
+    this.timer = null
+    if (this.finished) return
+    const now = performance.now()
+    if (now >= this.stopAt) {
+      this.lastTime = now
+      this.finish()
+      return
+    }
+    if (this.openLoop && this.nextDue < this.requests && !this.slots.some(inFlight)) this.lastActivity = now
+    const idle = now - this.lastActivity
+    const timeoutMs = this.timeoutMs
+    if (idle >= timeoutMs - 1) {
+      this.counts.error('ETIMEDOUT')
+      this.fail(TimeoutError, `${this.target()}: no response within ${timeoutMs / 1000} s (-s ${timeoutMs / 1000}): the timeout specified has expired`)
+      return
+    }
+    let next = Math.min(timeoutMs - idle, this.stopAt - now)
+    const limit = this.responseTimeoutMs
+    if (limit > 0) {
+      for (const slot of this.slots) {
+        if (!inFlight(slot)) continue
+        const left = slot.start + limit - now
+        if (left <= 1) {
+          this.responseTimedOut(slot, now)
+          if (this.finished) return
+        } else if (left < next) {
+          next = left
+        }
+      }
+      if (limit < next) next = limit
+    }
+    this.timer = setTimeout(this.onWatchdog, Math.max(1, Math.min(next, MAX_TIMER_MS)))
+  }
+
+  /**
+   * --response-timeout: the request fails (Exceptions, RESPONSE_TIMEOUT), its stream is cancelled
+   * (RST_STREAM CANCEL); the session carries on.
+   * @param {Slot} slot @param {number} now
+   */
+  responseTimedOut (slot, now) {
+    const stream = slot.stream
+    slot.stream = null
+    if (stream !== null) stream.close(NGHTTP2_CANCEL)
+    slot.fault = 'RESPONSE_TIMEOUT'
+    this.counts.malformed('RESPONSE_TIMEOUT')
+    if (this.counts.done < this.requests) this.record(slot, now)
+    this.next(slot, now)
+  }
+
+  /** The series' timer (engine.js second()). */
+  second () {
+    const point = /** @type {import('./load-series.js').LoadSeries} */ (this.series).sample(performance.now())
+    if (point === null || this.o.onSecond === null) return
+    try {
+      this.o.onSecond(point)
+    } catch (err) {
+      this.callbackFailed(err)
+    }
+  }
+
+  abort () {
+    if (this.finished) return
+    this.lastTime = performance.now()
+    this.aborted = true
+    this.finish()
+  }
+
+  /** @param {typeof ConnectError|typeof TimeoutError} Failure @param {string} message */
+  fail (Failure, message) {
+    if (this.finished) return
+    this.failure = new Failure(message)
+    this.aborted = true
+    this.finish()
+  }
+
+  /** @param {unknown} err */
+  callbackFailed (err) {
+    if (this.finished) return
+    this.callbackError = { thrown: err }
+    this.aborted = true
+    this.finish()
+  }
+
+  checkEnd () {
+    if (!this.finished && (this.counts.done >= this.requests || this.lastTime >= this.stopAt)) this.finish()
+  }
+
+  finish () {
+    this.finished = true
+    if (this.timer !== null) clearTimeout(this.timer)
+    if (this.tickTimer !== null) clearTimeout(this.tickTimer)
+    if (this.secondTimer !== null) clearInterval(this.secondTimer)
+    this.timer = this.tickTimer = this.secondTimer = null
+    if (this.series !== null) this.series.sample(this.lastTime)
+    if (this.o.signal) this.o.signal.removeEventListener('abort', this.onAbort)
+    for (const s of this.opened) {
+      s.dead = true
+      this.release(s)
+    }
+    const timeTakenSeconds = Math.round((this.lastTime - this.startTime) * 1000) / 1e6
+    this.resolve({ timeTakenSeconds, startTime: this.startTime, endTime: this.lastTime, aborted: this.aborted, failure: this.failure, callbackError: this.callbackError })
+  }
+
+  /**
+   * LoadResult.http2: the run's connections (sessions) and what they were told.
+   * @returns {import('../types.js').Http2Info}
+   */
+  info () {
+    const summary = (/** @type {Row} */ row) => row.count === 0
+      ? { min: 0, mean: 0, max: 0 }
+      : { min: round3(row.min), mean: round3(row.sum / row.count), max: round3(row.max) }
+    return {
+      streams: this.o.streams,
+      serverStreamsLimit: this.serverStreamsLimit,
+      connections: this.connections,
+      connectMs: summary(this.connectTimes),
+      firstByteMs: summary(this.firstByteTimes),
+      streamsPerConnection: summary(this.streamsPerConnection),
+      goaways: { ...this.goaways },
+      resets: { ...this.resets }
+    }
+  }
+
+  /** host:port for messages. */
+  target () {
+    const h = this.o.hostname
+    return `${h.includes(':') ? `[${h}]` : h}:${this.o.port}`
+  }
+}
+
+/**
+ * ab's Server name: the header's value up to its first space or control byte (ab-counts.js serverName).
+ * @param {string} value
+ */
+function serverToken (value) {
+  let end = 0
+  while (end < value.length && value.charCodeAt(end) > 32) end++
+  return value.slice(0, end)
+}
+
+/** @param {number} ms */
+function round3 (ms) {
+  return Math.round(ms * 1000) / 1000
+}
+
+/** A request is on its way (issued, waiting for its stream, or in flight). @param {Slot} slot */
+function inFlight (slot) {
+  return slot.state !== IDLE
+}
+
+function noop () {}
+
+/** Request headers HTTP/2 forbids (RFC 9113 8.2.2) or carries as a pseudo-header (Host). */
+const CONNECTION_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade'])
+
+/**
+ * Every request's headers: ab's request head (request.js requestHead: -H, -C, -A, -P, -p / -T, ab's
+ * defaults), its Host as :authority, without the headers HTTP/2 forbids; names in lower case.
+ * @param {import('./options.js').NormalizedLoadOptions} o
+ * @param {import('./request.js').Target} target
+ * @param {string} head requestHead(o, target)
+ * @returns {import('node:http2').OutgoingHttpHeaders}
+ */
+export function http2Headers (o, target, head) {
+  /** @type {Record<string, string|string[]>} */
+  const headers = { ':method': o.method, ':scheme': target.tls ? 'https' : 'http', ':path': target.path }
+  for (const line of head.split('\r\n').slice(1)) {
+    const colon = line.indexOf(':')
+    if (colon <= 0) continue
+    const name = line.slice(0, colon).trim().toLowerCase()
+    const value = line.slice(colon + 1).trim()
+    if (name === 'host') headers[':authority'] = value
+    if (CONNECTION_HEADERS.has(name)) continue
+    const had = headers[name]
+    headers[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value]
+  }
+  return headers
+}
+
+/**
+ * https: what the server says to ALPN h2, asked once on a connection of its own before the run.
+ * 'h2' also when the probe cannot connect: the run then fails as its first connection does.
+ * @param {Http2Tls} tls @param {number} timeoutMs -s
+ * @returns {Promise<string>} the protocol chosen: 'h2', 'http/1.1', or '' when the server chose none
+ */
+export function negotiate (tls, timeoutMs) {
+  return new Promise((resolve) => {
+    const socket = tls.connect(tls.options)
+    const done = (/** @type {string} */ protocol) => { socket.destroy(); resolve(protocol) }
+    socket.setTimeout(timeoutMs, () => done('h2'))
+    socket.once('secureConnect', () => done(socket.alpnProtocol || ''))
+    socket.once('error', () => done('h2'))
+  })
+}
