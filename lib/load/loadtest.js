@@ -173,9 +173,6 @@ async function negotiate (tls, timeoutMs) {
 export async function createHttp2Engine (o, target, addresses, counts) {
   const [{ Http2Engine, http2Headers }, { requestHead }] = await Promise.all([import('./http2-engine.js'), import('./request.js')])
   const tls = target.tls ? await http2Tls(o, target, addresses) : null
-  const shape = rateShape(o)
-  const part = o.interleave ?? { index: 0, count: 1 }
-  const schedule = shape === null ? null : new Schedule(shape, part.index, part.count)
   return new Http2Engine({
     address: addresses[0],
     hostname: target.hostname,
@@ -184,9 +181,25 @@ export async function createHttp2Engine (o, target, addresses, counts) {
     headers: http2Headers(o, target, requestHead({ ...o, http11: true, keepAlive: true }, target)),
     body: o.body && o.body.length > 0 ? o.body : null,
     tls,
+    streams: o.streams ?? 1,
+    ...runShape(o, counts)
+  })
+}
+
+/**
+ * What every engine of a run shares, whatever its protocol: its count of requests and connections, its
+ * schedule (-R, a ramp: this part's every N-th request of the one schedule when split over shards or
+ * threads), its time bounds, its progress and per-second callbacks, its signal and its counts.
+ * @param {ReturnType<typeof normalizeOptions>} o
+ * @param {AbCounts} counts
+ */
+function runShape (o, counts) {
+  const shape = rateShape(o)
+  const part = o.interleave ?? { index: 0, count: 1 }
+  const schedule = shape === null ? null : new Schedule(shape, part.index, part.count)
+  return {
     requests: o.requests,
     concurrency: o.concurrency,
-    streams: o.streams ?? 1,
     schedule,
     timeoutMs: o.timeout * 1000,
     timelimitMs: o.timelimit * 1000,
@@ -194,12 +207,12 @@ export async function createHttp2Engine (o, target, addresses, counts) {
     heartbeat: o.heartbeat ?? defaultHeartbeat(o.requests),
     onProgress: typeof o.onProgress === 'function' ? o.onProgress : null,
     onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,
-    // a single-thread run only, as createEngine's
+    // a single-thread run only: a worker thread's seconds would need merging across threads
     series: (o.workers ?? 1) === 1 && (o.series === true || typeof o.onSecond === 'function') ? new LoadSeries(counts, schedule === null ? null : { schedule, requests: o.requests }) : null,
     onSecond: typeof o.onSecond === 'function' ? o.onSecond : null,
     signal: o.signal ?? null,
     counts
-  })
+  }
 }
 
 /**
@@ -222,31 +235,14 @@ export async function createEngine (o, target, addresses, counts) {
   // https only: the run's TLS context (-Z, -f checked against OpenSSL here)
   const tls = target.tls ? await tlsOptions(o, target) : null
   const socketPath = o.socketPath ?? null
-  const shape = rateShape(o)
-  // a ramp split over shards or threads: this part's every N-th request of the one schedule
-  const part = o.interleave ?? { index: 0, count: 1 }
-  const schedule = shape === null ? null : new Schedule(shape, part.index, part.count)
   return new Engine({
     addresses,
     hostname: target.hostname,
     port: target.port,
     request: buildRequest(o, target),
     routes: o.routes === undefined ? null : o.routes.map((route, i) => ({ request: routeRequest(o, target, route), counts: /** @type {import('./routes.js').RouteCounts[]} */ (counts.routes)[i] })),
-    requests: o.requests,
-    schedule,
-    concurrency: o.concurrency,
     continueOnReceiveError: o.continueOnReceiveError === true,
-    timeoutMs: o.timeout * 1000,
-    timelimitMs: o.timelimit * 1000,
-    responseTimeoutMs: (o.responseTimeout ?? 0) * 1000,
-    heartbeat: o.heartbeat ?? defaultHeartbeat(o.requests),
-    onProgress: typeof o.onProgress === 'function' ? o.onProgress : null,
-    onRequest: typeof o.onRequest === 'function' ? o.onRequest : null,
-    // a single-thread run only: a worker thread's seconds would need merging across threads
-    series: (o.workers ?? 1) === 1 && (o.series === true || typeof o.onSecond === 'function') ? new LoadSeries(counts, schedule === null ? null : { schedule, requests: o.requests }) : null,
-    onSecond: typeof o.onSecond === 'function' ? o.onSecond : null,
-    signal: o.signal ?? null,
-    counts,
+    ...runShape(o, counts),
     transport: await createTransport({ addresses, port: target.port, socketPath, tls }),
     socketPath,
     // The HTTP/1.1 framing is loaded only under --http1.1: a plain ab run skips two modules.
