@@ -29,7 +29,7 @@
 //     run's CLI, results and report (92, 58, 37 s), the open loop, experiment files, output and requests
 //     through run (62, 42, 40, 40 s), your own app (100 s), the thread-cost sweep (39 s), compare's
 //     gate (44 s).
-// Those 25 are about 1,100 s of the suite's 2,400 summed. Everything else runs on every binary (about 11
+// Those 25 are about 1,100 s of the suite's 2,400 summed. Everything else runs on every binary (about 10
 // minutes a binary on 2 cores): the transports (node:net, node:tls with the binary's OpenSSL, the N-API
 // build of the native transport, unix sockets, worker threads, the hostile servers), ab's framing and
 // counts, the servers under test the binary starts (node:http, fs, Express, bcrypt's own addon, the
