@@ -9,7 +9,7 @@
 // 125 s on 2 cores busy with a second file, run --app's about 100 s, and both passed 180 s on a machine
 // busy with other work too.
 //
-// The whole suite on each of three binaries takes about 50 minutes on 2 cores (1,020 s on Node.js 20,
+// The whole suite on each of three binaries takes about an hour on 2 cores (1,184 s on Node.js 20,
 // about 10% more on 24), past the 45 CI aims at, so the other binaries run every file but 25 that run
 // once, on this Node.js. What they test does not depend on the runtime, or the files left on every
 // binary test its parts (seconds of one suite run on 2 cores, summed over each file's tests):
