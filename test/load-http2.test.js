@@ -235,10 +235,10 @@ test('bad combinations: one line naming the option and its value, exit 2, nothin
     [['--streams', '4'], /^syncbench ab: --streams applies to --http2 only \(concurrent streams per connection\), got "4"$/],
     [['--http2', '--streams', '0'], /^syncbench ab: --streams must be a positive integer, got "0"$/],
     [['--http2', '--streams', '10001'], /^syncbench ab: --streams must be at most 10000, got "10001"$/],
-    [['--http2', '-m', '10'], /^syncbench ab: -m is ab's method; h2load's -m \(streams per connection\) is --streams here, got "10"$/],
-    [['--http2', '--http1.1'], /^syncbench ab: --http2 cannot be combined with --http1\.1: it speaks HTTP\/2, not HTTP\/1\.1$/],
-    [['--http2', '-k'], /^syncbench ab: --http2 cannot be combined with -k: it keeps its connections open: drop -k$/],
-    [['--h2', '--unix', join(dir, 'none.sock')], /^syncbench ab: --http2 cannot be combined with --unix: it connects over TCP only$/]
+    [['--http2', '-m', '10', '--streams', '4'], /^syncbench ab: -m sets the streams per connection as --streams does: give one of them \(--streams 4\), got "10"$/],
+    [['--http2', '-m', '0'], /^syncbench ab: -m must be a positive integer, got "0"$/],
+    [['--http2', '-m', '10001'], /^syncbench ab: -m must be at most 10000, got "10001"$/],
+    [['--http2', '--http1.1'], /^syncbench ab: --http2 cannot be combined with --http1\.1: it speaks HTTP\/2, not HTTP\/1\.1$/]
   ]
   for (const [args, message] of cases) {
     const r = await runCli(['ab', ...args, '-n', '2', url])
@@ -252,6 +252,56 @@ test('bad combinations: one line naming the option and its value, exit 2, nothin
   const ok = await abJson(['--http2', '--streams', '10000', '-m', 'PUT', '-n', '2', url])
   assert.equal(ok.completeRequests, 2)
   assert.equal(/** @type {http2.IncomingHttpHeaders} */ (tally.headers)[':method'], 'PUT')
+})
+
+test("h2load's -m under --http2: a number is the streams per connection (-p's POST kept), a word the method; -k changes nothing", async () => {
+  const { url, tally } = await startH2()
+  const streams = await abJson(['--http2', '-k', '-c', '2', '-m', '10', '-n', '200', url])
+  assert.equal(streams.completeRequests, 200)
+  assert.equal(streams.http2?.streams, 10)
+  assert.equal(/** @type {http2.IncomingHttpHeaders} */ (tally.headers)[':method'], 'GET')
+  assert.ok(tally.maxOpen > 1 && tally.maxOpen <= 10, `up to 10 streams open on a session, saw ${tally.maxOpen}`)
+  const report = await runCli(['ab', '--h2', '-k', '-n', '4', url])
+  assert.equal(report.code, 0, report.stderr)
+  assert.doesNotMatch(report.stdout, /Keep-Alive requests/)
+  // the edge: -m 1 is one stream, and a -p body before -m 3 is still POSTed
+  await writeFile(join(dir, 'body.txt'), 'posted')
+  const posted = await abJson(['--h2', '-p', join(dir, 'body.txt'), '-m', '1', '-n', '3', url])
+  assert.equal(posted.http2?.streams, 1)
+  assert.equal(/** @type {http2.IncomingHttpHeaders} */ (tally.headers)[':method'], 'POST')
+  assert.equal(tally.bodyBytes, 3 * 'posted'.length)
+  // without --http2, ab's -m is the method whatever it says
+  const plain = await runCli(['ab', '-m', '10', '-n', '1', url])
+  assert.doesNotMatch(plain.stderr, /streams/)
+})
+
+test('--unix over h2c and over TLS (ALPN h2): the socket at the path carries every stream, named node:http2-unix and node:http2-tls-unix', { skip: opensslMissing ?? false }, async () => {
+  for (const secure of [false, true]) {
+    const tally = newTally()
+    const path = join(dir, `h2-${secure ? 'tls' : 'clear'}.sock`)
+    const server = secure ? http2.createSecureServer({ key: pem.key, cert: pem.cert }) : http2.createServer()
+    server.on('stream', (stream) => {
+      tally.streams++
+      stream.respond({ ':status': 200 })
+      stream.end(BODY)
+    })
+    server.on('session', () => { tally.sessions++ })
+    server.listen(path)
+    await once(server, 'listening')
+    try {
+      // the URL's host is never dialled: a closed port there would refuse a TCP connection
+      const r = await abJson(['--http2', '--unix', path, '-c', '2', '--streams', '5', '-n', '100', `${secure ? 'https' : 'http'}://127.0.0.1:${await closedPort()}/`])
+      assert.equal(loadResultProblem(r), null)
+      assert.equal(r.completeRequests, 100)
+      assert.equal(r.protocol, 'h2')
+      assert.equal(r.transport, secure ? 'node:http2-tls-unix' : 'node:http2-unix')
+      assert.equal(tally.streams, 100)
+      // -c sessions (the https run's ALPN question, asked first on a connection of its own, opens none)
+      assert.equal(tally.sessions, 2)
+    } finally {
+      server.close()
+    }
+  }
 })
 
 test('merge: two h2 shards add up (connections summed); an h1 result and an h2 one are refused in one line, exit 2', async () => {

@@ -274,6 +274,8 @@ export function parseAbArgs (argv) {
   let method = null
   /** @type {string|null} */
   let methodFlag = null
+  /** the method and its flag before -m replaced them (-p's POST), kept if -m turns out to give streams */
+  let beforeM = { method: /** @type {string|null} */ (null), methodFlag: /** @type {string|null} */ (null) }
   /** @type {Buffer|undefined} */
   let body
   /** @type {string|undefined} */
@@ -352,6 +354,7 @@ export function parseAbArgs (argv) {
       case 'p': setMethod(flag, 'POST'); body = readBody(flag, token.value); output.sendBody = true; break
       case 'u': setMethod(flag, 'PUT'); body = readBody(flag, token.value); output.sendBody = true; break
       case 'm':
+        if (methodFlag !== '-m') beforeM = { method, methodFlag }
         method = parseLoadArg('method', flag, token.value)
         methodFlag = flag
         break
@@ -381,13 +384,19 @@ export function parseAbArgs (argv) {
   if (positionals.length > 1) throw new InvalidOptionError(`expected one URL, got ${positionals.length} arguments: "${positionals.join('" "')}"`)
   const url = parseUrl(positionals[0])
   checkTlsOptions({ ciphers, tlsProtocol }, /^https:/i.test(url), argvSpelling)
-  checkHttp2({ http2, streams, http11, socketPath, keepAlive: output.keepAlive }, argvSpelling, rawStreams)
+  // under --http2, -m with a number is h2load's -m (streams per connection): no method is called "10"
+  if (http2 && methodFlag === '-m' && /^\d+$/.test(method ?? '')) {
+    if (streams !== undefined) throw invalidOption('-m', method, `sets the streams per connection as --streams does: give one of them (--streams ${rawStreams})`)
+    rawStreams = method ?? ''
+    streams = parseLoadArg('streams', '-m', rawStreams)
+    ;({ method, methodFlag } = beforeM)
+  }
+  checkHttp2({ http2, streams, http11 }, argvSpelling, rawStreams)
+  // -k under --http2 changes nothing (a connection carries every next request): no Keep-Alive line either
+  if (http2) output.keepAlive = false
   if (socketPath !== undefined) checkUnixSocket(socketPath, '--unix')
 
   checkRamp({ rate, rampTo, ramp }, argvSpelling, { rate: rawRate, ramp: rawRamp })
-  // h2load's -m is --streams here: ab's -m, the method, keeps its meaning; a number given to it under
-  // --http2 is more likely h2load's than a method called "10"
-  if (http2 && methodFlag === '-m' && /^\d+$/.test(method ?? '')) throw invalidOption('-m', method, "is ab's method; h2load's -m (streams per connection) is --streams here")
   // open loop: -t implies the requests due within it rather than ab's 50000 (a -n after -t still
   // wins); a ramp without -t or -n, the requests it schedules over its duration
   if (rate !== undefined && timelimit > 0 && requestsFlag !== '-n') {

@@ -78,8 +78,9 @@ syncbench's own:
                           connections' figures and the HDR percentiles per
                           request (docs/http2.md)
   --streams N             with --http2: concurrent streams per connection
-                          (h2load's -m; ab's -m stays the method; default 1),
-                          fewer when the server's SETTINGS allow fewer
+                          (default 1), fewer when the server's SETTINGS allow
+                          fewer; -m N says the same (h2load's -m), -m WORD is
+                          the method
   --response-timeout T    the longest one response may take, from its request's
                           start (default 0: none; at most 86400 s); a response
                           past it is a failed request (Exceptions,

@@ -76,6 +76,7 @@ const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED
 /**
  * @typedef {object} Http2EngineOptions
  * @property {string} address     the host's address (resolved once)
+ * @property {string|null} socketPath  --unix: the server's unix socket, connected instead of address:port
  * @property {string} hostname    for messages
  * @property {number} port
  * @property {string} authority   the :authority and the origin node:http2 is given ("host:port")
@@ -221,7 +222,10 @@ export class Http2Engine {
     /** the lowest SETTINGS_MAX_CONCURRENT_STREAMS a session was given below `streams`, 0: none lower */
     this.serverStreamsLimit = 0
     /** @type {import('./transport.js').TransportName} what the LoadResult calls the transport */
-    this.transportName = o.tls === null ? 'node:http2' : 'node:http2-tls'
+    /** @type {import('./transport.js').TransportName} */
+    this.transportName = o.tls === null
+      ? (o.socketPath === null ? 'node:http2' : 'node:http2-unix')
+      : (o.socketPath === null ? 'node:http2-tls' : 'node:http2-tls-unix')
     /** @type {import('../types.js').TlsInfo|null} */
     this.tls = null
   }
@@ -270,7 +274,7 @@ export class Http2Engine {
     const origin = `${o.tls === null ? 'http' : 'https'}://${o.authority}`
     const createConnection = () => {
       const socket = o.tls === null
-        ? net.connect({ host: o.address, port: o.port, noDelay: true })
+        ? net.connect(o.socketPath === null ? { host: o.address, port: o.port, noDelay: true } : { path: o.socketPath })
         : o.tls.connect(o.tls.options)
       socket.once(o.tls === null ? 'connect' : 'secureConnect', () => this.socketConnected(s))
       s.socket = socket

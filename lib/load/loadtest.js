@@ -121,7 +121,9 @@ export async function runEngine (o, target, addresses) {
   // for every thread of the process): what the merge of shards run on several machines unites (their
   // clocks agree as NTP keeps them)
   const wallOffset = Date.now() - performance.now()
-  if (o.http2 === true && target.tls && await negotiate(await http2Tls(o, target, addresses), o.timeout * 1000) !== 'h2') {
+  // https with --http2: its TLS (a secure context, loaded once), and the protocol the server picks in ALPN
+  const h2tls = o.http2 === true && target.tls ? await http2Tls(o, target, addresses) : null
+  if (h2tls !== null && await negotiate(h2tls, o.timeout * 1000) !== 'h2') {
     // the server refused h2 in ALPN: HTTP/1.1, as a browser falls back (LoadResult.protocol says so)
     o = { ...o, http2: false, http11: true, keepAlive: true }
   }
@@ -132,7 +134,7 @@ export async function runEngine (o, target, addresses) {
   }
   if (o.http2 === true) {
     const counts = newCounts(o)
-    const engine = await createHttp2Engine(o, target, addresses, counts)
+    const engine = await createHttp2Engine(o, target, addresses, counts, h2tls)
     const end = await engine.run()
     return finishRun(o, target, wallOffset, counts, end, engine.transportName, engine.tls, o.series === true ? engine.series : null, engine.info())
   }
@@ -151,7 +153,8 @@ export async function runEngine (o, target, addresses) {
  */
 async function http2Tls (o, target, addresses) {
   const [{ connect }, { handshakeInfo }, { context, servername }] = await Promise.all([import('node:tls'), import('./tls.js'), tlsOptions(o, target)])
-  const options = { host: addresses[0], port: target.port, secureContext: context, rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'], ...(servername === null ? {} : { servername }) }
+  const where = o.socketPath === undefined ? { host: addresses[0], port: target.port } : { path: o.socketPath }
+  const options = { ...where, secureContext: context, rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'], ...(servername === null ? {} : { servername }) }
   return { connect, options, handshakeInfo, servername }
 }
 
@@ -169,12 +172,14 @@ async function negotiate (tls, timeoutMs) {
  * @param {import('./request.js').Target} target
  * @param {string[]} addresses
  * @param {AbCounts} counts
+ * @param {import('./http2-engine.js').Http2Tls|null} [tls] https: its TLS when already made (else made here)
  */
-export async function createHttp2Engine (o, target, addresses, counts) {
+export async function createHttp2Engine (o, target, addresses, counts, tls = null) {
   const [{ Http2Engine, http2Headers }, { requestHead }] = await Promise.all([import('./http2-engine.js'), import('./request.js')])
-  const tls = target.tls ? await http2Tls(o, target, addresses) : null
+  if (tls === null && target.tls) tls = await http2Tls(o, target, addresses)
   return new Http2Engine({
     address: addresses[0],
+    socketPath: o.socketPath ?? null,
     hostname: target.hostname,
     port: target.port,
     authority: `${target.hostField}:${target.port}`,

@@ -425,9 +425,9 @@ export function checkWorkersWithinConcurrency (workers, concurrency, spell, got)
 }
 
 /**
- * --http2's combinations: --streams needs it; it speaks neither --http1.1 nor over a unix socket
- * (yet), keeps its connections open (-k would say nothing), runs one route.
- * @param {{ http2?: boolean, streams?: number, http11?: boolean, socketPath?: string, keepAlive?: boolean, routes?: unknown }} o
+ * --http2's combinations: --streams needs it; it does not speak --http1.1, runs one route. -k is
+ * accepted and changes nothing (HTTP/2 keeps its connections open), so an ab command line takes --h2 as is.
+ * @param {{ http2?: boolean, streams?: number, http11?: boolean, routes?: unknown }} o
  * @param {Spelling} spell
  * @param {string} [gotStreams] --streams as typed
  */
@@ -440,8 +440,6 @@ export function checkHttp2 (o, spell, gotStreams) {
   /** @type {[string, boolean, string][]} */
   const refused = [
     ['http11', o.http11 === true, 'speaks HTTP/2, not HTTP/1.1'],
-    ['socketPath', o.socketPath !== undefined, 'connects over TCP only'],
-    ['keepAlive', o.keepAlive === true, 'keeps its connections open: drop -k'],
     ['routes', o.routes !== undefined, 'runs one route']
   ]
   for (const [name, given, why] of refused) {

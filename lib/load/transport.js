@@ -37,9 +37,9 @@ import { addonStatus } from './native-addon.js'
  */
 
 /**
- * node:http2 and node:http2-tls name the sockets of an HTTP/2 run (http2-engine.js), which carries its
+ * node:http2 and node:http2-tls (-unix over --unix) name the sockets of an HTTP/2 run (http2-engine.js), which carries its
  * streams over node:http2's sessions rather than through a Transport.
- * @typedef {'native'|'native-unix'|'node:net'|'node:net-unix'|'node:tls'|'node:tls-unix'|'node:http2'|'node:http2-tls'} TransportName
+ * @typedef {'native'|'native-unix'|'node:net'|'node:net-unix'|'node:tls'|'node:tls-unix'|'node:http2'|'node:http2-tls'|'node:http2-unix'|'node:http2-tls-unix'} TransportName
  */
 
 /**
