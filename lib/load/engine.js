@@ -26,7 +26,7 @@
 // coordinated omission.
 // No pipelining: a connection carries one request at a time.
 import { performance } from 'node:perf_hooks'
-import { ConnectError, TimeoutError } from '../errors.js'
+import { ConnectError } from '../errors.js'
 import {
   Connection, describeError, describeFdExhaustion, openFilesLimit, SYNC_CONNECT_ERRORS, CONNECTING, CONNECTED, READING
 } from './connection.js'
@@ -34,9 +34,7 @@ import { HEADER_LIMIT, findHeaderEnd, statusCode } from './response-parser.js'
 import { COMPLETE, INVALID, INTERIM } from './framing.js'
 import { assignRoutes } from './routes.js'
 import { LOAD_SERIES_INTERVAL_MS } from './load-series.js'
-
-/** setTimeout's longest delay; a longer -s is waited for in several turns. */
-const MAX_TIMER_MS = 2 ** 31 - 1
+import { MAX_TIMER_MS, checkBounds } from './run-bounds.js'
 
 /**
  * Open loop: a request sent more than this many ms after its intended time counts as late. Node's
@@ -81,7 +79,7 @@ export const LATE_THRESHOLD_MS = 5
  * @property {number} [startTime]  the run's start and end, performance.now() of the engine's thread (the
  * @property {number} [endTime]    same clock in every thread of a process: workers.js merges the windows)
  * @property {boolean} aborted  ended early: a signal, ab's exit, a callback that threw
- * @property {ConnectError|TimeoutError|null} failure where ab would exit
+ * @property {ConnectError|import('../errors.js').TimeoutError|null} failure where ab would exit
  * @property {{ thrown: unknown }|null} callbackError what a caller's callback threw (boxed: a callback
  *           may throw any value, undefined included)
  */
@@ -142,7 +140,7 @@ export class Engine {
     this.lastActivity = 0
     this.finished = false
     this.aborted = false
-    /** @type {ConnectError|TimeoutError|null} */
+    /** @type {ConnectError|import('../errors.js').TimeoutError|null} */
     this.failure = null
     /** @type {{ thrown: unknown }|null} */
     this.callbackError = null
@@ -703,53 +701,11 @@ export class Engine {
     }
   }
 
-  /**
-   * The run's one timer, for every time bound; it checks them when it fires, so the hot path sets no
-   * timer per request:
-   *   -t: the run ends at its limit whatever the server does. ab checks -t only between socket events,
-   *       so a response dripped a byte at a time, or an endless chunked body, keeps ab running; we end
-   *       it here on purpose (a documented deviation: see syncbench ab --help).
-   *   -s: ab's inactivity timeout, for the whole run (one stalled socket among busy ones does not trip it).
-   *   --response-timeout: each response's own deadline from its request's start (connect included);
-   *       one past it fails its request (responseTimedOut()).
-   */
+  /** The run's one timer, for every time bound (run-bounds.js): -t, -s, --response-timeout. */
   watchdog () {
     this.timer = null
-    if (this.finished) return
-    const now = performance.now()
-    if (now >= this.stopAt) {
-      this.lastTime = now
-      this.finish()
-      return
-    }
-    // open loop: connections waiting for their schedule are not a silent server; -s counts only while
-    // a request is in flight (a send counts as activity, so a request sent after a long wait starts
-    // afresh) or once the schedule is over (a request lost on the way then ends the run as in ab)
-    if (this.openLoop && this.nextDue < this.requests && !this.conns.some(inFlight)) this.lastActivity = now
-    const idle = now - this.lastActivity
-    const timeoutMs = this.timeoutMs
-    if (idle >= timeoutMs - 1) {
-      this.counts.error('ETIMEDOUT')
-      this.fail(TimeoutError, `${this.target()}: no response within ${timeoutMs / 1000} s (-s ${timeoutMs / 1000}): the timeout specified has expired`)
-      return
-    }
-    let next = Math.min(timeoutMs - idle, this.stopAt - now)
-    const limit = this.responseTimeoutMs
-    if (limit > 0) {
-      for (const c of this.conns) {
-        if (!inFlight(c)) continue
-        const left = c.start + limit - now
-        if (left <= 1) {
-          this.responseTimedOut(c, now)
-          if (this.finished) return
-        } else if (left < next) {
-          next = left
-        }
-      }
-      if (limit < next) next = limit
-    }
-    // at least 1 ms: a timer may fire a fraction of a millisecond before performance.now() says it is due
-    this.timer = setTimeout(this.onWatchdog, Math.max(1, Math.min(next, MAX_TIMER_MS)))
+    const next = checkBounds(this, this.conns, inFlight)
+    if (next >= 0) this.timer = setTimeout(this.onWatchdog, next)
   }
 
   /**
@@ -773,7 +729,7 @@ export class Engine {
 
   /**
    * What ab does with apr_err(): stop everything; loadtest() throws with the partial result.
-   * @param {typeof ConnectError|typeof TimeoutError} Failure @param {string} message
+   * @param {typeof ConnectError|typeof import('../errors.js').TimeoutError} Failure @param {string} message
    */
   fail (Failure, message) {
     if (this.finished) return

@@ -42,14 +42,13 @@
 import http2 from 'node:http2'
 import net from 'node:net'
 import { performance } from 'node:perf_hooks'
-import { ConnectError, TimeoutError } from '../errors.js'
+import { ConnectError } from '../errors.js'
 import { describeError } from './connection.js'
 import { LATE_THRESHOLD_MS } from './engine.js'
 import { LOAD_SERIES_INTERVAL_MS } from './load-series.js'
+import { MAX_TIMER_MS, checkBounds } from './run-bounds.js'
 import { Row } from './request-times.js'
 
-/** setTimeout's longest delay (as engine.js's). */
-const MAX_TIMER_MS = 2 ** 31 - 1
 /** ab's limit: more than this many connect failures end the run. */
 const CONNECT_FAILURES = 10
 
@@ -196,7 +195,7 @@ export class Http2Engine {
     this.stopAt = Infinity
     this.finished = false
     this.aborted = false
-    /** @type {ConnectError|TimeoutError|null} */
+    /** @type {ConnectError|import('../errors.js').TimeoutError|null} */
     this.failure = null
     /** @type {{ thrown: unknown }|null} */
     this.callbackError = null
@@ -667,41 +666,13 @@ export class Http2Engine {
     this.issue(slot, now)
   }
 
-  // Bounds and the end (engine.js's watchdog: -t, -s, --response-timeout).
+  // Bounds and the end.
 
+  /** The run's one timer, for every time bound (run-bounds.js): -t, -s, --response-timeout. */
   watchdog () {
     this.timer = null
-    if (this.finished) return
-    const now = performance.now()
-    if (now >= this.stopAt) {
-      this.lastTime = now
-      this.finish()
-      return
-    }
-    if (this.openLoop && this.nextDue < this.requests && !this.slots.some(inFlight)) this.lastActivity = now
-    const idle = now - this.lastActivity
-    const timeoutMs = this.timeoutMs
-    if (idle >= timeoutMs - 1) {
-      this.counts.error('ETIMEDOUT')
-      this.fail(TimeoutError, `${this.target()}: no response within ${timeoutMs / 1000} s (-s ${timeoutMs / 1000}): the timeout specified has expired`)
-      return
-    }
-    let next = Math.min(timeoutMs - idle, this.stopAt - now)
-    const limit = this.responseTimeoutMs
-    if (limit > 0) {
-      for (const slot of this.slots) {
-        if (!inFlight(slot)) continue
-        const left = slot.start + limit - now
-        if (left <= 1) {
-          this.responseTimedOut(slot, now)
-          if (this.finished) return
-        } else if (left < next) {
-          next = left
-        }
-      }
-      if (limit < next) next = limit
-    }
-    this.timer = setTimeout(this.onWatchdog, Math.max(1, Math.min(next, MAX_TIMER_MS)))
+    const next = checkBounds(this, this.slots, inFlight)
+    if (next >= 0) this.timer = setTimeout(this.onWatchdog, next)
   }
 
   /**
@@ -737,7 +708,7 @@ export class Http2Engine {
     this.finish()
   }
 
-  /** @param {typeof ConnectError|typeof TimeoutError} Failure @param {string} message */
+  /** @param {typeof ConnectError|typeof import('../errors.js').TimeoutError} Failure @param {string} message */
   fail (Failure, message) {
     if (this.finished) return
     this.failure = new Failure(message)
