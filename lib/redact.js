@@ -209,6 +209,25 @@ export function redactRequestHead (head, secretHeaders) {
   }).join('\r\n')
 }
 
+/**
+ * An HTTP/2 request's headers as -v 2 shows them under --http2, a line each (pseudo-headers first; no
+ * CRLF: HTTP/2 has no header text):
+ * :path's query and the credential headers starred, as redactRequestHead does.
+ * @param {import('node:http2').OutgoingHttpHeaders} headers
+ * @param {readonly string[]} [secretHeaders]  --secret-header's names
+ */
+export function redactHttp2Headers (headers, secretHeaders) {
+  const secret = secretHeaderSet(secretHeaders)
+  const lines = []
+  const pseudoFirst = Object.entries(headers).sort(([a], [b]) => Number(!a.startsWith(':')) - Number(!b.startsWith(':')))
+  for (const [name, value] of pseudoFirst) {
+    for (const one of Array.isArray(value) ? value : [value]) {
+      lines.push(name === ':path' ? `${name}: ${redactUrl(String(one))}` : redactHeader(`${name}: ${one}`, secret))
+    }
+  }
+  return lines.join('\n')
+}
+
 /** The flags whose value is a credential, as typed (ab's and run's spellings). */
 const SECRET_FLAGS = new Map([['-A', 'auth'], ['--auth', 'auth'], ['-P', 'auth'], ['--proxy-auth', 'auth'], ['-C', 'cookie'], ['--cookie', 'cookie'], ['-H', 'header'], ['--header', 'header']])
 /** The other one-letter flags that take a value (ab's and run's): in a cluster they take the rest. */

@@ -275,6 +275,19 @@ test("h2load's -m under --http2: a number is the streams per connection (-p's PO
   assert.doesNotMatch(plain.stderr, /streams/)
 })
 
+test('-v 2 under --http2 shows the header list every stream carries, pseudo-headers first, credentials and the query starred', async () => {
+  const { url, tally } = await startH2()
+  const r = await runCli(['ab', '--h2', '-v', '2', '-A', 'user:pw', '-H', 'X-Token: abc', '--secret-header', 'X-Token', '-n', '1', `${url}a?token=zz`])
+  assert.equal(r.code, 0, r.stderr)
+  const shown = r.stdout.split('\n---\n')[1]
+  assert.equal(shown, [':method: GET', ':scheme: http', ':path: /a?token=***', `:authority: ${new URL(url).host}`,
+    'authorization: Basic ***', 'x-token: ***', 'user-agent: ApacheBench/2.3', 'accept: */*'].join('\n'))
+  assert.match(r.stdout, /INFO: GET headers \(HTTP\/2\) == \n/)
+  assert.doesNotMatch(r.stdout, /user:pw|dXNlcjpwdw|abc|zz/)
+  // and the stream itself carried them unstarred
+  assert.equal(/** @type {http2.IncomingHttpHeaders} */ (tally.headers)['x-token'], 'abc')
+})
+
 test('--unix over h2c and over TLS (ALPN h2): the socket at the path carries every stream, named node:http2-unix and node:http2-tls-unix', { skip: opensslMissing ?? false }, async () => {
   for (const secure of [false, true]) {
     const tally = newTally()

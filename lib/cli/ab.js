@@ -5,7 +5,7 @@ import { version } from '../version.js'
 import { parseAbArgs } from '../ab/ab-args.js'
 import { formatAbBanner, formatAbStart, formatAbDone, formatAbReport, formatAbHtmlBanner, formatAbHtmlReport } from '../ab/ab-report.js'
 import { checkNativeTransport } from './output.js'
-import { redactRequestHead, redactUrl } from '../redact.js'
+import { redactHttp2Headers, redactRequestHead, redactUrl } from '../redact.js'
 
 export function helpText () {
   return `syncbench ab ${version}: an ApacheBench 2.3 drop-in (same flags, same report)
@@ -210,6 +210,20 @@ export async function main (argv, io) {
 }
 
 /**
+ * ab -v 2's request head, credentials starred: the HTTP/1 head, or under --http2 each stream's headers.
+ * @param {import('../types.js').LoadOptions} options
+ */
+async function shownRequestHead (options) {
+  const [{ normalizeOptions }, { parseTarget, requestHead }] = await Promise.all([import('../load/loadtest.js'), import('../load/request.js')])
+  const o = normalizeOptions(options)
+  const target = parseTarget(options.url)
+  if (o.http2 !== true) return `INFO: ${options.method} header == \n---\n${redactRequestHead(requestHead(o, target), options.secretHeaders)}\n---\n`
+  const { http2Headers } = await import('../load/http2-engine.js')
+  const headers = http2Headers(o, target, requestHead({ ...o, http11: true, keepAlive: true }, target))
+  return `INFO: ${options.method} headers (HTTP/2) == \n---\n${redactHttp2Headers(headers, options.secretHeaders)}\n---\n`
+}
+
+/**
  * The run and its report: the exit code.
  * @param {object} o
  * @param {import('../types.js').LoadOptions} o.options
@@ -223,8 +237,7 @@ export async function main (argv, io) {
  * @returns {Promise<number>}
  */
 async function runAb ({ options, output, io, controller, files, log, hdrLog, live }) {
-  const { loadtest, normalizeOptions } = await import('../load/loadtest.js')
-  const { parseTarget, requestHead } = await import('../load/request.js')
+  const { loadtest } = await import('../load/loadtest.js')
   let abortedAt = Infinity
   const onSigint = () => { abortedAt = Date.now(); controller.abort() }
 
@@ -232,10 +245,9 @@ async function runAb ({ options, output, io, controller, files, log, hdrLog, liv
   // so that a run that cannot start leaves stdout empty.
   let pending = ''
   if (!output.json) pending = output.html ? formatAbHtmlBanner() : formatAbBanner() + formatAbStart(options.url, output.heartbeat)
-  // ab -v 2 shows the request head it will send (its other -v output is per response: not reproduced)
-  if (!output.json && (options.verbosity ?? 1) >= 2) {
-    pending += `INFO: ${options.method} header == \n---\n${redactRequestHead(requestHead(normalizeOptions(options), parseTarget(options.url)), options.secretHeaders)}\n---\n`
-  }
+  // ab -v 2 shows the request head it will send (its other -v output is per response: not reproduced);
+  // under --http2, the header list each stream's HEADERS frame carries
+  if (!output.json && (options.verbosity ?? 1) >= 2) pending += await shownRequestHead(options)
   if (io.stdout.isTTY) { io.stdout.write(pending); pending = '' }
 
   let result
