@@ -16,6 +16,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadResultProblem } from '../lib/run/results-schema.js'
+import { normalizeOptions, runEngine } from '../lib/load/loadtest.js'
+import { parseTarget } from '../lib/load/request.js'
 import { runCli, abJson, closedPort } from './helper.js'
 
 const BODY = 'hello over h2\n'
@@ -286,6 +288,22 @@ test('-v 2 under --http2 shows the header list every stream carries, pseudo-head
   assert.doesNotMatch(r.stdout, /user:pw|dXNlcjpwdw|abc|zz/)
   // and the stream itself carried them unstarred
   assert.equal(/** @type {http2.IncomingHttpHeaders} */ (tally.headers)['x-token'], 'abc')
+})
+
+test("a host with several addresses: the sessions move on from a refusing one while none has connected, as ab's connections do", async () => {
+  // 127.0.0.2 is loopback too, but the server listens on 127.0.0.1 only: ab's ::1-then-127.0.0.1 case
+  const { url, tally } = await startH2()
+  const o = normalizeOptions({ url, requests: 20, concurrency: 2, http2: true, streams: 2 })
+  const r = await runEngine(o, parseTarget(url), ['127.0.0.2', '127.0.0.1'])
+  assert.equal(r.completeRequests, 20)
+  assert.equal(r.failedRequests, 0)
+  assert.equal(tally.streams, 20)
+  assert.ok((r.errors?.ECONNREFUSED ?? 0) >= 1 && (r.errors?.ECONNREFUSED ?? 0) <= 2, JSON.stringify(r.errors))
+  // every address refusing: ab's connect failure, the last address named
+  const refused = await runEngine(o, parseTarget(url), ['127.0.0.2', '127.0.0.3']).then(() => null, (e) => e)
+  assert.equal(refused?.code, 'SB_ERR_CONNECT')
+  assert.match(refused.message, /ECONNREFUSED/)
+  assert.equal(refused.result.completeRequests, 0)
 })
 
 test('--unix over h2c and over TLS (ALPN h2): the socket at the path carries every stream, named node:http2-unix and node:http2-tls-unix', { skip: opensslMissing ?? false }, async () => {

@@ -74,7 +74,7 @@ const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED
 
 /**
  * @typedef {object} Http2EngineOptions
- * @property {string} address     the host's address (resolved once)
+ * @property {string[]} addresses the host's addresses, in resolver order (resolved once, as ab does)
  * @property {string|null} socketPath  --unix: the server's unix socket, connected instead of address:port
  * @property {string} hostname    for messages
  * @property {number} port
@@ -161,6 +161,8 @@ class Session {
     /** bytes counted already from this session's socket */
     this.countedRead = 0
     this.countedWritten = 0
+    /** which of the host's addresses its connection went to */
+    this.addressIndex = 0
   }
 }
 
@@ -206,6 +208,10 @@ export class Http2Engine {
     this.onWatchdog = this.watchdog.bind(this)
     this.onAbort = this.abort.bind(this)
     this.connectFailures = 0
+    /** which of o.addresses connections go to: ab's fallback moves on while nothing has succeeded */
+    this.addressIndex = 0
+    /** a connection has been made: the fallback is over */
+    this.connectedOnce = false
     /** @type {Session[]} every session of the run, to count and close at its end */
     this.opened = []
     // per connection, for LoadResult.http2
@@ -271,10 +277,12 @@ export class Http2Engine {
     s.opened = performance.now()
     const o = this.o
     const origin = `${o.tls === null ? 'http' : 'https'}://${o.authority}`
+    const host = o.addresses[this.addressIndex]
+    s.addressIndex = this.addressIndex
     const createConnection = () => {
       const socket = o.tls === null
-        ? net.connect(o.socketPath === null ? { host: o.address, port: o.port, noDelay: true } : { path: o.socketPath })
-        : o.tls.connect(o.tls.options)
+        ? net.connect(o.socketPath === null ? { host, port: o.port, noDelay: true } : { path: o.socketPath })
+        : o.tls.connect(o.socketPath === null ? { ...o.tls.options, host } : o.tls.options)
       socket.once(o.tls === null ? 'connect' : 'secureConnect', () => this.socketConnected(s))
       s.socket = socket
       return socket
@@ -292,6 +300,7 @@ export class Http2Engine {
     const now = performance.now()
     this.lastActivity = now
     s.connectedAt = now
+    this.connectedOnce = true
     this.connectTimes.record(now - s.opened)
     const tls = this.o.tls
     if (this.tls === null && tls !== null) this.tls = { ...tls.handshakeInfo(/** @type {import('node:tls').TLSSocket} */ (s.socket)), serverName: tls.servername }
@@ -339,8 +348,15 @@ export class Http2Engine {
     this.lastActivity = performance.now()
     const code = err.code ?? 'ERROR'
     if (s.connectedAt === 0 && !this.finished) {
-      // ab's way with a refused or failed connect: the run cannot go on
       this.counts.error(code)
+      if (!this.connectedOnce && this.o.socketPath === null && s.addressIndex + 1 < this.o.addresses.length) {
+        // ab's fallback while nothing has connected yet: the host's next address (localhost as ::1, then
+        // 127.0.0.1); the sessions that failed on the same address move on together
+        if (this.addressIndex === s.addressIndex) this.addressIndex++
+        this.retire(s)
+        return
+      }
+      // ab's way with a refused or failed connect: the run cannot go on
       this.counts.errConn++
       this.counts.bad++
       this.fail(ConnectError, `${this.target()}: ${describeError(err)}`)
@@ -766,6 +782,7 @@ export class Http2Engine {
 
   /** host:port for messages. */
   target () {
+    if (this.o.socketPath !== null) return `unix:${this.o.socketPath}`
     const h = this.o.hostname
     return `${h.includes(':') ? `[${h}]` : h}:${this.o.port}`
   }

@@ -178,7 +178,7 @@ export async function createHttp2Engine (o, target, addresses, counts, tls = nul
   const [{ Http2Engine, http2Headers }, { requestHead }] = await Promise.all([import('./http2-engine.js'), import('./request.js')])
   if (tls === null && target.tls) tls = await http2Tls(o, target, addresses)
   return new Http2Engine({
-    address: addresses[0],
+    addresses,
     socketPath: o.socketPath ?? null,
     hostname: target.hostname,
     port: target.port,
