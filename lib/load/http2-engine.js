@@ -152,6 +152,8 @@ class Session {
     this.ready = false
     /** a GOAWAY arrived */
     this.goaway = false
+    /** the connection ended on a protocol error before SETTINGS: its first frame was something else */
+    this.notSettings = false
     /** GOAWAY, close or error: no new stream */
     this.dead = false
     this.limit = 0
@@ -346,6 +348,9 @@ export class Http2Engine {
       this.fail(ConnectError, `${this.target()}: ${describeError(err)}`)
       return
     }
+    // before SETTINGS, nghttp2's protocol error is a first frame that was not SETTINGS: bytes of
+    // another protocol (an HTTP/1 server's answer to the preface) or garbage
+    if (!s.ready) s.notSettings = true
     for (const slot of this.slots) if (slot.session === s && slot.state === FLIGHT && slot.fault === '') slot.fault = code
     this.retire(s)
   }
@@ -363,7 +368,10 @@ export class Http2Engine {
       this.counts.bad++
       this.counts.error('NO_SETTINGS')
       if (++this.connectFailures > CONNECT_FAILURES) {
-        this.fail(ConnectError, `${this.target()}: test aborted after ${CONNECT_FAILURES} failures: connections closed before the server's SETTINGS`)
+        const why = !s.notSettings
+          ? "connections closed before the server's SETTINGS"
+          : `the server's first bytes were not an HTTP/2 SETTINGS frame${this.o.tls === null ? ' (an HTTP/1 server? http:// speaks h2c by prior knowledge)' : ''}`
+        this.fail(ConnectError, `${this.target()}: test aborted after ${CONNECT_FAILURES} failures: ${why}`)
         return
       }
     }
