@@ -638,8 +638,7 @@ export function h2Response (streamId, body = 'ok') {
  * for servers node:http2 would never be (bad frames, floods, HTTP/1.1 text for a preface). It parses
  * the client's preface and its frames (never HPACK: a request is its stream's END_STREAM) and counts
  * in `served`: connections, streams (request HEADERS), requests read whole, responses sent whole
- * (H2Conn.answer), the DATA bytes read, the most streams open at once on a
- * connection.
+ * (H2Conn.answer), the DATA bytes read, the most streams open at once on a connection.
  * @param {H2Serve} serve
  */
 export async function startH2RawServer (serve) {

@@ -520,9 +520,10 @@ h2Cases.push({
   line: NOT_SETTINGS,
   check: (r, served) => assert.equal(served.connections, 11)
 })
-// A CONTINUATION flood (CVE-2024-27983's shape: a header block that never ends) and a PING flood of
-// 5000 frames: nghttp2 ends the connection (ERR_HTTP2_ERROR on its streams); each of the 5 new
-// connections' 2 streams meets the same.
+// A CONTINUATION flood (CVE-2024-27983's shape: 5000 frames of a header block that never ends) and a
+// PING flood (20,000 in one write: any read of more than 17 KiB of it holds more PINGs than the 1000
+// acknowledgements nghttp2 queues at most): nghttp2 ends the connection (ERR_HTTP2_ERROR on its
+// stream), and each of the 5 requests meets it on a connection of its own.
 h2Cases.push({
   name: 'a CONTINUATION flood: every stream fails (ERR_HTTP2_ERROR), each connection replaced',
   serve: answersWith((id) => Buffer.concat([h2Frame(H2.HEADERS, 0, id, H2_STATUS_200), flood(h2Frame(H2.CONTINUATION, 0, id), 5000)])),
@@ -535,13 +536,20 @@ h2Cases.push({
 })
 h2Cases.push({
   name: 'a PING flood with every answer: the connection ended (ERR_HTTP2_ERROR), each replaced',
-  serve: { request: (c, id) => { c.write(flood(h2Frame(H2.PING, 0, 0, Buffer.alloc(8)), 5000)); c.answer(id) } },
+  serve: { request: (c, id) => { c.write(flood(h2Frame(H2.PING, 0, 0, Buffer.alloc(8)), 20_000)); c.answer(id) } },
   args: ['-c', '1', '--streams', '1', '-n', '5'],
   expect: { completeRequests: 5 },
   check: (r, served) => {
     allFailedAsProtocolErrors(5)(r)
     assert.equal(served.connections, 5)
   }
+})
+h2Cases.push({
+  name: '100 PINGs before every answer, under the flood limit: each acknowledged, every request answered',
+  serve: { request: (c, id) => { c.write(flood(h2Frame(H2.PING, 0, 0, Buffer.alloc(8)), 100)); c.answer(id) } },
+  args: ['-c', '1', '--streams', '1', '-n', '5'],
+  expect: { completeRequests: 5, failedRequests: 0, statusCodes: { 200: 5 } },
+  check: (r, served) => assert.equal(served.connections, 1)
 })
 // A half-close (FIN) after a connection's 2nd answer: node:http2 ends the session, a stream sent
 // on it before the FIN was read is lost with the connection (Receive, CONNECTION_CLOSED, not a reset
