@@ -18,6 +18,11 @@
 // and --workers 2 beside one worker on the same core; syncbench with its native TCP transport and
 // with node:net (SYNCBENCH_IO=net); whole-process CPU and steady state (start-up and exit taken off).
 //
+// Then HTTP/2 (--only http2): syncbench ab --http2 -c 10 --streams 10 against h2load -c 10 -m 10, the
+// same -n, on the same server: bench/hello-server.js --http2 (node:http2) and nghttpd --no-tls serving
+// a small file (when installed); interleaved rounds, CPU per request of each generator's process as a
+// ratio to h2load's, median and range.
+//
 // Then what watching costs (bench/dashboard-overhead.js): CPU per request of syncbench ab -k -c 50 with
 // --dashboard and a Chromium page open on it, beside the same run without, many alternated rounds, the
 // ratio with its 95% confidence interval (needs nginx, taskset and /usr/bin/chromium or --chromium).
@@ -26,13 +31,14 @@
 // invocations recorded in docs/recorded/bench-*.json are what docs/benchmarks.md's "Measured here"
 // tables show, median and range (scripts/docs-bench.js).
 //
-// Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk,nginx,open-loop,dashboard]
+// Usage: npm run bench [-- --requests 100000 --concurrency 50 --repeat 3 --quick --only ab,wrk,nginx,open-loop,http2,dashboard]
+//                      [--h2-requests 20000]
 //                      [--rates 100,1000,10000 --rate-seconds 5 --max-rate 320000 --big-requests 1000000]
 //                      [--dashboard-rounds 60 --dashboard-requests 600000 --chromium /usr/bin/chromium]
 //                      [--json <file>]
 import { spawn, fork, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -56,6 +62,7 @@ const { values } = parseArgs({
     'rate-seconds': { type: 'string', default: '5' },
     'max-rate': { type: 'string', default: '320000' },
     'big-requests': { type: 'string', default: '1000000' },
+    'h2-requests': { type: 'string', default: '20000' },
     'dashboard-rounds': { type: 'string', default: '60' },
     'dashboard-requests': { type: 'string', default: '600000' },
     chromium: { type: 'string', default: '/usr/bin/chromium' },
@@ -351,6 +358,110 @@ async function nginxTargets (nginx) {
 }
 
 /**
+ * A port on 127.0.0.1 that nothing listens on now (bound, read, released): for nghttpd, which takes
+ * its port on the command line.
+ */
+async function freePort () {
+  const { createServer } = await import('node:net')
+  const probe = createServer().listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address())
+  await new Promise((resolve) => probe.close(resolve))
+  return port
+}
+
+/**
+ * Wait until something accepts connections on the port (a server started as a command).
+ * @param {number} port
+ */
+async function listening (port) {
+  const { connect } = await import('node:net')
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true) })
+      socket.on('error', () => resolve(false))
+    })
+    if (ok) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`nothing listens on 127.0.0.1:${port} after 5 s`)
+}
+
+/**
+ * HTTP/2: syncbench ab --http2 beside h2load, the same connections, streams and -n, on node:http2's
+ * hello server and on nghttpd; rounds interleaved; each generator's CPU per request and its ratio to
+ * h2load's on the same server (the issue's goal: at most 1.5).
+ */
+async function http2Peers () {
+  const n = values.quick ? '5000' : values['h2-requests']
+  if (!has('h2load', ['--version'])) {
+    console.error('http2: skipped (h2load not installed: apt-get install nghttp2-client)')
+    return
+  }
+  const h2Count = (/** @type {string} */ out) => Number(/^requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded/m.exec(out)?.[1])
+  const abCount = (/** @type {string} */ out) => Number(/^Complete requests:\s+(\d+)/m.exec(out)?.[1]) - Number(/^Failed requests:\s+(\d+)/m.exec(out)?.[1] ?? 0)
+  /** @type {Peer[]} */
+  const generators = [
+    { name: 'syncbench ab --http2 -c 10 --streams 10', argv: (u) => [process.execPath, join(root, 'bin/syncbench.js'), 'ab', '-q', '--http2', '-c', '10', '--streams', '10', '-n', n, u], count: abCount, available: true },
+    { name: 'h2load -c 10 -m 10', argv: (u) => ['h2load', '-c', '10', '-m', '10', '-n', n, u], count: h2Count, available: true }
+  ]
+  /** @type {{ name: string, url: string, stop: () => void }[]} */
+  const servers = []
+  const node = fork(join(root, 'bench/hello-server.js'), ['--http2'], { stdio: 'inherit' })
+  const [{ port: nodePort }] = await once(node, 'message')
+  servers.push({ name: 'node:http2 (a 12-byte answer)', url: `http://127.0.0.1:${nodePort}/`, stop: () => node.kill('SIGTERM') })
+  const docroot = mkdtempSync(join(tmpdir(), 'syncbench-bench-h2-'))
+  try {
+    if (has('nghttpd', ['--version'])) {
+      writeFileSync(join(docroot, 'hello.txt'), 'hello world\n')
+      const port = await freePort()
+      const nghttpd = spawn('nghttpd', ['--no-tls', '-d', docroot, String(port)], { stdio: 'ignore' })
+      await listening(port)
+      servers.push({ name: 'nghttpd --no-tls (a 12-byte file)', url: `http://127.0.0.1:${port}/hello.txt`, stop: () => nghttpd.kill('SIGTERM') })
+    } else {
+      console.error('http2: nghttpd not installed: node:http2 only (apt-get install nghttp2-server)')
+    }
+    console.error(`http2: ${generators.map((g) => g.name).join(' and ')}, -n ${n}, ${repeat} interleaved round(s) on each server`)
+    /** @type {Map<string, { cpuPerReq: number[], rps: number[] }>} */
+    const samples = new Map()
+    for (let round = 1; round <= repeat; round++) {
+      for (const server of servers) {
+        for (const g of generators) {
+          const m = await measure(g, server.url)
+          const key = `${server.name}\t${g.name}`
+          if (!samples.has(key)) samples.set(key, { cpuPerReq: [], rps: [] })
+          const s = /** @type {{ cpuPerReq: number[], rps: number[] }} */ (samples.get(key))
+          s.cpuPerReq.push(m.cpu / m.done * 1e6)
+          s.rps.push(m.done / m.wall)
+          console.error(`  round ${round} ${server.name}, ${g.name}: ${m.done} requests, ${(m.cpu / m.done * 1e6).toFixed(2)} us CPU/request`)
+        }
+      }
+    }
+    const of = (/** @type {string} */ server, /** @type {string} */ g) => /** @type {{ cpuPerReq: number[], rps: number[] }} */ (samples.get(`${server}\t${g}`))
+    const range = (/** @type {number[]} */ xs, /** @type {number} */ digits) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}..${Math.max(...xs).toFixed(digits)})`
+    const reference = generators[1].name
+    const rows = []
+    record.parts.http2 = { rounds: repeat, requests: Number(n), rows: [] }
+    for (const server of servers) {
+      const ref = of(server.name, reference).cpuPerReq
+      for (const g of generators) {
+        const s = of(server.name, g.name)
+        // the ratio per round (each round's generator over the same round's h2load), then their median
+        const ratios = s.cpuPerReq.map((cpu, i) => cpu / ref[i])
+        rows.push([server.name, g.name, range(s.cpuPerReq, 2), g.name === reference ? '' : range(ratios, 2), median(s.rps).toFixed(0)])
+        record.parts.http2.rows.push({ server: server.name, generator: g.name, reference, cpuUsPerRequest: s.cpuPerReq, xReference: g.name === reference ? null : ratios, requestsPerSecond: s.rps })
+      }
+    }
+    console.log(`\nHTTP/2: -c 10, 10 streams per connection, -n ${n}, against each server in its own process`)
+    printTable(['server', 'generator', 'CPU us/request', 'x h2load', 'req/s'], rows)
+    console.log(`\nmedian (lowest..highest) of ${repeat} interleaved round(s), each a fresh process timed whole (start-up included); "x h2load" is each round's CPU per request over the same round's h2load on the same server (the goal: at most 1.50).`)
+  } finally {
+    for (const server of servers) server.stop()
+    rmSync(docroot, { recursive: true, force: true })
+  }
+}
+
+/**
  * What watching costs the generator: CPU per request with --dashboard and a page open, against without.
  * @param {string} nginx
  */
@@ -428,6 +539,7 @@ try {
       }
     }
   }
+  if (!wanted || wanted.includes('http2')) await http2Peers()
   if (!wanted || wanted.includes('dashboard')) {
     const nginx = findNginx()
     const missing = [...(nginx === null ? ['nginx'] : []), ...(has('taskset', ['-V']) ? [] : ['taskset']), ...dashboardCostMissing(values.chromium)]

@@ -1,13 +1,14 @@
 // bench/run.js --json writes each part's figures as one document, and the docs render the median and
 // range of such documents (scripts/docs-bench.js, docs/benchmarks.md's "Measured here"). The real
-// bench runs, in its quick form (two rates, one second each); what it measured is never asserted,
-// only that the record holds it and the docs show it.
+// bench runs, in its quick form (two rates, one second each; 5000 requests a generator over HTTP/2);
+// what it measured is never asserted, only that the record holds it and the docs show it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { spawnSync } from 'node:child_process'
 import { runCommand } from './helper.js'
 import { benchBlock } from '../scripts/docs-bench.js'
 import { findNginx } from '../bench/nginx.js'
@@ -50,6 +51,35 @@ test('bench/run.js --json: the open loop\'s rates and highest rate held, the mac
     assert.ok(block.includes(` | ${late + 5} (${late}..${late + 10}) | `), `the late requests' median and range:\n${block}`)
     assert.ok(words.includes(`each invocation's: ${part.missed === null ? `at least ${part.held}` : `${part.held} (${part.missed} missed)`}`), block)
     await assert.rejects(benchBlock('nginx', dir, dir), /no .*bench-\*\.json holds it: record some with node bench\/run\.js --only nginx --json/)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
+
+test('bench/run.js --only http2 --json: syncbench ab --http2 and h2load on node:http2 and nghttpd, each round\'s CPU per request and ratio to h2load', {
+  timeout: 120_000,
+  skip: spawnSync('h2load', ['--version']).error !== undefined && 'h2load is not installed (apt-get install nghttp2-client)'
+}, async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'syncbench-bench-json-'))
+  try {
+    const file = path.join(dir, 'bench-http2-1.json')
+    const r = await runCommand(process.execPath, [path.join(root, 'bench/run.js'), '--quick', '--only', 'http2', '--json', file], { timeoutMs: 100_000 })
+    assert.equal(r.code, 0, r.stderr)
+    const record = JSON.parse(await readFile(file, 'utf8'))
+    assert.deepEqual(Object.keys(record.parts), ['http2'], 'only the part asked for')
+    const part = record.parts.http2
+    assert.equal(part.rounds, 1)
+    assert.equal(part.requests, 5000)
+    const servers = spawnSync('nghttpd', ['--version']).error === undefined ? 2 : 1
+    assert.equal(part.rows.length, 2 * servers)
+    for (const row of part.rows) {
+      assert.equal(row.reference, 'h2load -c 10 -m 10')
+      assert.ok(row.cpuUsPerRequest.length === 1 && row.cpuUsPerRequest[0] > 0 && row.requestsPerSecond[0] > 0, JSON.stringify(row))
+      // h2load's own row has no ratio; syncbench's is its CPU over h2load's in the same round
+      if (row.generator === row.reference) assert.equal(row.xReference, null)
+      else assert.equal(row.xReference[0], row.cpuUsPerRequest[0] / part.rows.find((/** @type {any} */ x) => x.server === row.server && x.generator === row.reference).cpuUsPerRequest[0])
+    }
+    assert.match(r.stdout, /^\| node:http2 \(a 12-byte answer\) +\| syncbench ab --http2 -c 10 --streams 10 \|/m)
   } finally {
     await rm(dir, { recursive: true, force: true })
   }

@@ -553,6 +553,163 @@ function respond (socket, b) {
   return after !== 'keep'
 }
 
+// --- Raw HTTP/2 servers for the HTTP/2 engine's hostile tests (load-hostile, load-transport-fuzz) ---
+
+/** RFC 9113's frame types, by name. */
+export const H2 = { DATA: 0, HEADERS: 1, PRIORITY: 2, RST_STREAM: 3, SETTINGS: 4, PUSH_PROMISE: 5, PING: 6, GOAWAY: 7, WINDOW_UPDATE: 8, CONTINUATION: 9 }
+/** The flags this file's servers set: END_STREAM (DATA, HEADERS), ACK (SETTINGS, PING), END_HEADERS. */
+export const H2_FLAG = { END_STREAM: 1, ACK: 1, END_HEADERS: 4 }
+/** A response's header block: `:status: 200` as HPACK's static table entry 8, indexed. */
+export const H2_STATUS_200 = Buffer.from([0x88])
+const CLIENT_MAGIC = 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
+
+/**
+ * One HTTP/2 frame as it goes on the wire: the 9-byte header (24-bit length, type, flags, 31-bit
+ * stream id) and the payload. `length` overrides the payload's own (a frame that lies about it).
+ * @param {number} type @param {number} flags @param {number} streamId @param {Buffer|string} [payload]
+ * @param {number} [length]
+ */
+export function h2Frame (type, flags, streamId, payload = Buffer.alloc(0), length) {
+  const body = Buffer.from(payload)
+  const head = Buffer.alloc(9)
+  head.writeUIntBE(length ?? body.length, 0, 3)
+  head[3] = type
+  head[4] = flags
+  head.writeUInt32BE(streamId & 0x7fffffff, 5)
+  return Buffer.concat([head, body])
+}
+
+/** A SETTINGS frame of `[identifier, value]` pairs (RFC 9113 6.5.2: 3 is MAX_CONCURRENT_STREAMS, 4 INITIAL_WINDOW_SIZE). @param {[number, number][]} [pairs] */
+export function h2Settings (pairs = []) {
+  const payload = Buffer.alloc(6 * pairs.length)
+  pairs.forEach(([id, value], i) => {
+    payload.writeUInt16BE(id, 6 * i)
+    payload.writeUInt32BE(value, 6 * i + 2)
+  })
+  return h2Frame(H2.SETTINGS, 0, 0, payload)
+}
+
+/** A frame whose payload is one 32-bit number (RST_STREAM's code, WINDOW_UPDATE's increment). @param {number} type @param {number} streamId @param {number} value */
+export function h2Word (type, streamId, value) {
+  const payload = Buffer.alloc(4)
+  payload.writeUInt32BE(value >>> 0)
+  return h2Frame(type, 0, streamId, payload)
+}
+
+/** GOAWAY: the last stream the server processed and its error code. @param {number} lastStreamId @param {number} code */
+export function h2Goaway (lastStreamId, code) {
+  const payload = Buffer.alloc(8)
+  payload.writeUInt32BE(lastStreamId & 0x7fffffff)
+  payload.writeUInt32BE(code, 4)
+  return h2Frame(H2.GOAWAY, 0, 0, payload)
+}
+
+/** A whole response on a stream: HEADERS (:status 200), then `body` in DATA with END_STREAM. @param {number} streamId @param {string} [body] */
+export function h2Response (streamId, body = 'ok') {
+  return Buffer.concat([h2Frame(H2.HEADERS, H2_FLAG.END_HEADERS, streamId, H2_STATUS_200), h2Frame(H2.DATA, H2_FLAG.END_STREAM, streamId, body)])
+}
+
+/**
+ * A connection of startH2RawServer's, as its hooks see it.
+ * @typedef {object} H2Conn
+ * @property {net.Socket} socket
+ * @property {number} index   the connection's number, in the order accepted, from 0
+ * @property {number} requests the requests read whole on it so far
+ * @property {Set<number>} open its streams with a request and no response's end yet
+ * @property {(bytes: Buffer) => void} write  (nothing once the socket is gone)
+ * @property {(streamId: number, body?: string) => void} answer  h2Response() on the stream, counted answered
+ */
+
+/**
+ * What a raw HTTP/2 server does; each hook replaces the polite default.
+ * @typedef {object} H2Serve
+ * @property {(c: H2Conn) => void} [open] at the accept: the server's preface (default: an empty SETTINGS)
+ * @property {(c: H2Conn, streamId: number, n: number) => void} [request] a request read whole (its
+ *           END_STREAM), the n-th of its connection from 0: default h2Response()
+ * @property {(c: H2Conn, frame: { type: number, flags: number, streamId: number, payload: Buffer }) => boolean|void} [frame]
+ *           each frame read; return true to skip the defaults (SETTINGS and PING acknowledged, a
+ *           request's DATA credited back with WINDOW_UPDATE, requests counted and passed on)
+ * @property {boolean} [credit] credit each DATA frame back with WINDOW_UPDATE (default true)
+ * @property {boolean} [deaf] read nothing at all: the client's preface and requests are never parsed
+ */
+
+/**
+ * A raw h2c (prior knowledge) server on 127.0.0.1:0 that speaks HTTP/2 frame by frame as `serve` says:
+ * for servers node:http2 would never be (bad frames, floods, HTTP/1.1 text for a preface). It parses
+ * the client's preface and its frames (never HPACK: a request is its stream's END_STREAM) and counts
+ * in `served`: connections, streams (request HEADERS), requests read whole, responses sent whole
+ * (H2Conn.answer), the DATA bytes read, the most streams open at once on a connection.
+ * @param {H2Serve} serve
+ */
+export async function startH2RawServer (serve) {
+  const served = { connections: 0, streams: 0, requests: 0, answered: 0, bodyBytes: 0, maxOpen: 0 }
+  const raw = await startRawServer((socket) => {
+    /** @type {H2Conn} */
+    const c = {
+      socket,
+      index: served.connections++,
+      requests: 0,
+      open: new Set(),
+      write: (bytes) => { if (!socket.destroyed && socket.writable) socket.write(bytes) },
+      answer: (streamId, body) => {
+        c.open.delete(streamId)
+        served.answered++
+        c.write(h2Response(streamId, body))
+      }
+    }
+    ;(serve.open ?? ((/** @type {H2Conn} */ c) => c.write(h2Settings())))(c)
+    if (serve.deaf) return
+    let buffered = Buffer.alloc(0)
+    let magic = false
+    socket.on('data', (/** @type {Buffer} */ data) => {
+      buffered = Buffer.concat([buffered, data])
+      if (!magic) {
+        if (buffered.length < CLIENT_MAGIC.length) return
+        magic = true
+        buffered = buffered.subarray(CLIENT_MAGIC.length)
+      }
+      while (buffered.length >= 9 && !socket.destroyed) {
+        const length = buffered.readUIntBE(0, 3)
+        if (buffered.length < 9 + length) break
+        const frame = { type: buffered[3], flags: buffered[4], streamId: buffered.readUInt32BE(5) & 0x7fffffff, payload: buffered.subarray(9, 9 + length) }
+        buffered = buffered.subarray(9 + length)
+        if (serve.frame?.(c, frame) === true) continue
+        h2Default(c, frame, serve, served)
+      }
+    })
+  })
+  return { ...raw, served }
+}
+
+/**
+ * A polite server's part for one frame: acknowledge SETTINGS and PING, credit a request's DATA
+ * back, count requests and hand each to the `request` hook once read whole.
+ * @param {H2Conn} c @param {{ type: number, flags: number, streamId: number, payload: Buffer }} frame
+ * @param {H2Serve} serve @param {{ streams: number, requests: number, answered: number, bodyBytes: number, maxOpen: number }} served
+ */
+function h2Default (c, frame, serve, served) {
+  const { type, flags, streamId, payload } = frame
+  if (type === H2.SETTINGS && (flags & H2_FLAG.ACK) === 0) return c.write(h2Frame(H2.SETTINGS, H2_FLAG.ACK, 0))
+  if (type === H2.PING && (flags & H2_FLAG.ACK) === 0) return c.write(h2Frame(H2.PING, H2_FLAG.ACK, 0, payload))
+  if (type === H2.HEADERS) {
+    served.streams++
+    c.open.add(streamId)
+    if (c.open.size > served.maxOpen) served.maxOpen = c.open.size
+  }
+  if (type === H2.DATA && payload.length > 0) {
+    served.bodyBytes += payload.length
+    if (serve.credit !== false) c.write(Buffer.concat([h2Word(H2.WINDOW_UPDATE, 0, payload.length), h2Word(H2.WINDOW_UPDATE, streamId, payload.length)]))
+  }
+  if ((type === H2.HEADERS || type === H2.DATA) && (flags & H2_FLAG.END_STREAM) !== 0) {
+    served.requests++
+    const n = c.requests++
+    if (serve.request) serve.request(c, streamId, n)
+    else c.answer(streamId)
+  }
+  // a stream the client cancels is no longer open
+  if (type === H2.RST_STREAM) c.open.delete(streamId)
+}
+
 /** What a sanitizer prints when it finds a bug (AddressSanitizer, UndefinedBehaviorSanitizer). */
 export const SANITIZER_REPORT = /ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer/
 

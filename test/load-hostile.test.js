@@ -12,12 +12,21 @@
 // with no signal and no sanitizer report (scripts/sanitize.sh runs this file on the ASan/UBSan build),
 // and where the outcome does not depend on timing both transports must count exactly the same (and
 // as stated here); where it does (a reset racing a write), invariants that hold either way.
+//
+// Then the same for --http2 (node:http2's client, one transport): raw servers that speak bad HTTP/2
+// frame by frame (helper.js h2Frame: a 9-byte header and a payload): GOAWAY mid-run, RST_STREAM on
+// every stream, SETTINGS_MAX_CONCURRENT_STREAMS below --streams, no SETTINGS, a 1-byte flow-control
+// window, garbage for or after SETTINGS, an oversized frame, a header block that is not HPACK, a
+// CONTINUATION flood, a PING flood, a half-close, and HTTP/1.1 text for an answer to the preface.
+// Each run ends within -s with no stack trace, its requests counted under ab's kinds (or ab's one
+// line and exit 1) and its connections as the server saw them. They do not touch the native code, so
+// the sanitizer build does not run them.
 import { describe, test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { abOn, assertEndedCleanly, closedPort, startHostileServer } from './helper.js'
+import { abOn, assertEndedCleanly, closedPort, startHostileServer, runCli, startH2RawServer, H2, H2_FLAG, H2_STATUS_200, h2Frame, h2Goaway, h2Settings, h2Word } from './helper.js'
 
 /** @typedef {import('./helper.js').Behaviour} Behaviour */
 /** @typedef {Awaited<ReturnType<typeof abOn>>} Run */
@@ -391,4 +400,220 @@ describe(`hostile servers, on ${TRANSPORTS.join(' and ')}`, { concurrency: TRANS
       assert.ok(opened >= 128 && opened < 256, `${r.io}: ${r.stderr}`)
     }
   })
+})
+
+// ---- HTTP/2 ---------------------------------------------------------------------------------------
+
+/** @typedef {import('./helper.js').H2Serve} H2Serve */
+/** @typedef {{ code: number|null, signal: string|null, stderr: string, result: any }} H2Run */
+/**
+ * One HTTP/2 case: what the raw server does, the CLI's arguments after --http2, and what is asserted:
+ * `expect` (a subset of --json's fields, exit 0) or `line` (exit 1 and this one stderr line), then
+ * `check` of the run and what the server saw.
+ * @typedef {object} H2Case
+ * @property {string} name
+ * @property {H2Serve} serve
+ * @property {(string|number)[]} args
+ * @property {Record<string, unknown>} [expect]
+ * @property {RegExp} [line]
+ * @property {(r: H2Run, served: Awaited<ReturnType<typeof startH2RawServer>>['served']) => void} [check]
+ */
+
+/** A header block that is not HPACK: an indexed field whose index runs past any table. */
+const NOT_HPACK = Buffer.from([0xff, 0xff, 0xff, 0xff, 0x7f])
+/** `n` copies of a frame, in one write. @param {Buffer} frame @param {number} n */
+const flood = (frame, n) => Buffer.concat(Array(n).fill(frame))
+/** A server whose every request gets `bytes(streamId)` instead of an answer. @param {(id: number) => Buffer} bytes @returns {H2Serve} */
+const answersWith = (bytes) => ({ request: (c, id) => c.write(bytes(id)) })
+const TIMED_OUT = /^syncbench ab: 127\.0\.0\.1:\d+: no response within 1 s \(-s 1\): the timeout specified has expired\n$/
+const NOT_SETTINGS = /^syncbench ab: 127\.0\.0\.1:\d+: test aborted after 10 failures: the server's first bytes were not an HTTP\/2 SETTINGS frame \(an HTTP\/1 server\? http:\/\/ speaks h2c by prior knowledge\)\n$/
+/** Every request failed under Exceptions with node's code for a protocol error the client found. @param {number} n */
+const allFailedAsProtocolErrors = (n) => (/** @type {H2Run} */ r) => {
+  assert.equal(r.result.failedRequests, n, JSON.stringify(r.result.errors))
+  assert.equal(r.result.failures.exceptions, n)
+  assert.deepEqual(Object.keys(r.result.errors), ['ERR_HTTP2_ERROR'])
+  assert.deepEqual(r.result.http2.resets, {})
+}
+
+/** @type {H2Case[]} */
+const h2Cases = []
+
+// GOAWAY at each connection's 3rd request, its last stream id the 2nd's: with one stream at a time
+// the 3rd is left unprocessed (it fails as GOAWAY, under Exceptions) and a new connection carries on.
+h2Cases.push({
+  name: 'GOAWAY at every 3rd request: the unprocessed stream fails (GOAWAY), a new connection carries on',
+  serve: { request: (c, id, n) => n === 2 ? c.write(h2Goaway(id - 2, 0)) : c.answer(id) },
+  args: ['-c', '1', '--streams', '1', '-n', '9'],
+  expect: { completeRequests: 9, failedRequests: 3, errors: { GOAWAY: 3 }, statusCodes: { 200: 6 } },
+  check: (r, served) => {
+    assert.equal(r.result.failures.exceptions, 3)
+    assert.deepEqual(r.result.http2.goaways, { NO_ERROR: 3 })
+    assert.equal(r.result.http2.connections, 3)
+    assert.equal(served.connections, 3)
+  }
+})
+h2Cases.push({
+  name: 'RST_STREAM INTERNAL_ERROR on every stream: each a failed request under Exceptions',
+  serve: answersWith((id) => h2Word(H2.RST_STREAM, id, 2)),
+  args: ['-c', '2', '--streams', '3', '-n', '30'],
+  expect: { completeRequests: 30, failedRequests: 30, errors: { RST_STREAM_INTERNAL_ERROR: 30 }, statusCodes: {} },
+  check: (r, served) => {
+    assert.equal(r.result.failures.exceptions, 30)
+    assert.deepEqual(r.result.http2.resets, { INTERNAL_ERROR: 30 })
+    assert.equal(served.connections, 2)
+  }
+})
+// SETTINGS_MAX_CONCURRENT_STREAMS 2: --streams 3 is above it (honoured: never more than 2 streams
+// open on a connection, and said), --streams 2 at it (nothing to say). The answers wait a turn, so
+// that a client opening more streams than allowed would be seen doing so.
+for (const streams of [3, 2]) {
+  h2Cases.push({
+    name: `SETTINGS_MAX_CONCURRENT_STREAMS 2, --streams ${streams}: ${streams > 2 ? 'honoured and said in one line' : 'nothing to say'}`,
+    serve: { open: (c) => c.write(h2Settings([[3, 2]])), request: (c, id) => setImmediate(() => c.answer(id)) },
+    args: ['-c', '2', '--streams', streams, '-n', '40'],
+    expect: { completeRequests: 40, failedRequests: 0 },
+    check: (r, served) => {
+      assert.equal(r.stderr, streams > 2 ? `syncbench ab: the server allows 2 concurrent streams per connection (SETTINGS_MAX_CONCURRENT_STREAMS), fewer than --streams ${streams}: 2 used\n` : '')
+      assert.equal(r.result.http2.serverStreamsLimit, streams > 2 ? 2 : 0)
+      assert.ok(served.maxOpen <= 2, `at most 2 streams open on a connection, saw ${served.maxOpen}`)
+      assert.equal(served.answered, 40)
+    }
+  })
+}
+h2Cases.push({
+  name: 'never a SETTINGS frame (nor an ACK): nothing sent, -s 1 ends the run',
+  serve: { open: () => {}, frame: () => true },
+  args: ['-c', '2', '--streams', '2', '-n', '10', '-s', '1'],
+  line: TIMED_OUT,
+  check: (r, served) => {
+    assert.equal(served.connections, 2)
+    assert.equal(served.streams, 0)
+  }
+})
+// A stream window of 1 byte (SETTINGS_INITIAL_WINDOW_SIZE) for 100-byte bodies: never credited, the
+// first byte of each goes and -s ends the run; credited back a byte at a time, every body gets through.
+h2Cases.push({
+  name: 'a 1-byte window never credited: one byte of each body, -s 1 ends the run',
+  serve: { open: (c) => c.write(h2Settings([[4, 1]])), credit: false },
+  args: ['-c', '1', '--streams', '2', '-n', '4', '-s', '1', '-p', 100],
+  line: TIMED_OUT,
+  check: (r, served) => assert.equal(served.bodyBytes, 2)
+})
+h2Cases.push({
+  name: 'a 1-byte window credited a byte at a time: every 100-byte body gets through',
+  serve: { open: (c) => c.write(h2Settings([[4, 1]])) },
+  args: ['-c', '1', '--streams', '2', '-n', '4', '-p', 100],
+  expect: { completeRequests: 4, failedRequests: 0, statusCodes: { 200: 4 } },
+  check: (r, served) => assert.equal(served.bodyBytes, 400)
+})
+h2Cases.push({
+  name: 'garbage for a SETTINGS frame: connect failures, the 11th ends the run, saying so',
+  serve: { open: (c) => c.write('garbage!garbage!garbage!') },
+  args: ['-c', '1', '--streams', '2', '-n', '10'],
+  line: NOT_SETTINGS,
+  check: (r, served) => assert.equal(served.connections, 11)
+})
+h2Cases.push({
+  name: 'HTTP/1.1 text for an answer to the preface: connect failures, the 11th ends the run, saying so',
+  serve: { open: (c) => c.socket.once('data', () => c.socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')), deaf: true },
+  args: ['-c', '1', '--streams', '2', '-n', '10'],
+  line: NOT_SETTINGS,
+  check: (r, served) => assert.equal(served.connections, 11)
+})
+// A CONTINUATION flood (CVE-2024-27983's shape: 5000 frames of a header block that never ends) and a
+// PING flood (20,000 in one write: any read of more than 17 KiB of it holds more PINGs than the 1000
+// acknowledgements nghttp2 queues at most): nghttp2 ends the connection (ERR_HTTP2_ERROR on its
+// stream), and each of the 5 requests meets it on a connection of its own.
+h2Cases.push({
+  name: 'a CONTINUATION flood: every stream fails (ERR_HTTP2_ERROR), each connection replaced',
+  serve: answersWith((id) => Buffer.concat([h2Frame(H2.HEADERS, 0, id, H2_STATUS_200), flood(h2Frame(H2.CONTINUATION, 0, id), 5000)])),
+  args: ['-c', '1', '--streams', '1', '-n', '5'],
+  expect: { completeRequests: 5 },
+  check: (r, served) => {
+    allFailedAsProtocolErrors(5)(r)
+    assert.equal(served.connections, 5)
+  }
+})
+h2Cases.push({
+  name: 'a PING flood with every answer: the connection ended (ERR_HTTP2_ERROR), each replaced',
+  serve: { request: (c, id) => { c.write(flood(h2Frame(H2.PING, 0, 0, Buffer.alloc(8)), 20_000)); c.answer(id) } },
+  args: ['-c', '1', '--streams', '1', '-n', '5'],
+  expect: { completeRequests: 5 },
+  check: (r, served) => {
+    allFailedAsProtocolErrors(5)(r)
+    assert.equal(served.connections, 5)
+  }
+})
+h2Cases.push({
+  name: '100 PINGs before every answer, under the flood limit: each acknowledged, every request answered',
+  serve: { request: (c, id) => { c.write(flood(h2Frame(H2.PING, 0, 0, Buffer.alloc(8)), 100)); c.answer(id) } },
+  args: ['-c', '1', '--streams', '1', '-n', '5'],
+  expect: { completeRequests: 5, failedRequests: 0, statusCodes: { 200: 5 } },
+  check: (r, served) => assert.equal(served.connections, 1)
+})
+// A half-close (FIN) after a connection's 2nd answer: node:http2 ends the session, a stream sent
+// on it before the FIN was read is lost with the connection (Receive, CONNECTION_CLOSED, not a reset
+// received), and the seat's next request goes to a new connection, never onto the closed one: every
+// connection so at -n 9; the first only at -n 20000, the rest going to one polite connection.
+for (const n of [9, 20000]) {
+  h2Cases.push({
+    name: `a half-close after ${n === 9 ? "every connection's" : "the first connection's"} 2nd answer, -n ${n}: a stream lost with it counted under Receive, new connections`,
+    serve: { request: (c, id, k) => { if (k < 2 || (n > 9 && c.index > 0)) c.answer(id); if (k === 1 && (n === 9 || c.index === 0)) c.socket.end() } },
+    args: ['-c', '1', '--streams', '1', '-n', n],
+    expect: { completeRequests: n },
+    check: (r, served) => {
+      const good = r.result.statusCodes['200']
+      assert.equal(good + r.result.failedRequests, n)
+      assert.equal(r.result.failures.receive, r.result.failedRequests)
+      assert.deepEqual(Object.keys(r.result.errors), r.result.failedRequests ? ['CONNECTION_CLOSED'] : [])
+      assert.deepEqual(r.result.http2.resets, {})
+      // at most one stream of each closed connection, sent before its FIN was read, is lost
+      assert.ok(r.result.failedRequests <= served.connections, JSON.stringify(r.result.errors))
+      if (n === 9) assert.ok(good === 2 * served.connections || good === 2 * served.connections - 1, `${good} answered over ${served.connections} connections`)
+      else assert.equal(served.connections, 2)
+    }
+  })
+}
+// A protocol error the client finds in a frame (garbage after SETTINGS, a DATA frame past the
+// 16,384-byte SETTINGS_MAX_FRAME_SIZE, a header block that is not HPACK): nghttp2 sends GOAWAY and
+// waits for the server to close, which this one never does; the run ends at -s 1.
+const PROTOCOL_ERRORS = [
+  ['garbage after the answer', answersWith(() => Buffer.from('garbage!garbage!garbage!'))],
+  ['an oversized DATA frame (20,000 bytes)', answersWith((id) => Buffer.concat([h2Frame(H2.HEADERS, H2_FLAG.END_HEADERS, id, H2_STATUS_200), h2Frame(H2.DATA, H2_FLAG.END_STREAM, id, Buffer.alloc(20_000, 97))]))],
+  ['a header block that is not HPACK', answersWith((id) => h2Frame(H2.HEADERS, H2_FLAG.END_HEADERS | H2_FLAG.END_STREAM, id, NOT_HPACK))]
+]
+for (const [what, serve] of /** @type {[string, H2Serve][]} */ (PROTOCOL_ERRORS)) {
+  h2Cases.push({
+    name: `${what}: -s 1 ends the run`,
+    serve,
+    args: ['-c', '1', '--streams', '2', '-n', '10', '-s', '1'],
+    line: TIMED_OUT
+  })
+}
+
+describe('hostile HTTP/2 servers, on node:http2', { skip: process.env.SYNCBENCH_SANITIZE === '1' && 'no native code under --http2' }, () => {
+  for (const c of h2Cases) {
+    test(c.name, { timeout: 3 * BOUND_MS }, async () => {
+      const server = await startH2RawServer(c.serve)
+      closers.push(server.close)
+      const args = c.args.map((a) => typeof a === 'number' && c.args[c.args.indexOf(a) - 1] === '-p' ? bodyFile(a) : String(a))
+      const r = await runCli(['ab', '--json', '--http2', ...args, server.url], { timeoutMs: BOUND_MS })
+      assert.equal(r.signal, null, `killed at its bound: ${r.stderr.slice(-2000)}`)
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace')
+      /** @type {H2Run} */
+      const run = { code: r.code, signal: r.signal, stderr: r.stderr, result: null }
+      if (c.line) {
+        assert.equal(r.code, 1, r.stderr)
+        assert.match(r.stderr, c.line)
+        assert.equal(r.stdout, '')
+      } else {
+        assert.equal(r.code, 0, r.stderr)
+        run.result = JSON.parse(r.stdout)
+        const f = run.result.failures
+        assert.equal(run.result.failedRequests, f.connect + f.receive + f.length + f.exceptions, JSON.stringify(f))
+        for (const [key, value] of Object.entries(c.expect ?? {})) assert.deepEqual(run.result[key], value, `${key}: ${JSON.stringify(run.result[key])}`)
+      }
+      c.check?.(run, server.served)
+    })
+  }
 })

@@ -445,6 +445,20 @@ test('connections closed before SETTINGS are connect failures: the 11th ends the
   assert.equal(accepted, 11)
 })
 
+test('an HTTP/1 server (node:http) on http://: its answer to the preface is not SETTINGS; the 11th connection ends the run, saying so (exit 1)', async () => {
+  let accepted = 0
+  const h1 = http.createServer((req, res) => res.end(BODY))
+  h1.on('connection', () => { accepted++ })
+  h1.listen(0, '127.0.0.1')
+  await once(h1, 'listening')
+  closers.push(() => h1.close())
+  const r = await runCli(['ab', '--http2', '-n', '50', `http://127.0.0.1:${/** @type {net.AddressInfo} */ (h1.address()).port}/`], { timeoutMs: 30_000 })
+  assert.equal(r.signal, null)
+  assert.equal(r.code, 1, r.stderr)
+  assert.match(r.stderr, /^syncbench ab: 127\.0\.0\.1:\d+: test aborted after 10 failures: the server's first bytes were not an HTTP\/2 SETTINGS frame \(an HTTP\/1 server\? http:\/\/ speaks h2c by prior knowledge\)\n$/)
+  assert.equal(accepted, 11)
+})
+
 test('streams never answered: --response-timeout fails each (RESPONSE_TIMEOUT) and cancels it; -t ends the run at its limit', async () => {
   const { url } = await startH2({ onStream () {} })
   const r = await runCli(['ab', '--json', '--http2', '-c', '1', '--streams', '2', '-n', '4', '--response-timeout', '200ms', url], { timeoutMs: 30_000 })

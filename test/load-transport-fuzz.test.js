@@ -16,9 +16,18 @@
 // count exactly the same on both transports. The rest (drips, resets racing writes or reads) are
 // held to the invariants only.
 //
+// The HTTP/2 engine (--http2, node:http2's client) meets a fuzzing server too, in a third load
+// process: after a valid preface and SETTINGS (random parameters, valid or not), each request gets a
+// random sequence of frames written by hand (helper.js h2Frame): answers whole or in parts, resets,
+// GOAWAYs, PINGs, SETTINGS, WINDOW_UPDATEs, PRIORITY, PUSH_PROMISE, CONTINUATION, unknown types,
+// frames on the wrong stream, oversized or truncated frames, header blocks that are not HPACK,
+// garbage, a half-close, a close, a reset, silence. The same invariants hold (no death, within the
+// bound, counts that add up, and each failure named once in `errors` or a Length one), with no
+// second transport to compare with.
+//
 // The seed is fixed, so CI runs the same cases every time; it is in the suite's name.
 // SYNCBENCH_TRANSPORT_FUZZ_SEED=<n> replays (or explores) another, SYNCBENCH_TRANSPORT_FUZZ_CASES=<n>
-// runs more or fewer. Under scripts/sanitize.sh (the ASan/UBSan build) the same runs are checked for
+// runs more or fewer (SYNCBENCH_TRANSPORT_FUZZ_H2_CASES=<n> of HTTP/2). Under scripts/sanitize.sh (the ASan/UBSan build) the same runs are checked for
 // sanitizer reports.
 import { describe, test, before } from 'node:test'
 import assert from 'node:assert/strict'
@@ -26,12 +35,14 @@ import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
-import { SANITIZER_REPORT, startHostileServer } from './helper.js'
+import { SANITIZER_REPORT, startHostileServer, startH2RawServer, H2, H2_FLAG, H2_STATUS_200, h2Frame, h2Goaway, h2Settings, h2Word } from './helper.js'
 
 /** @typedef {import('./helper.js').Behaviour} Behaviour */
 
 const SEED = process.env.SYNCBENCH_TRANSPORT_FUZZ_SEED === undefined ? 20261126 : Number(process.env.SYNCBENCH_TRANSPORT_FUZZ_SEED)
 const CASES = process.env.SYNCBENCH_TRANSPORT_FUZZ_CASES === undefined ? 150 : Number(process.env.SYNCBENCH_TRANSPORT_FUZZ_CASES)
+/** HTTP/2 cases: none under the sanitizers (node:http2 runs no native code of ours). */
+const H2_CASES = process.env.SYNCBENCH_TRANSPORT_FUZZ_H2_CASES !== undefined ? Number(process.env.SYNCBENCH_TRANSPORT_FUZZ_H2_CASES) : process.env.SYNCBENCH_SANITIZE === '1' ? 0 : 45
 /** -s of a case with a silent server (or one that never reads): its run ends after it. */
 const QUIET_TIMEOUT_S = 2
 /** -s of the others: never reached, even on a busy machine (8 MiB bodies on a starved CPU can go 2 s without a response byte). */
@@ -146,7 +157,7 @@ const caseArbitrary = fc.record({
  * @property {number} index
  * @property {string} name
  * @property {boolean} exact the outcome does not depend on timing
- * @property {() => (connection: number, request: number) => Behaviour} picker a fresh server's pick
+ * @property {() => Promise<{ url: string, close: () => Promise<void> }>} start a fresh server
  * @property {object} options LoadOptions but the URL and the body
  * @property {number|null} bodySize
  * @property {number} requests
@@ -160,14 +171,14 @@ function makeCases () {
     /** @type {Behaviour[]} */
     const list = (g.kind === 'wild' ? g.wild : g.kind === 'alike' ? [alike(g.calm[0])] : g.calm).map((b) => tame(b, g.mode))
     if (g.quiet !== null) list.splice(g.kind === 'sequence' ? list.length : 0, g.kind === 'alike' ? 1 : 0, ...quiet)
-    /** @type {FuzzCase['picker']} */
+    /** @type {() => (connection: number, request: number) => Behaviour} */
     const picker = g.kind === 'wild'
       ? () => (connection, request) => list[(connection * 7 + request) % list.length]
       // one connection at a time (or all alike): the server's n-th request, whatever its connection
       : () => { let n = 0; return () => list[n++ % list.length] }
     const options = { requests: g.requests, concurrency: Math.min(concurrency, g.requests), timeout: g.quiet === null ? TIMEOUT_S : QUIET_TIMEOUT_S, continueOnReceiveError: g.r, ...MODES[g.mode] }
     const name = `#${index} ${g.kind}: ${g.mode}${g.r ? ' -r' : ''} -c ${options.concurrency} -n ${g.requests} -s ${options.timeout}${g.bodySize === null ? '' : ` -p <${g.bodySize} bytes>`}; ${list.slice(0, 6).map(describeBehaviour).join(', ')}${list.length > 6 ? ` and ${list.length - 6} more` : ''}`
-    return { index, name, exact: g.kind !== 'wild', picker, options, bodySize: g.bodySize, requests: g.requests }
+    return { index, name, exact: g.kind !== 'wild', start: () => startHostileServer(picker()), options, bodySize: g.bodySize, requests: g.requests }
   })
 }
 
@@ -188,6 +199,131 @@ function describeBehaviour (b) {
   return parts.join(' ')
 }
 
+// ---- HTTP/2 -----------------------------------------------------------------------------------------
+
+/** SETTINGS parameters, known (1-6) and not, with values valid and not (a window past 2^31 - 1, a frame size below 16,384). */
+const h2SettingsPairs = fc.array(fc.tuple(fc.integer({ min: 1, max: 8 }), fc.constantFrom(0, 1, 2, 100, 16383, 16384, 65535, 2 ** 31, 2 ** 32 - 1)), { maxLength: 3 })
+
+/**
+ * What the server writes for a request, one step of its sequence.
+ * @typedef {{ kind: string, [key: string]: any }} H2Action
+ * @type {fc.Arbitrary<H2Action>}
+ */
+const h2Action = fc.oneof(
+  { arbitrary: fc.constant({ kind: 'answer' }), weight: 14 },
+  // HEADERS, then a body in DATA frames of up to 16,384 bytes, the last with END_STREAM
+  { arbitrary: fc.record({ kind: fc.constant('parts'), body: fc.constantFrom(0, 1, 5000, 40_000) }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('headers'), end: fc.boolean() }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('rst'), code: fc.integer({ min: 0, max: 15 }) }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('goaway'), last: fc.constantFrom('this', 'before', 'none', 'all'), code: fc.integer({ min: 0, max: 15 }) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('ping'), count: fc.constantFrom(1, 1, 100, 3000), ack: fc.boolean() }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('settings'), pairs: h2SettingsPairs, ack: fc.boolean() }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('window'), stream: fc.boolean(), increment: fc.constantFrom(0, 1, 65535, 2 ** 31 - 1) }), weight: 2 },
+  // a frame of another type, or on another stream: 0, the next even (server-initiated) or odd id
+  { arbitrary: fc.record({ kind: fc.constant('frame'), type: fc.constantFrom(H2.PRIORITY, H2.PUSH_PROMISE, H2.CONTINUATION, H2.DATA, H2.HEADERS, 0x0a, 0x20), flags: fc.nat(255), on: fc.constantFrom('this', 'zero', 'even', 'next'), payload: fc.uint8Array({ maxLength: 20 }) }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('continuation'), count: fc.constantFrom(1, 3, 2000), end: fc.boolean() }), weight: 1 },
+  { arbitrary: fc.constantFrom({ kind: 'oversized' }, { kind: 'hpack' }, { kind: 'truncated' }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('garbage'), bytes: fc.uint8Array({ minLength: 1, maxLength: 30 }) }), weight: 1 },
+  { arbitrary: fc.constantFrom({ kind: 'end' }, { kind: 'destroy' }, { kind: 'reset' }), weight: 2 },
+  { arbitrary: fc.constant({ kind: 'silent' }), weight: 1 }
+)
+
+const h2CaseArbitrary = fc.record({
+  requests: fc.integer({ min: 1, max: 16 }),
+  concurrency: fc.integer({ min: 1, max: 3 }),
+  streams: fc.integer({ min: 1, max: 4 }),
+  bodySize: fc.constantFrom(null, null, null, 0, 100, 70_000),
+  settings: fc.oneof({ arbitrary: fc.constant([]), weight: 4 }, { arbitrary: h2SettingsPairs, weight: 1 }),
+  // a server closes its connection once the client's GOAWAY says it found an error (RFC 9113 5.4.1
+  // asks the client to close it; node:http2 waits for the server), or keeps it open
+  closeOnGoaway: fc.constantFrom(true, true, true, false),
+  sequences: fc.array(fc.array(h2Action, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 8 })
+})
+
+/**
+ * -s of an HTTP/2 case: the servers that go quiet (or whose errors node:http2 waits on) cost this
+ * much, about half of the cases: they run in H2_PROCESSES load processes at once, which spend that
+ * time waiting.
+ */
+const H2_TIMEOUT_S = 1
+const H2_PROCESSES = 3
+
+/**
+ * Write an action's frames on the request's stream (or end the connection). False: nothing more
+ * is written for this request.
+ * @param {import('./helper.js').H2Conn} c @param {number} id the request's stream @param {H2Action} a
+ */
+function h2Act (c, id, a) {
+  switch (a.kind) {
+    case 'answer': c.answer(id); return true
+    case 'parts': {
+      const frames = [h2Frame(H2.HEADERS, H2_FLAG.END_HEADERS, id, H2_STATUS_200)]
+      for (let at = 0; at < a.body || frames.length === 1; at += 16384) frames.push(h2Frame(H2.DATA, at + 16384 >= a.body ? H2_FLAG.END_STREAM : 0, id, Buffer.alloc(Math.min(16384, a.body - at), 98)))
+      c.write(Buffer.concat(frames))
+      return true
+    }
+    case 'headers': c.write(h2Frame(H2.HEADERS, H2_FLAG.END_HEADERS | (a.end ? H2_FLAG.END_STREAM : 0), id, H2_STATUS_200)); return true
+    case 'rst': c.write(h2Word(H2.RST_STREAM, id, a.code)); return true
+    case 'goaway': c.write(h2Goaway({ this: id, before: Math.max(0, id - 2), none: 0, all: 2 ** 31 - 1 }[/** @type {'this'} */ (a.last)], a.code)); return true
+    case 'ping': c.write(Buffer.concat(Array(a.count).fill(h2Frame(H2.PING, a.ack ? H2_FLAG.ACK : 0, 0, Buffer.alloc(8))))); return true
+    case 'settings': c.write(a.ack ? h2Frame(H2.SETTINGS, H2_FLAG.ACK, 0) : h2Settings(a.pairs)); return true
+    case 'window': c.write(h2Word(H2.WINDOW_UPDATE, a.stream ? id : 0, a.increment)); return true
+    case 'frame': c.write(h2Frame(a.type, a.flags, { this: id, zero: 0, even: id + 1, next: id + 2 }[/** @type {'this'} */ (a.on)], Buffer.from(a.payload))); return true
+    case 'continuation': {
+      const frames = [h2Frame(H2.HEADERS, 0, id, H2_STATUS_200)]
+      for (let i = 0; i < a.count; i++) frames.push(h2Frame(H2.CONTINUATION, a.end && i === a.count - 1 ? H2_FLAG.END_HEADERS : 0, id))
+      c.write(Buffer.concat(frames))
+      return true
+    }
+    case 'oversized': c.write(h2Frame(H2.DATA, H2_FLAG.END_STREAM, id, Buffer.alloc(20_000, 98))); return true
+    case 'hpack': c.write(h2Frame(H2.HEADERS, H2_FLAG.END_HEADERS, id, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x7f]))); return true
+    // a frame header that promises 100 bytes, and 10 of them
+    case 'truncated': c.write(h2Frame(H2.DATA, 0, id, Buffer.alloc(10), 100)); return true
+    case 'garbage': c.write(Buffer.from(a.bytes)); return true
+    case 'end': c.socket.end(); return false
+    case 'destroy': c.socket.destroy(); return false
+    case 'reset': c.socket.resetAndDestroy(); return false
+    default: return false // silent
+  }
+}
+
+/** An action in a few words, for the case's name. @param {H2Action} a */
+function describeH2Action (a) {
+  switch (a.kind) {
+    case 'parts': return `answer of ${a.body}B in parts`
+    case 'headers': return `HEADERS${a.end ? ' END_STREAM' : ''} only`
+    case 'rst': return `RST_STREAM ${a.code}`
+    case 'goaway': return `GOAWAY ${a.code} (last: ${a.last})`
+    case 'ping': return `${a.count} PING${a.ack ? ' ACK' : ''}`
+    case 'settings': return a.ack ? 'SETTINGS ACK' : `SETTINGS ${JSON.stringify(a.pairs)}`
+    case 'window': return `WINDOW_UPDATE ${a.increment}${a.stream ? '' : ' on 0'}`
+    case 'frame': return `frame type ${a.type} flags ${a.flags} on ${a.on}`
+    case 'continuation': return `${a.count} CONTINUATION${a.end ? ' (ended)' : ''}`
+    case 'garbage': return `${a.bytes.length}B garbage`
+    default: return a.kind
+  }
+}
+
+/** @returns {FuzzCase[]} */
+function makeH2Cases () {
+  return fc.sample(h2CaseArbitrary, { seed: SEED, numRuns: H2_CASES }).map((g, index) => {
+    const concurrency = Math.min(g.concurrency, g.requests)
+    const options = { requests: g.requests, concurrency, http2: true, streams: g.streams, timeout: H2_TIMEOUT_S }
+    /** @type {import('./helper.js').H2Serve} */
+    const serve = {
+      open: (c) => c.write(h2Settings(g.settings)),
+      frame: (c, f) => { if (f.type === H2.GOAWAY && g.closeOnGoaway) c.socket.destroy() },
+      request: (c, id, n) => {
+        for (const a of g.sequences[(c.index * 7 + n) % g.sequences.length]) if (!h2Act(c, id, a)) break
+      }
+    }
+    const steps = g.sequences.map((seq) => seq.map(describeH2Action).join(' + '))
+    const name = `h2 #${index}: -c ${concurrency} --streams ${g.streams} -n ${g.requests} -s ${H2_TIMEOUT_S}${g.bodySize === null ? '' : ` -p <${g.bodySize} bytes>`}` +
+      `${g.settings.length ? `; SETTINGS ${JSON.stringify(g.settings)}` : ''}${g.closeOnGoaway ? '' : '; never closes'}; ${steps.slice(0, 4).join(', ')}${steps.length > 4 ? ` and ${steps.length - 4} more` : ''}`
+    return { index, name, exact: false, start: () => startH2RawServer(serve), options, bodySize: g.bodySize, requests: g.requests }
+  })
+}
+
 // ---- running them ---------------------------------------------------------------------------------
 
 /**
@@ -201,7 +337,7 @@ const MAX_DEATHS = 3
 /**
  * Run every case on one transport, one after another, each against a fresh server; a load process
  * that dies or hangs is replaced for the cases after, up to MAX_DEATHS times.
- * @param {'native'|'net'} io @param {FuzzCase[]} cases
+ * @param {'native'|'net'|'http2'} io @param {FuzzCase[]} cases
  * @returns {Promise<{ results: (Result|null)[], stderr: string }>}
  */
 async function runAll (io, cases) {
@@ -217,10 +353,10 @@ async function runAll (io, cases) {
       continue
     }
     if (child === null) {
-      child = fork(DRIVER, { env: { ...process.env, SYNCBENCH_IO: io }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+      child = fork(DRIVER, { env: { ...process.env, SYNCBENCH_IO: io === 'http2' ? 'net' : io }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
       child.stderr?.setEncoding('utf8').on('data', (d) => { stderr += d })
     }
-    const server = await startHostileServer(c.picker())
+    const server = await c.start()
     const running = child
     /** @type {Result} */
     const result = await new Promise((resolve) => {
@@ -255,7 +391,7 @@ function assertInvariants (r, c, io) {
   assert.ok(!r.hang, `${io}: still running after ${CASE_BOUND_MS} ms (killed)`)
   assert.ok(r.outcome !== undefined, `${io}: the load process died (exit ${r.code}, signal ${r.signal})`)
   // the LoadResult names the I/O path (a run that fails early may have none)
-  if (r.transport != null) assert.equal(r.transport, io === 'native' ? 'native' : 'node:net')
+  if (r.transport != null) assert.equal(r.transport, { native: 'native', net: 'node:net', http2: 'node:http2' }[io])
   const o = r.outcome
   if ('throws' in o) {
     // ab's exits: a receive error without -r, a refused connect, -s expired
@@ -266,18 +402,28 @@ function assertInvariants (r, c, io) {
   assert.equal(o.complete, c.requests, `${io}: complete = -n: ${JSON.stringify(o)}`)
   const f = o.failures
   assert.equal(o.failed, f.connect + f.receive + f.length + f.exceptions, `${io}: failed = the sum of its kinds: ${JSON.stringify(o)}`)
+  // HTTP/2: every failure but a Length one names its cause once in `errors`
+  if (io === 'http2') {
+    assert.equal(o.failed, f.length + Object.values(o.errors).reduce((a, b) => a + b, 0), `${io}: each failure named once: ${JSON.stringify(o)}`)
+    // a stream put on a session node had already destroyed: the engine's fault, whatever the server did
+    assert.equal(o.errors.ERR_HTTP2_INVALID_SESSION, undefined, `${io}: a request sent on a destroyed session: ${JSON.stringify(o)}`)
+  }
 }
 
 const cases = makeCases()
+const h2Cases = makeH2Cases()
 const exact = cases.filter((c) => c.exact).length
-/** @type {Record<'native'|'net', { results: (Result|null)[], stderr: string }>} */
-const runs = { native: { results: [], stderr: '' }, net: { results: [], stderr: '' } }
+/** @type {Record<'native'|'net'|'http2', { results: (Result|null)[], stderr: string }>} */
+const runs = { native: { results: [], stderr: '' }, net: { results: [], stderr: '' }, http2: { results: [], stderr: '' } }
 
-describe(`transport fuzz: ${CASES} cases (${exact} compared exactly), seed ${SEED} (SYNCBENCH_TRANSPORT_FUZZ_SEED=<n> for another)`, { timeout: 115_000 }, () => {
+describe(`transport fuzz: ${CASES} cases (${exact} compared exactly) and ${H2_CASES} of HTTP/2, seed ${SEED} (SYNCBENCH_TRANSPORT_FUZZ_SEED=<n> for another)`, { timeout: 115_000 }, () => {
   before(async () => {
-    const [native, net] = await Promise.all([runAll('native', cases), runAll('net', cases)])
+    // the HTTP/2 cases over H2_PROCESSES load processes: about half of them wait out their -s
+    const shares = Array.from({ length: H2_PROCESSES }, (_, i) => h2Cases.filter((c) => c.index % H2_PROCESSES === i))
+    const [native, net, ...http2] = await Promise.all([runAll('native', cases), runAll('net', cases), ...shares.map((share) => runAll('http2', share))])
     runs.native = native
     runs.net = net
+    runs.http2 = { results: h2Cases.map((c) => http2[c.index % H2_PROCESSES].results[Math.floor(c.index / H2_PROCESSES)] ?? null), stderr: http2.map((r) => r.stderr).join('') }
   }, { timeout: 110_000 })
 
   for (const c of cases) {
@@ -291,8 +437,16 @@ describe(`transport fuzz: ${CASES} cases (${exact} compared exactly), seed ${SEE
     })
   }
 
-  test('no sanitizer report from either load process', () => {
+  for (const c of h2Cases) {
+    test(c.name, (t) => {
+      const r = runs.http2.results[c.index]
+      if (r === null) return t.skip(`not run: the load process died ${MAX_DEATHS} times in the cases before`)
+      assertInvariants(r, c, 'http2')
+    })
+  }
+
+  test('no sanitizer report from any load process', () => {
     // (under scripts/sanitize.sh a report also aborts its process: the case it came from fails above)
-    for (const io of /** @type {const} */ (['native', 'net'])) assert.doesNotMatch(runs[io].stderr, SANITIZER_REPORT, runs[io].stderr.slice(0, 4000))
+    for (const io of /** @type {const} */ (['native', 'net', 'http2'])) assert.doesNotMatch(runs[io].stderr, SANITIZER_REPORT, runs[io].stderr.slice(0, 4000))
   })
 })

@@ -69,8 +69,11 @@ export function errorName (code) {
   return ERROR_NAMES[code] ?? `0x${code.toString(16)}`
 }
 
-/** Socket errors: a request lost with its connection counts under ab's Receive, as on HTTP/1. */
-const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ENETUNREACH', 'EHOSTUNREACH'])
+/**
+ * Socket errors, and a connection the server closed (CONNECTION_CLOSED): a request lost with its
+ * connection counts under ab's Receive, as on HTTP/1.
+ */
+const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ENETUNREACH', 'EHOSTUNREACH', 'CONNECTION_CLOSED'])
 
 /**
  * @typedef {object} Http2EngineOptions
@@ -149,6 +152,8 @@ class Session {
     this.ready = false
     /** a GOAWAY arrived */
     this.goaway = false
+    /** the connection ended on a protocol error before SETTINGS: its first frame was something else */
+    this.notSettings = false
     /** GOAWAY, close or error: no new stream */
     this.dead = false
     this.limit = 0
@@ -362,6 +367,9 @@ export class Http2Engine {
       this.fail(ConnectError, `${this.target()}: ${describeError(err)}`)
       return
     }
+    // before SETTINGS, nghttp2's protocol error is a first frame that was not SETTINGS: bytes of
+    // another protocol (an HTTP/1 server's answer to the preface) or garbage
+    if (!s.ready) s.notSettings = true
     for (const slot of this.slots) if (slot.session === s && slot.state === FLIGHT && slot.fault === '') slot.fault = code
     this.retire(s)
   }
@@ -379,7 +387,10 @@ export class Http2Engine {
       this.counts.bad++
       this.counts.error('NO_SETTINGS')
       if (++this.connectFailures > CONNECT_FAILURES) {
-        this.fail(ConnectError, `${this.target()}: test aborted after ${CONNECT_FAILURES} failures: connections closed before the server's SETTINGS`)
+        const why = !s.notSettings
+          ? "connections closed before the server's SETTINGS"
+          : `the server's first bytes were not an HTTP/2 SETTINGS frame${this.o.tls === null ? ' (an HTTP/1 server? http:// speaks h2c by prior knowledge)' : ''}`
+        this.fail(ConnectError, `${this.target()}: test aborted after ${CONNECT_FAILURES} failures: ${why}`)
         return
       }
     }
@@ -454,6 +465,10 @@ export class Http2Engine {
   issue (slot, now) {
     if (this.finished || this.counts.started >= this.requests) return
     let s = this.sessionOf(slot)
+    // node destroys a session (the server's FIN, a protocol error nghttp2 found) before its 'error'
+    // and 'close' reach us, and its streams' 'close' come first: no stream goes onto it
+    if (!s.dead && destroyed(s)) this.retire(s)
+    s = this.sessionOf(slot)
     if (s.dead) {
       // its session is going (GOAWAY, an error): a new connection
       s = new Session(s.index)
@@ -489,8 +504,11 @@ export class Http2Engine {
     try {
       stream = h2.request(this.o.headers, { endStream: body === null })
     } catch (err) {
-      // node refuses a stream on a session that is closing (ERR_HTTP2_GOAWAY_SESSION and the like)
+      // node refuses a stream on a session that is closing (ERR_HTTP2_GOAWAY_SESSION and the like):
+      // the session is retired first, so that the seat's next request goes to a new connection
+      // rather than back here (a loop as deep as the requests left)
       s.active--
+      this.retire(s)
       slot.fault = /** @type {NodeJS.ErrnoException} */ (err).code ?? 'ERROR'
       this.streamFailed(slot, now)
       return
@@ -548,8 +566,12 @@ export class Http2Engine {
       s.completed++
       this.responseDone(slot, now)
     } else {
+      // a session node destroyed closes its streams with a CANCEL of its own, not one received: the
+      // stream is lost with its connection (the server's FIN), unless an error says more
+      const lost = destroyed(s)
+      if (lost && slot.fault === '') slot.fault = 'CONNECTION_CLOSED'
       // node reports a received RST_STREAM as ERR_HTTP2_STREAM_ERROR first: the frame's code says more
-      if (rst !== 0 && (slot.fault === '' || slot.fault === 'ERR_HTTP2_STREAM_ERROR') && !s.dead) {
+      if (rst !== 0 && (slot.fault === '' || slot.fault === 'ERR_HTTP2_STREAM_ERROR') && !s.dead && !lost) {
         const name = errorName(rst)
         this.resets[name] = (this.resets[name] ?? 0) + 1
         slot.fault = `RST_STREAM_${name}`
@@ -801,6 +823,11 @@ function serverToken (value) {
 /** @param {number} ms */
 function round3 (ms) {
   return Math.round(ms * 1000) / 1000
+}
+
+/** node:http2 has destroyed the session (it takes no stream), whether or not it has said so yet. @param {Session} s */
+function destroyed (s) {
+  return s.h2 !== null && s.h2.destroyed
 }
 
 /** A request is on its way (issued, waiting for its stream, or in flight). @param {Slot} slot */
