@@ -546,6 +546,7 @@
  * @property {string} path             /__syncbench/health
  * @property {number} rate             target requests per second
  * @property {number} connections
+ * @property {number} [streams]        over HTTP/2 (syncbench run --http2): the streams of each connection; absent over HTTP/1
  * @property {LoadResult|null} load    what it measured (null when it could not start)
  * @property {{ code: string, message: string }|null} error  why the probe failed (the run stands)
  */

@@ -163,6 +163,8 @@ export interface ProbeRecord {
   path: string
   rate: number
   connections: number
+  /** over HTTP/2 (syncbench run --http2): the streams of each connection; absent over HTTP/1 */
+  streams?: number
   load: LoadResult | null
   error: { code: string, message: string } | null
 }

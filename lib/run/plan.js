@@ -41,15 +41,15 @@ const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSiz
 
 /**
  * The load options the command line sets for every configuration, over the experiments' own.
- * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, rate?: number, responseTimeout?: number, workers?: number, secretHeaders?: string[] }} LoadOverrides
+ * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, rate?: number, responseTimeout?: number, workers?: number, secretHeaders?: string[], http2?: boolean, streams?: number }} LoadOverrides
  */
 
 /**
  * Every configuration of an experiment. Its load is the experiment's, over syncbench run's default
  * per-response deadline (DEFAULT_RESPONSE_TIMEOUT), under the command line's overrides.
  * @param {import('./experiment-loader.js').Experiment} experiment
- * @param {LoadOverrides} [overrides] command-line -n / -c / -k / -R / --response-timeout / --workers;
- *   --secret-header adds to the experiment's own secretHeaders
+ * @param {LoadOverrides} [overrides] command-line -n / -c / -k / -R / --response-timeout / --workers /
+ *   --http2 / --streams; --secret-header adds to the experiment's own secretHeaders
  * @returns {Configuration[]}
  */
 export function expandExperiment (experiment, overrides = {}) {
@@ -63,7 +63,7 @@ export function expandExperiment (experiment, overrides = {}) {
   for (const { point, variant } of pairs) {
     /** @type {Configuration['load']} */
     const load = { concurrency: 1, requests: NaN, responseTimeout: DEFAULT_RESPONSE_TIMEOUT, ...experiment.load }
-    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'rate', 'responseTimeout', 'workers'])) if (overrides[key] !== undefined) load[key] = overrides[key]
+    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'rate', 'responseTimeout', 'workers', 'http2', 'streams'])) if (overrides[key] !== undefined) load[key] = overrides[key]
     if (overrides.secretHeaders?.length) load.secretHeaders = [...(load.secretHeaders ?? []), ...overrides.secretHeaders]
     const server = {
       ...experiment.server,
@@ -81,6 +81,16 @@ export function expandExperiment (experiment, overrides = {}) {
       else if (axis === 'threadpoolSize') server.env.UV_THREADPOOL_SIZE = String(value)
       else if (experiment.serverAxes?.[axis]) server.args.push(experiment.serverAxes[axis], String(value))
       else query.set(axis, String(value))
+    }
+    if (load.http2 === true) {
+      // An HTTP/2 connection always carries the next request: -k says nothing there (and lib/load
+      // refuses it), so the seeds' keepAlive gives way to --http2. syncbench's own servers are started
+      // speaking h2c (serve --http2; a workload's server child is told so by the runner); a user's app
+      // (--app, --target) must speak it already.
+      delete load.keepAlive
+      if (server.app !== undefined && !server.args.includes('--http2')) server.args.push('--http2')
+      config.http2 = true
+      config.streams = load.streams ?? 1
     }
     // ab (and lib/load) refuse -c above -n; a sweep point at c=100 needs at least 100 requests anyway.
     // no request count: ab's 1, or with -t what -t implies (ab's 50000; in an open loop, the requests

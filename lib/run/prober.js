@@ -20,6 +20,13 @@ export const PROBE_RATE = 10
  * Without keep-alive an idle slot holds no socket.
  */
 export const PROBE_CONNECTIONS = 100
+/**
+ * Over HTTP/2 (a server loaded with --http2 may speak h2c only) the same 100 slots are streams: 10
+ * connections of 10 streams each, a stream per request on its own schedule as above; an HTTP/2
+ * connection stays open, so 100 of them would be 100 sessions the server keeps for 10 requests a second.
+ */
+export const PROBE_H2_CONNECTIONS = 10
+export const PROBE_H2_STREAMS = PROBE_CONNECTIONS / PROBE_H2_CONNECTIONS
 export { HEALTH_PATH as PROBE_PATH }
 /** After the run's load, how long the probe requests already due may take to complete (the server is free by then). */
 const DRAIN_MS = 5000
@@ -36,16 +43,19 @@ const DRAIN_MS = 5000
  * @param {string} o.origin   http://host:port of the server the run loads
  * @param {string} [o.path]  the route asked: a syncbench server's health route, or a cheap route of a user's app (--probe-path)
  * @param {number} [o.rate]
+ * @param {boolean} [o.http2]  speak HTTP/2 (h2c for http://), as the measured load does
  * @param {AbortSignal} [o.signal]  Ctrl-C, the run's deadline
  * @param {(second: import('../types.js').LoadSecond) => void} [o.onSecond]  each second's waits as it ends (a live view)
  * @returns {{ stop: () => Promise<ProbeRecord> }}
  */
-export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, signal, onSecond }) {
+export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, http2 = false, signal, onSecond }) {
   const controller = new AbortController()
   const ended = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal
   /** @type {ProbeRecord} */
   // the path as results.json keeps it: a credential in its query starred (lib/redact.js)
-  const record = { path: redactUrl(path), rate, connections: PROBE_CONNECTIONS, load: null, error: null }
+  const record = http2
+    ? { path: redactUrl(path), rate, connections: PROBE_H2_CONNECTIONS, streams: PROBE_H2_STREAMS, load: null, error: null }
+    : { path: redactUrl(path), rate, connections: PROBE_CONNECTIONS, load: null, error: null }
   const startedAt = performance.now()
   let done = 0
   /** @type {(() => void)|null} called on each completed probe request while stop() drains */
@@ -54,9 +64,8 @@ export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, sig
   const running = loadtest(/** @type {import('../types.js').LoadOptions} */ ({
     url: origin + path,
     rate,
-    concurrency: PROBE_CONNECTIONS,
     requests: rate * 3600,
-    keepAlive: false,
+    ...http2 ? { http2: true, concurrency: PROBE_H2_CONNECTIONS, streams: PROBE_H2_STREAMS } : { concurrency: PROBE_CONNECTIONS, keepAlive: false },
     heartbeat: 1,
     onProgress: (/** @type {number} */ n) => { done = n; onDone?.() },
     ...onSecond && { onSecond },

@@ -430,7 +430,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       const server = node ? underNode(configuration.server, node) : configuration.server
       const execPath = node?.path
       const child = server.workload
-        ? await spawnWorkloadServer({ workload: server.workload, label: path.basename(server.workload), env: server.env, execPath, onChild: track })
+        ? await spawnWorkloadServer({ workload: server.workload, label: path.basename(server.workload), env: server.env, execPath, onChild: track, ...configuration.load.http2 === true && { http2: true } })
         : server.command
           ? await spawnUserApp(server, outDir, execPath)
           : await spawnServer({ app: /** @type {string} */ (server.app), args: server.args, env: server.env, execPath, onChild: track })
@@ -453,7 +453,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     // `signal`: after a Ctrl-C a server blocked in its handler gets 2 s to answer, then its metrics are missing.
     await within(handle.metrics({ reset: true, signal }))
     // the probe covers the measured load, from its start to its end (lib/run/prober.js)
-    const prober = probe ? startProbe({ origin: new URL(url).origin, ...(probePath === undefined ? {} : { path: probePath }), signal: runSignal, ...onSecond && { onSecond: (second) => onSecond('probe', second) } }) : null
+    // a server loaded over h2c may speak nothing else: the probe speaks HTTP/2 to it too
+    const prober = probe ? startProbe({ origin: new URL(url).origin, ...(probePath === undefined ? {} : { path: probePath }), http2: configuration.load.http2 === true, signal: runSignal, ...onSecond && { onSecond: (second) => onSecond('probe', second) } }) : null
     // the built-in generator keeps the load over time (LoadResult.series) and hands each second to a live view
     const overTime = engine.name === builtinTool.name ? { series: true, ...onSecond && { onSecond: (/** @type {import('../types.js').LoadSecond} */ second) => onSecond('load', second) } } : {}
     const watcher = onServerSecond && handle.live ? watchServer(handle.live, onServerSecond, runSignal) : null
