@@ -63,7 +63,7 @@ const cases = [
   ['warmup with an unknown key', (e) => { e.warmup = { requests: 4, keepAlive: true } }, /^warmup has an unexpected key "keepAlive"$/],
   ['a baseline naming no variant', (e) => { e.baseline = 'sync' }, /^baseline "sync" names no variant \(labels: a, b\)$/],
   ['a reference naming no variant', (e) => { e.reference = 'c' }, /^reference "c" names no variant \(labels: a, b\)$/],
-  ['table unknown', (e) => { e.table = 'fancy' }, /^table must be one of "seed-001", "seed-002", "generic", "thread-cost", "rate-sweep", "app", "scan", got string "fancy"$/],
+  ['table unknown', (e) => { e.table = 'fancy' }, /^table must be one of "seed-001", "seed-002", "generic", "thread-cost", "rate-sweep", "h2-head-of-line", "app", "scan", got string "fancy"$/],
   ['runs 0', (e) => { e.runs = 0 }, /^runs must be >= 1, got number 0$/],
   ['a 300-character name', (e) => { e.name = 'n'.repeat(300) }, /^name must be 1 to 64 letters, digits, "-", "_" or "\.", got "n{77}\.\.\."$/],
   ['a name with a slash', (e) => { e.name = 'a/b' }, /^name must be 1 to 64 letters/]

@@ -73,7 +73,7 @@ export interface Experiment {
   name: string
   title: string
   description: string
-  /** the kind that presents it: generic (default), seed-001, seed-002, thread-cost, rate-sweep, app (default for a command's server) */
+  /** the kind that presents it: generic (default), seed-001, seed-002, thread-cost, rate-sweep, h2-head-of-line, app (default for a command's server) */
   table?: string
   baseline?: string
   reference?: string

@@ -236,6 +236,9 @@ export async function main (argv, io) {
   for (const c of experiments.flatMap((e) => expandExperiment(e, loadOverrides(options)))) {
     if (c.load.routes !== undefined) checkRoutes(c.load.routes, c.load.concurrency, typeof c.load.workers === 'number' ? c.load.workers : 1, argvSpelling)
     checkHttp2(/** @type {Parameters<typeof checkHttp2>[0]} */ (c.load), argvSpelling, options.streams === undefined ? undefined : String(options.streams))
+    // the probe on the load's connection borrows one HTTP/2 session of this thread
+    if (c.probeConnection === 'load' && c.load.http2 !== true) throw new InvalidOptionError(`${c.experiment}/${c.label}: the probe on the load's connection (axes.probeConnection "load") needs HTTP/2: load.http2, or --http2`)
+    if (c.probeConnection === 'load' && typeof c.load.workers === 'number' && c.load.workers > 1) throw invalidOption('--workers', String(c.load.workers), `cannot go with ${c.experiment}'s probe on the load's connection (one HTTP/2 session of this thread)`)
     // the external engines are given -n, -c, -k and the URL: they would send a GET with nothing else
     const shaped = SHAPED_REQUEST.filter((key) => c.load[key] !== undefined && !(key === 'method' && c.load.method === 'GET') && !(Array.isArray(c.load[key]) && c.load[key].length === 0))
     if (options.engine !== 'builtin' && shaped.length > 0) {

@@ -20,8 +20,7 @@ import http2 from 'node:http2'
  */
 export function isExpressApp (handler) {
   const app = /** @type {any} */ (handler)
-  return typeof app === 'function' && typeof app.handle === 'function' && typeof app.request === 'object' && typeof app.response === 'object' &&
-    Object.prototype.isPrototypeOf.call(http.IncomingMessage.prototype, app.request)
+  return typeof app === 'function' && typeof app.handle === 'function' && app.request instanceof http.IncomingMessage && app.response instanceof http.ServerResponse
 }
 
 /**

@@ -16,12 +16,17 @@ export const LOAD_AXES = { concurrency: 'concurrency', requests: 'requests', kee
  * capacity). Its rate is known only once the capacity was measured: the runner sets load.rate then.
  */
 export const OFFERED_AXIS = 'offered'
+/**
+ * The axis that puts the probe (lib/run/prober.js) on the measured load's own HTTP/2 connection
+ * ('load') or on connections of its own ('own', as without the axis).
+ */
+export const PROBE_CONNECTION_AXIS = 'probeConnection'
 
 /**
  * How labels name an axis value: "async c=20", "async pool=4".
  * @type {Readonly<Record<string, string>>}
  */
-const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSize: 'pool', keepAlive: 'k', rate: 'R' }
+const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSize: 'pool', keepAlive: 'k', rate: 'R', probeConnection: 'probe' }
 
 /** @typedef {string|number|boolean} AxisValue */
 
@@ -37,6 +42,7 @@ const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSiz
  *   (as the experiment's load section, checked by lib/load/options.js; see Experiment.load)
  * @property {import('./experiment-loader.js').ServerSpec & { args: string[], env: Record<string, string> }} server
  *   with env merged (UV_THREADPOOL_SIZE)
+ * @property {'load'|'own'} probeConnection  where the probe's requests go: the load's HTTP/2 connection, or their own
  */
 
 /**
@@ -77,7 +83,7 @@ export function expandExperiment (experiment, overrides = {}) {
     for (const [axis, value] of Object.entries(point)) {
       config[axis] = value
       if (Object.hasOwn(LOAD_AXES, axis)) load[LOAD_AXES[axis]] = value
-      else if (axis === OFFERED_AXIS) continue
+      else if (axis === OFFERED_AXIS || axis === PROBE_CONNECTION_AXIS) continue
       else if (axis === 'threadpoolSize') server.env.UV_THREADPOOL_SIZE = String(value)
       else if (experiment.serverAxes?.[axis]) server.args.push(experiment.serverAxes[axis], String(value))
       else query.set(axis, String(value))
@@ -115,7 +121,8 @@ export function expandExperiment (experiment, overrides = {}) {
       config,
       path: withQuery(requestOf(variant, load), query),
       load,
-      server
+      server,
+      probeConnection: /** @type {Record<string, AxisValue>} */ (point)[PROBE_CONNECTION_AXIS] === 'load' ? 'load' : 'own'
     })
   }
   return out

@@ -4,9 +4,22 @@
 // for its cheapest answer, GET /__syncbench/health (lib/lab/http-host.js). That route does no work:
 // its latency is the time any other request of that server waits for the event loop. A sync handler
 // stalls it for the length of a request; an async one leaves it at a millisecond or so.
+//
+// Over HTTP/2 the probe may also ride the measured load's own connection (sharedSession): its requests
+// are then streams beside the load's on one session, so a handler that holds the loop while the
+// server reads that connection's frames delays them as it delays the load's own streams (head-of-line
+// blocking at the application level). The runner opens that one connection and lends it to both the
+// load and the probe (LoadOptions.http2Session): each run keeps its own counts and its open loop (the
+// probe's latency still corrected from each request's intended send time), and the connection outlives
+// both, so the probe's slowest requests, still in flight when the load ends, complete and are counted.
+// The other ways were worse: the probe as one of the load's routes would wait for a seat of a closed
+// loop (no schedule, no correction), and a session exposed by the load's engine would be closed at the
+// load's end, cutting those slowest requests off.
+import http2 from 'node:http2'
+import { once } from 'node:events'
 import { loadtest } from '../load/loadtest.js'
 import { HEALTH_PATH } from '../lab/http-host.js'
-import { SyncbenchError } from '../errors.js'
+import { ConnectError, SyncbenchError, firstLine, systemCode } from '../errors.js'
 import { redactUrl } from '../redact.js'
 
 /** Requests a second: light beside any route worth measuring, yet ten chances a second to see a stall. */
@@ -44,18 +57,22 @@ const DRAIN_MS = 5000
  * @param {string} [o.path]  the route asked: a syncbench server's health route, or a cheap route of a user's app (--probe-path)
  * @param {number} [o.rate]
  * @param {boolean} [o.http2]  speak HTTP/2 (h2c for http://), as the measured load does
+ * @param {import('node:http2').ClientHttp2Session} [o.session]  with http2: the measured load's connection
+ *   (sharedSession), which carries the probe's 100 slots as streams
  * @param {AbortSignal} [o.signal]  Ctrl-C, the run's deadline
  * @param {(second: import('../types.js').LoadSecond) => void} [o.onSecond]  each second's waits as it ends (a live view)
  * @returns {{ stop: () => Promise<ProbeRecord> }}
  */
-export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, http2 = false, signal, onSecond }) {
+export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, http2: overHttp2 = false, session, signal, onSecond }) {
   const controller = new AbortController()
   const ended = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal
   /** @type {ProbeRecord} */
   // the path as results.json keeps it: a credential in its query starred (lib/redact.js)
-  const record = http2
-    ? { path: redactUrl(path), rate, connections: PROBE_H2_CONNECTIONS, streams: PROBE_H2_STREAMS, load: null, error: null }
-    : { path: redactUrl(path), rate, connections: PROBE_CONNECTIONS, load: null, error: null }
+  const record = session !== undefined
+    ? { path: redactUrl(path), rate, connections: 1, streams: PROBE_CONNECTIONS, sameConnection: true, load: null, error: null }
+    : overHttp2
+      ? { path: redactUrl(path), rate, connections: PROBE_H2_CONNECTIONS, streams: PROBE_H2_STREAMS, load: null, error: null }
+      : { path: redactUrl(path), rate, connections: PROBE_CONNECTIONS, load: null, error: null }
   const startedAt = performance.now()
   let done = 0
   /** @type {(() => void)|null} called on each completed probe request while stop() drains */
@@ -65,7 +82,9 @@ export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, htt
     url: origin + path,
     rate,
     requests: rate * 3600,
-    ...http2 ? { http2: true, concurrency: PROBE_H2_CONNECTIONS, streams: PROBE_H2_STREAMS } : { concurrency: PROBE_CONNECTIONS, keepAlive: false },
+    ...session !== undefined
+      ? { http2: true, concurrency: 1, streams: PROBE_CONNECTIONS, http2Session: session }
+      : overHttp2 ? { http2: true, concurrency: PROBE_H2_CONNECTIONS, streams: PROBE_H2_STREAMS } : { concurrency: PROBE_CONNECTIONS, keepAlive: false },
     heartbeat: 1,
     onProgress: (/** @type {number} */ n) => { done = n; onDone?.() },
     ...onSecond && { onSecond },
@@ -93,4 +112,25 @@ export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, htt
       return record
     }
   }
+}
+
+/**
+ * The one HTTP/2 connection the measured load and the probe share (h2c to `origin`), once the server's
+ * SETTINGS have arrived: both runs start their streams at once. The caller closes it after both.
+ * @param {string} origin  http://host:port
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<import('node:http2').ClientHttp2Session>}
+ */
+export async function sharedSession (origin, signal) {
+  const session = http2.connect(origin, { settings: { enablePush: false } })
+  // errors after the start are the runs' to count (each listens to the session); this keeps a late one
+  // from being thrown as unhandled once both have let go of it
+  session.on('error', () => {})
+  try {
+    await once(session, 'remoteSettings', signal ? { signal } : {})
+  } catch (err) {
+    session.destroy()
+    throw new ConnectError(`${origin}: cannot open the HTTP/2 connection the load and the probe share (${systemCode(err) ?? firstLine(err)})`, { cause: err })
+  }
+  return session
 }
