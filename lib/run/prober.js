@@ -115,14 +115,16 @@ export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, htt
 }
 
 /**
- * The one HTTP/2 connection the measured load and the probe share (h2c to `origin`), once the server's
+ * The one HTTP/2 connection the measured load and the probe share (h2c to an http:// `origin`, ALPN h2
+ * to an https:// one), once the server's
  * SETTINGS have arrived: both runs start their streams at once. The caller closes it after both.
  * @param {string} origin  http://host:port
  * @param {AbortSignal} [signal]
  * @returns {Promise<import('node:http2').ClientHttp2Session>}
  */
 export async function sharedSession (origin, signal) {
-  const session = http2.connect(origin, { settings: { enablePush: false } })
+  // an https:// target's certificate goes unchecked, as the load's connections leave it (ab never checks)
+  const session = http2.connect(origin, { settings: { enablePush: false }, rejectUnauthorized: false })
   // errors after the start are the runs' to count (each listens to the session); this keeps a late one
   // from being thrown as unhandled once both have let go of it
   session.on('error', () => {})
