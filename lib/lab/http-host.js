@@ -52,7 +52,9 @@ export async function hostServer ({ name, handler, metrics, env, port, host, pro
   // The only per-request work added to an app: one counter and one prefix test.
   /** @param {http.IncomingMessage|http2.Http2ServerRequest} req @param {http.ServerResponse|http2.Http2ServerResponse} res */
   const listener = (req, res) => {
-    // A server's request always has a url (only a client's message has none).
+    // A server's request always has a url (only a client's message has none). node:http2's
+    // compatibility objects answer to the same calls as node:http's (url, method, writeHead, end),
+    // which is what the handlers and syncbench's own routes use: typed as node:http's.
     if (/** @type {string} */ (req.url).startsWith(PREFIX)) return syncbenchRoute(/** @type {any} */ (req), /** @type {any} */ (res), metrics, env)
     metrics.requests++
     app(/** @type {any} */ (req), /** @type {any} */ (res))
