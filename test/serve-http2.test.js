@@ -138,7 +138,8 @@ test('serve lab --http2 --tls --cert --key serves that certificate', async () =>
   const pair = selfSignedCertificate(['cert-file.test'])
   await writeFile(join(cacheDir, 'cert.pem'), pair.cert)
   await writeFile(join(cacheDir, 'key.pem'), pair.key)
-  const served = await serve(['lab', '--http2', '--tls', '--cert', join(cacheDir, 'cert.pem'), '--key', join(cacheDir, 'key.pem')])
+  // --h2: ab's and run's alias
+  const served = await serve(['lab', '--h2', '--tls', '--cert', join(cacheDir, 'cert.pem'), '--key', join(cacheDir, 'key.pem')])
   assert.match(served.stdout(), /with the certificate of .*cert\.pem$/m)
   const { results, peer } = await h2Get(served.urls[0], ['/__syncbench/health'])
   assert.equal(results[0].body, 'ok\n')

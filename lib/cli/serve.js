@@ -51,7 +51,7 @@ Options:
                       lab: bytes the readfile requests in flight may read into
                       memory together (default 1GiB); a request beyond it gets
                       a 503 with a JSON error naming the budget
-  --http2             serve HTTP/2, in cleartext by prior knowledge (h2c);
+  --http2, --h2       serve HTTP/2, in cleartext by prior knowledge (h2c);
                       syncbench ab --http2 and run --http2 speak it
   --tls               with --http2: over TLS instead, h2 negotiated by ALPN,
                       HTTP/1.1 as fallback; a self-signed certificate is made

@@ -34,6 +34,8 @@ export function parseServeArgs (argv) {
     'memory-budget': { type: 'string' },
     delay: { type: 'string' },
     http2: { type: 'boolean' },
+    // ab's and run's alias
+    h2: { type: 'boolean' },
     tls: { type: 'boolean' },
     cert: { type: 'string' },
     key: { type: 'string' },
@@ -91,16 +93,16 @@ export function parseServeArgs (argv) {
     if (budget === null) throw invalidOption('--memory-budget', values['memory-budget'], 'must be a size from 0 to 1024GiB such as 1g or 512m')
     options.memoryBudget = budget
   }
-  if (values.http2) options.http2 = true
+  if (values.http2 || values.h2) options.http2 = true
   if (values.tls) {
-    if (!values.http2) throw new InvalidOptionError('--tls applies with --http2 (HTTP/2 over TLS, HTTP/1.1 as fallback); without it serve speaks cleartext HTTP/1.1')
+    if (!options.http2) throw new InvalidOptionError('--tls applies with --http2 (HTTP/2 over TLS, HTTP/1.1 as fallback); without it serve speaks cleartext HTTP/1.1')
     options.tls = true
   }
   for (const flag of /** @type {const} */ (['cert', 'key'])) {
     const file = values[flag]
     if (file === undefined) continue
     if (file === '') throw invalidOption(`--${flag}`, '', 'must be a PEM file')
-    if (!values.tls) throw invalidOption(`--${flag}`, file, 'applies with --tls')
+    if (!options.tls) throw invalidOption(`--${flag}`, file, 'applies with --tls')
     const other = flag === 'cert' ? 'key' : 'cert'
     if (values[other] === undefined) throw invalidOption(`--${flag}`, file, `needs --${other} too`)
     options[flag] = file
