@@ -74,6 +74,8 @@
  * @property {boolean} [series=false]     keep the run over time, one point a second, in LoadResult.series (a single-thread run's)
  * @property {(second: LoadSecond) => void} [onSecond] called once a second with the second that ended (a live view)
  * @property {AbortSignal} [signal]       ends the run early, keeping what was measured (Ctrl-C)
+ * @property {import('node:http2').ClientHttp2Session} [http2Session]  with http2: the caller's session, connected and past
+ *                                        the server's SETTINGS, carries the first connection's streams; never closed by the run
  */
 
 /**
@@ -188,7 +190,7 @@
  * @property {{ name: 'syncbench', version: string }} tool
  * @property {string} [runId]                    this run's id: `syncbench merge` refuses a run given twice (absent from an external
  *                                              tool's result and from files written before it was kept)
- * @property {Omit<LoadOptions, 'body'|'signal'|'onProgress'|'onRequest'|'onSecond'> & { bodyBytes?: number }} options  the LoadOptions used, body
+ * @property {Omit<LoadOptions, 'body'|'signal'|'onProgress'|'onRequest'|'onSecond'|'http2Session'> & { bodyBytes?: number }} options  the LoadOptions used, body
  *                                              replaced by its byte length (bodyBytes; absent from an external engine's result), every
  *                                              credential starred with its digest ("Authorization: Bearer ***~1a2b3c4d"; lib/redact.js)
  * @property {string} startedAt                  ISO time the run started (after any --start-at wait)
@@ -546,6 +548,9 @@
  * @property {string} path             /__syncbench/health
  * @property {number} rate             target requests per second
  * @property {number} connections
+ * @property {number} [streams]        over HTTP/2 (syncbench run --http2): the streams of each connection; absent over HTTP/1
+ * @property {boolean} [sameConnection]  true: its streams rode the measured load's own HTTP/2 connection (axes.probeConnection
+ *                                     "load"; connections 1, streams 100); absent when the probe had connections of its own
  * @property {LoadResult|null} load    what it measured (null when it could not start)
  * @property {{ code: string, message: string }|null} error  why the probe failed (the run stands)
  */

@@ -199,6 +199,16 @@ test('the main thread\'s ms per request: its CPU time only when every run measur
   assert.deepEqual(shapeOf([], 2), { cores: 2, pool: 4, workers: null, inFlight: Infinity })
 })
 
+test('over HTTP/2 the requests in flight are the connections times their streams', () => {
+  const h1 = run({ label: 'a', config: {}, rps: 1 })
+  const h2 = structuredClone(h1)
+  h2.load.concurrency = 1
+  h2.load.http2 = { streams: 10, serverStreamsLimit: 0, connections: 1, connectMs: { min: 0, mean: 0, max: 0 }, firstByteMs: { min: 0, mean: 0, max: 0 }, streamsPerConnection: { min: 0, mean: 0, max: 0 }, goaways: {}, resets: {} }
+  assert.equal(shapeOf([h2], 2).inFlight, 10)
+  h2.load.http2.streams = 1
+  assert.equal(shapeOf([h2], 2).inFlight, 1)
+})
+
 test('predict: the measured costs on another shape', () => {
   const [summary] = summarizeResults(sixteen)
   const async = /** @type {import('../lib/analysis/bounds.js').RowBound} */ (summary.rows[1].bound)

@@ -272,7 +272,7 @@ export async function serveInTerminal (args, listening = 1) {
     })
     closed.then(() => reject(new Error(`syncbench serve ${args.join(' ')} exited early: ${stderr}`)))
   })
-  const urls = [...stdout.matchAll(/listening on (http:\/\/\S+)/g)].map((m) => m[1])
+  const urls = [...stdout.matchAll(/listening on (https?:\/\/\S+)/g)].map((m) => m[1])
   return {
     child,
     urls,

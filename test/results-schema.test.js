@@ -164,7 +164,7 @@ test('a results file with a wrong field: one line naming its path, exit 1, for r
     [(r) => { r.runs[1].server.memory = 'lots' }, '/runs/1/server/memory must be object, got string "lots"'],
     [(r) => { r.runs[0].load = 5 }, '/runs/0/load must be null or object, got number 5'],
     [(r) => { r.runs[0].load.percentiles['42'] = 1 }, '/runs/0/load/percentiles has an unexpected key "42"'],
-    [(r) => { r.experiments[0].table = 'seed-003' }, '/experiments/0/table must be one of "seed-001", "seed-002", "generic", "thread-cost", "rate-sweep", "app", "scan", got string "seed-003"'],
+    [(r) => { r.experiments[0].table = 'seed-003' }, '/experiments/0/table must be one of "seed-001", "seed-002", "generic", "thread-cost", "rate-sweep", "h2-head-of-line", "app", "scan", got string "seed-003"'],
     [(r) => { r.runs[0].config.strategy = null }, '/runs/0/config/strategy must be string, number or boolean, got null'],
     // the fields added since the schemas were first written, and what a schema cannot check
     [(r) => { r.runs[0].load.latencyHistogram = 42 }, '/runs/0/load/latencyHistogram must be string or null, got number 42'],

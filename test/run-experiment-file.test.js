@@ -34,6 +34,8 @@ const cases = [
   ['load.url', (e) => { e.load.url = 'http://127.0.0.1:1/' }, /^load\.url cannot be set/],
   ['load.keepAlive "yes"', (e) => { e.load.keepAlive = 'yes' }, /^load\.keepAlive must be true or false, got "yes"$/],
   ['load.concurrency 0', (e) => { e.load.concurrency = 0 }, /^load\.concurrency must be a positive integer, got "0"$/],
+  ['load.http2 with load.keepAlive', (e) => { e.load.http2 = true; e.load.keepAlive = true }, /^load\.http2 cannot be combined with load\.keepAlive: it keeps its connections open: drop -k$/],
+  ['load.streams without load.http2', (e) => { e.load.streams = 4 }, /^load\.streams applies to load\.http2 only \(concurrent streams per connection\), got "4"$/],
   ['server.args a string', (e) => { e.server.args = '--framework http' }, /^server\.args must be array, got string "--framework http"$/],
   ['server.args syncbench serve refuses', (e) => { e.server.args = ['--framework', 'koa'] }, /^configuration "a": server\.args: --framework must be express or http, got "koa"$/],
   ['server.env a number', (e) => { e.server.env = { UV_THREADPOOL_SIZE: 8 } }, /^server\.env\.UV_THREADPOOL_SIZE must be string, got number 8$/],
@@ -61,7 +63,7 @@ const cases = [
   ['warmup with an unknown key', (e) => { e.warmup = { requests: 4, keepAlive: true } }, /^warmup has an unexpected key "keepAlive"$/],
   ['a baseline naming no variant', (e) => { e.baseline = 'sync' }, /^baseline "sync" names no variant \(labels: a, b\)$/],
   ['a reference naming no variant', (e) => { e.reference = 'c' }, /^reference "c" names no variant \(labels: a, b\)$/],
-  ['table unknown', (e) => { e.table = 'fancy' }, /^table must be one of "seed-001", "seed-002", "generic", "thread-cost", "rate-sweep", "app", "scan", got string "fancy"$/],
+  ['table unknown', (e) => { e.table = 'fancy' }, /^table must be one of "seed-001", "seed-002", "generic", "thread-cost", "rate-sweep", "h2-head-of-line", "app", "scan", got string "fancy"$/],
   ['runs 0', (e) => { e.runs = 0 }, /^runs must be >= 1, got number 0$/],
   ['a 300-character name', (e) => { e.name = 'n'.repeat(300) }, /^name must be 1 to 64 letters, digits, "-", "_" or "\.", got "n{77}\.\.\."$/],
   ['a name with a slash', (e) => { e.name = 'a/b' }, /^name must be 1 to 64 letters/]

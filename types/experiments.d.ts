@@ -73,7 +73,7 @@ export interface Experiment {
   name: string
   title: string
   description: string
-  /** the kind that presents it: generic (default), seed-001, seed-002, thread-cost, rate-sweep, app (default for a command's server) */
+  /** the kind that presents it: generic (default), seed-001, seed-002, thread-cost, rate-sweep, h2-head-of-line, app (default for a command's server) */
   table?: string
   baseline?: string
   reference?: string
@@ -209,13 +209,21 @@ export interface AppOptions {
   poolSize?: number
   memoryBudget?: number
   framework?: 'http' | 'express'
+  /** serve HTTP/2: h2c (cleartext, prior knowledge), or h2 with `tls` */
+  http2?: boolean
+  /** with http2: HTTP/2 over TLS by ALPN, HTTP/1.1 as fallback */
+  tls?: boolean
+  /** with tls: the certificate's PEM file (default: a self-signed one made at start) */
+  cert?: string
+  /** with tls: its private key's PEM file */
+  key?: string
   signal?: AbortSignal
 }
 
 /** An app startApp started in this process. */
 export interface RunningApp {
   app: string
-  servers: { name: string, url: string, host: string, port: number, server: import('node:http').Server, close: () => Promise<void>, routes: string[] }[]
+  servers: { name: string, url: string, host: string, port: number, protocol: 'http1' | 'h2c' | 'h2', server: import('node:net').Server, close: () => Promise<void>, routes: string[] }[]
   env: Environment
   metrics: {
     requests: number

@@ -124,6 +124,8 @@ export interface LoadOptions {
   onSecond?: (second: LoadSecond) => void
   /** ends the run early, keeping what was measured */
   signal?: AbortSignal
+  /** with http2: the caller's session, connected and past the server's SETTINGS, carries the first connection's streams; never closed by the run */
+  http2Session?: import('node:http2').ClientHttp2Session
 }
 
 /** One second of a run, as LoadOptions.onSecond receives it. */
@@ -244,7 +246,7 @@ export interface LoadResult {
   /** this run's id (syncbench merge refuses a run given twice); absent from an external tool's result */
   runId?: string
   /** the options used, the body replaced by its length, every credential starred with its digest ("Authorization: Bearer ***~1a2b3c4d") */
-  options: Omit<LoadOptions, 'body' | 'signal' | 'onProgress' | 'onRequest' | 'onSecond'> & { bodyBytes?: number }
+  options: Omit<LoadOptions, 'body' | 'signal' | 'onProgress' | 'onRequest' | 'onSecond' | 'http2Session'> & { bodyBytes?: number }
   startedAt: string
   endedAt?: string
   server: { software: string, hostname: string, port: number }

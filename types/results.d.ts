@@ -163,6 +163,10 @@ export interface ProbeRecord {
   path: string
   rate: number
   connections: number
+  /** over HTTP/2 (syncbench run --http2): the streams of each connection; absent over HTTP/1 */
+  streams?: number
+  /** true: its streams rode the measured load's own HTTP/2 connection (axes.probeConnection "load"); absent otherwise */
+  sameConnection?: boolean
   load: LoadResult | null
   error: { code: string, message: string } | null
 }

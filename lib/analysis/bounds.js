@@ -40,7 +40,7 @@ export const WHERE = Object.freeze({
  * @property {number} cores       usable cores
  * @property {number} pool        UV_THREADPOOL_SIZE
  * @property {number|null} workers the worker pool's size (null: none)
- * @property {number} inFlight    requests in flight at once (the closed loop's concurrency)
+ * @property {number} inFlight    requests in flight at once (the closed loop's concurrency; over HTTP/2, its connections x streams)
  */
 
 /**
@@ -131,7 +131,8 @@ export function mainThreadMs (runs) {
 /**
  * The shape a configuration ran on: the calibration's usable cores, the server's UV_THREADPOOL_SIZE (the
  * threadpoolSize axis, else its environment, else libuv's default), its worker pool (the poolSize axis;
- * null: the lab's default, one per core) and the load's concurrency.
+ * null: the lab's default, one per core) and the load's concurrency (over HTTP/2, each connection carries
+ * its streams at once).
  * @param {import('../types.js').RunRecord[]} runs
  * @param {number} cores
  * @returns {Shape}
@@ -141,7 +142,7 @@ export function shapeOf (runs, cores) {
   const config = run?.config ?? {}
   const pool = Number(config.threadpoolSize ?? run?.serverEnv?.uvThreadpoolSize ?? DEFAULT_POOL)
   const workers = Number(config.poolSize)
-  const inFlight = Number(run?.load?.concurrency ?? config.concurrency)
+  const inFlight = Number(run?.load?.concurrency ?? config.concurrency) * (run?.load?.http2?.streams ?? 1)
   return {
     cores,
     pool: pool > 0 ? pool : DEFAULT_POOL,

@@ -27,7 +27,7 @@ import { textCharts } from '../report/text-chart.js'
 import { createProgress } from './progress-line.js'
 import { RunProgress } from '../run/progress.js'
 import { killChildren } from '../run/children.js'
-import { argvSpelling, checkRoutes, loadOptionRule, parseLoadArg } from '../load/options.js'
+import { argvSpelling, checkHttp2, checkRoutes, loadOptionRule, parseLoadArg } from '../load/options.js'
 import { createRunReports, RUNS_DIR } from '../run/run-reports.js'
 import { articleTable, REPRODUCE_RULE } from '../report/articles.js'
 import { dashboardOptions } from './dashboard-options.js'
@@ -132,6 +132,11 @@ How to load:
                          the -c connections, each latency counted from its
                          intended send time (wrk2's -R); -n counts intended
                          requests. Built-in engine only
+  --http2, --h2          load over HTTP/2 (h2c): syncbench's servers are started
+                         with serve --http2, the probe speaks it too; an --app
+                         or --target must speak h2c already (docs/http2.md)
+  --streams <n>          with --http2: concurrent streams per connection
+                         (default 1, or the experiment's load.streams)
   --slo-p99 <ms>         rate-sweep: the p99 latency a strategy must stay under
                          to "sustain" a rate (default 500 ms)
 
@@ -226,9 +231,14 @@ export async function main (argv, io) {
   const experiments = await resolveExperiments(options, cwd)
   // before the results folder exists: a refused --target leaves nothing behind
   if (options.target) checkTarget(experiments, { requests: options.requests, concurrency: options.concurrency })
-  // a mix needs a connection per route in every worker, -c and --workers as given
-  for (const c of experiments.flatMap((e) => expandExperiment(e, { concurrency: options.concurrency, workers: options.workers }))) {
+  // a mix needs a connection per route in every worker, -c and --workers as given; HTTP/2 (--http2, or
+  // an experiment's load.http2) runs one route, and --streams needs it
+  for (const c of experiments.flatMap((e) => expandExperiment(e, loadOverrides(options)))) {
     if (c.load.routes !== undefined) checkRoutes(c.load.routes, c.load.concurrency, typeof c.load.workers === 'number' ? c.load.workers : 1, argvSpelling)
+    checkHttp2(/** @type {Parameters<typeof checkHttp2>[0]} */ (c.load), argvSpelling, options.streams === undefined ? undefined : String(options.streams))
+    // the probe on the load's connection borrows one HTTP/2 session of this thread
+    if (c.probeConnection === 'load' && c.load.http2 !== true) throw new InvalidOptionError(`${c.experiment}/${c.label}: the probe on the load's connection (axes.probeConnection "load") needs HTTP/2: load.http2, or --http2`)
+    if (c.probeConnection === 'load' && typeof c.load.workers === 'number' && c.load.workers > 1) throw invalidOption('--workers', String(c.load.workers), `cannot go with ${c.experiment}'s probe on the load's connection (one HTTP/2 session of this thread)`)
     // the external engines are given -n, -c, -k and the URL: they would send a GET with nothing else
     const shaped = SHAPED_REQUEST.filter((key) => c.load[key] !== undefined && !(key === 'method' && c.load.method === 'GET') && !(Array.isArray(c.load[key]) && c.load[key].length === 0))
     if (options.engine !== 'builtin' && shaped.length > 0) {
@@ -308,6 +318,15 @@ export async function runAndReport ({ options, experiments, engine, argv, io, cw
   }
 }
 
+/**
+ * The load options the command line sets over every experiment's own.
+ * @param {RunArgs} options
+ * @returns {import('../run/plan.js').LoadOverrides}
+ */
+function loadOverrides (options) {
+  return { requests: options.requests, concurrency: options.concurrency, responseTimeout: options.responseTimeout, workers: options.workers, rate: options.rate, secretHeaders: options.secretHeaders, http2: options.http2, streams: options.streams }
+}
+
 /** The load options that shape a request beyond a GET of the URL. */
 const SHAPED_REQUEST = /** @type {const} */ (['routes', 'method', 'body', 'headers', 'cookies', 'auth', 'contentType', 'http2'])
 
@@ -378,7 +397,7 @@ async function measure ({ options, experiments, engine, outDir, argv, io, nodes,
       target: options.target,
       allowErrors: options.allowErrors,
       runTimeout: options.runTimeout,
-      overrides: { requests: options.requests, concurrency: options.concurrency, responseTimeout: options.responseTimeout, workers: options.workers, rate: options.rate, secretHeaders: options.secretHeaders },
+      overrides: loadOverrides(options),
       sloP99Ms: options.sloP99,
       ...options.capacity && options.slo && { capacity: capacitySettings(options, experiments, nodes) },
       calibrate: options.calibrate,
@@ -684,6 +703,9 @@ export function parseRunArgs (argv) {
     concurrency: { type: 'string', short: 'c' },
     workers: { type: 'string' },
     rate: { type: 'string', short: 'R' },
+    http2: { type: 'boolean' },
+    h2: { type: 'boolean' },
+    streams: { type: 'string' },
     'slo-p99': { type: 'string' },
     capacity: { type: 'boolean' },
     slo: { type: 'string' },
@@ -750,6 +772,9 @@ export function parseRunArgs (argv) {
     // the load option's own rule and words (lib/load/options.js), as syncbench ab -R says them
     rate: values.rate === undefined ? undefined : parseLoadArg('rate', '-R', values.rate),
     secretHeaders: values['secret-header']?.map((name) => parseLoadArg('secretHeaders', '--secret-header', name)),
+    /** --http2 (--h2): true, else undefined (the experiments' own load.http2) */
+    http2: values.http2 || values.h2 ? true : undefined,
+    streams: values.streams === undefined ? undefined : parseLoadArg('streams', '--streams', values.streams),
     sloP99: positiveMs('--slo-p99', values['slo-p99']),
     capacity: Boolean(values.capacity),
     /** --slo parsed (lib/analysis/slo.js); undefined without it */

@@ -51,6 +51,13 @@ Options:
                       lab: bytes the readfile requests in flight may read into
                       memory together (default 1GiB); a request beyond it gets
                       a 503 with a JSON error naming the budget
+  --http2, --h2       serve HTTP/2, in cleartext by prior knowledge (h2c);
+                      syncbench ab --http2 and run --http2 speak it
+  --tls               with --http2: over TLS instead, h2 negotiated by ALPN,
+                      HTTP/1.1 as fallback; a self-signed certificate is made
+                      at start (localhost, 127.0.0.1, ::1 and --host)
+  --cert <file>       with --tls: serve this certificate (PEM) instead,
+  --key <file>        with its private key (PEM); both or neither
   -h, --help          show this help
   -V, --version       print the version
 
@@ -61,7 +68,7 @@ are the exceptions (seed-readfile only).
 Every server also answers GET /__syncbench/metrics (the process's measurement
 window as JSON; ?reset=1 starts a new window), GET /__syncbench/env (Node, V8,
 libuv, UV_* variables, CPU) and GET /__syncbench/health ("ok", served by the
-app's own event loop: syncbench run's probe route).
+app's own event loop: syncbench run's probe route), over HTTP/2 too.
 `
 
 /**
@@ -98,6 +105,8 @@ export async function main (argv, io) {
     // same status as a signal in the first instant, before these handlers exist
     return 128 + os.constants.signals[signal]
   }
+  // Before the servers' lines, which a caller may wait for.
+  if (options.http2) io.stdout.write(`${protocolLine(options)}\n`)
   for (const s of served.servers) {
     const label = s.name === options.app ? s.name : `${options.app} ${s.name}`
     io.stdout.write(`${label} listening on ${s.url} (${s.routes.join(', ')})\n`)
@@ -106,6 +115,16 @@ export async function main (argv, io) {
   await served.close()
   io.stderr.write(`syncbench serve: ${signal}, servers closed\n`)
   return 0
+}
+
+/**
+ * What the servers speak, said once before their lines.
+ * @param {import('../lab/serve-args.js').ServeOptions} options  with http2
+ */
+function protocolLine (options) {
+  if (!options.tls) return 'HTTP/2 in cleartext (h2c) by prior knowledge: clients speak HTTP/2 from the first byte'
+  const certificate = options.cert === undefined ? 'a self-signed certificate made at start' : `the certificate of ${options.cert}`
+  return `HTTP/2 over TLS (ALPN h2, HTTP/1.1 as fallback) with ${certificate}`
 }
 
 /**

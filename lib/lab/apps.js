@@ -4,7 +4,9 @@ import { hostServer } from './http-host.js'
 import { createServerMetrics, collectEnvironment } from './metrics.js'
 import { seedReadfileServers, seedReadfileHandler, isReadfileServer } from './seed-readfile.js'
 import { ensureDataFile, DEFAULT_FILE_SIZE } from './data-file.js'
-import { InvalidOptionError } from '../errors.js'
+import { readFile } from 'node:fs/promises'
+import tlsModule from 'node:tls'
+import { InvalidOptionError, firstLine, systemCode } from '../errors.js'
 
 export const appNames = ['seed-bcrypt', 'seed-readfile', 'lab']
 export const LAB_PORT = 3001
@@ -20,6 +22,10 @@ export const LAB_PORT = 3001
  * @property {number} [poolSize]    lab: worker threads of the worker strategy
  * @property {number} [memoryBudget] lab: bytes readfile requests may hold at once (default 1 GiB); beyond, 503
  * @property {'express'|'http'} [framework='express']  lab
+ * @property {boolean} [http2]      serve HTTP/2: h2c (cleartext, prior knowledge), or h2 with `tls`
+ * @property {boolean} [tls]        with http2: HTTP/2 over TLS by ALPN, HTTP/1.1 as fallback
+ * @property {string} [cert]        with tls: the certificate's PEM file (default: a self-signed one made at start)
+ * @property {string} [key]         with tls: its private key's PEM file
  * @property {AbortSignal} [signal] ends the start (serve got SIGTERM): a data file being written is dropped
  */
 
@@ -42,6 +48,8 @@ export const LAB_PORT = 3001
 export async function startApp (app, options = {}) {
   const host = options.host ?? '127.0.0.1'
   const env = collectEnvironment()
+  const protocol = !options.http2 ? 'http1' : options.tls ? 'h2' : 'h2c'
+  const tls = protocol === 'h2' ? await tlsMaterial(options, host) : undefined
   const metrics = createServerMetrics()
   /** @type {AppServer[]} */
   const servers = []
@@ -63,7 +71,7 @@ export async function startApp (app, options = {}) {
    * @param {string[]} routes
    */
   const host1 = async (name, handler, port, routes) => {
-    const server = await hostServer({ name, handler, metrics, env, port, host })
+    const server = await hostServer({ name, handler, metrics, env, port, host, protocol, tls })
     servers.push({ ...server, routes })
   }
   try {
@@ -94,4 +102,35 @@ export async function startApp (app, options = {}) {
     throw err
   }
   return { app, servers, env, metrics, close }
+}
+
+/**
+ * The h2 server's key and certificate: the --cert and --key files, else a self-signed pair made now
+ * (lib/lab/self-signed.js), naming the address bound as well as localhost.
+ * @param {AppOptions} options
+ * @param {string} host
+ * @returns {Promise<{ key: string|Buffer, cert: string|Buffer }>}
+ */
+async function tlsMaterial (options, host) {
+  if (options.cert === undefined || options.key === undefined) {
+    const { selfSignedCertificate } = await import('./self-signed.js')
+    return selfSignedCertificate([host])
+  }
+  /** @type {Record<'cert'|'key', Buffer>} */
+  const pem = { cert: Buffer.alloc(0), key: Buffer.alloc(0) }
+  for (const flag of /** @type {const} */ (['cert', 'key'])) {
+    const file = /** @type {string} */ (options[flag])
+    try {
+      pem[flag] = await readFile(file)
+    } catch (err) {
+      throw new InvalidOptionError(`--${flag} ${file}: cannot be read (${systemCode(err) || firstLine(err)})`)
+    }
+  }
+  try {
+    // The pair is checked here, where a bad file can be named, rather than at the first handshake.
+    tlsModule.createSecureContext({ key: pem.key, cert: pem.cert })
+  } catch (err) {
+    throw new InvalidOptionError(`--cert ${options.cert} --key ${options.key}: not a PEM certificate and its key (${firstLine(err)})`)
+  }
+  return pem
 }

@@ -1,10 +1,14 @@
-// One node:http server around an app's request handler: the request counter, the
-// /__syncbench/* routes (metrics, env, health: beside the app's handlers, which stay as published), listening with a clear error for a busy port, and a close that ends
-// keep-alive connections instead of waiting for them.
+// One server around an app's request handler: the request counter, the /__syncbench/* routes
+// (metrics, env, health: beside the app's handlers, which stay as published), listening with a clear
+// error for a busy port, and a close that ends keep-alive connections instead of waiting for them.
+// node:http by default; node:http2 with `protocol` h2c (cleartext, prior knowledge) or h2 (TLS, ALPN
+// h2 with HTTP/1.1 as fallback), through its compatibility API, so the same handlers serve both.
 import http from 'node:http'
+import http2 from 'node:http2'
 import { once } from 'node:events'
 import { ServerStartError, errorCodes, firstLine, systemCode } from '../errors.js'
 import { followRoutes } from './route-blocks.js'
+import { http2Listener } from './express-http2.js'
 
 export const METRICS_PATH = '/__syncbench/metrics'
 export const ENV_PATH = '/__syncbench/env'
@@ -15,12 +19,19 @@ const HEALTH_BODY = 'ok\n'
 const HEALTH_HEADERS = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(HEALTH_BODY)), 'Cache-Control': 'no-store' }
 
 /**
+ * What a server speaks: HTTP/1.1, HTTP/2 in cleartext by prior knowledge, or HTTP/2 over TLS
+ * negotiated by ALPN (HTTP/1.1 for a client that offers no h2).
+ * @typedef {'http1'|'h2c'|'h2'} ServerProtocol
+ */
+
+/**
  * @typedef {object} HostedServer
  * @property {string} name
- * @property {string} url      http://host:port (no trailing slash)
+ * @property {string} url      http://host:port, https:// for h2 (no trailing slash)
  * @property {string} host     the address bound, as given (127.0.0.1, ::1, ...)
  * @property {number} port
- * @property {http.Server} server
+ * @property {ServerProtocol} protocol
+ * @property {import('node:net').Server} server
  * @property {() => Promise<void>} close
  */
 
@@ -32,19 +43,48 @@ const HEALTH_HEADERS = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-L
  * @param {import('../types.js').Environment} options.env
  * @param {number} options.port
  * @param {string} options.host
+ * @param {ServerProtocol} [options.protocol='http1']
+ * @param {{ key: string|Buffer, cert: string|Buffer }} [options.tls]  the h2 server's key and certificate (PEM)
  * @returns {Promise<HostedServer>}
  */
-export async function hostServer ({ name, handler, metrics, env, port, host }) {
+export async function hostServer ({ name, handler, metrics, env, port, host, protocol = 'http1', tls }) {
+  const app = protocol === 'http1' ? handler : http2Listener(handler)
   // The only per-request work added to an app: one counter and one prefix test.
-  const server = http.createServer((req, res) => {
-    // A server's request always has a url (only a client's message has none).
-    if (/** @type {string} */ (req.url).startsWith(PREFIX)) return syncbenchRoute(req, res, metrics, env)
+  /** @param {http.IncomingMessage|http2.Http2ServerRequest} req @param {http.ServerResponse|http2.Http2ServerResponse} res */
+  const listener = (req, res) => {
+    // A server's request always has a url (only a client's message has none). node:http2's
+    // compatibility objects answer to the same calls as node:http's (url, method, writeHead, end),
+    // which is what the handlers and syncbench's own routes use: typed as node:http's.
+    if (/** @type {string} */ (req.url).startsWith(PREFIX)) return syncbenchRoute(/** @type {any} */ (req), /** @type {any} */ (res), metrics, env)
     metrics.requests++
-    handler(req, res)
-  })
-  // Which of the app's routes were in progress while the loop was held; syncbench's own are not the app's.
-  const unfollow = followRoutes(server, metrics.routes, (req) => Boolean(req.url?.startsWith(PREFIX)))
-  server.once('close', unfollow)
+    app(/** @type {any} */ (req), /** @type {any} */ (res))
+  }
+  /** @type {http.Server|http2.Http2Server|http2.Http2SecureServer} */
+  let server
+  if (protocol === 'http1') {
+    const h1 = http.createServer(listener)
+    server = h1
+    // Which of the app's routes were in progress while the loop was held; syncbench's own are not the
+    // app's. node:http publishes its requests on diagnostics_channel; node:http2's compatibility API
+    // does not (Node 20), so over HTTP/2 the metrics leave routes out rather than show none.
+    const unfollow = followRoutes(h1, metrics.routes, (req) => Boolean(req.url?.startsWith(PREFIX)))
+    h1.once('close', unfollow)
+  } else if (protocol === 'h2c') {
+    server = http2.createServer(listener)
+  } else {
+    if (!tls) throw new ServerStartError(`${name}: HTTP/2 over TLS needs a key and a certificate`)
+    server = http2.createSecureServer({ key: tls.key, cert: tls.cert, allowHTTP1: true }, listener)
+  }
+  // node:http2 has no closeAllConnections(): its connections (sessions, and HTTP/1.1 fallback ones) are
+  // kept here to be ended at close.
+  /** @type {Set<import('node:net').Socket>} */
+  const sockets = new Set()
+  if (protocol !== 'http1') {
+    server.on('connection', (/** @type {import('node:net').Socket} */ socket) => {
+      sockets.add(socket)
+      socket.once('close', () => sockets.delete(socket))
+    })
+  }
   server.listen(port, host)
   try {
     // once() rejects on 'error' and unsubscribes from both events when either comes, so a later
@@ -57,14 +97,16 @@ export async function hostServer ({ name, handler, metrics, env, port, host }) {
   const address = /** @type {import('node:net').AddressInfo} */ (server.address())
   return {
     name,
-    url: `http://${formatHost(host)}:${address.port}`,
+    url: `${protocol === 'h2' ? 'https' : 'http'}://${formatHost(host)}:${address.port}`,
     host,
     port: address.port,
+    protocol,
     server,
     close: () => new Promise((resolve) => {
       server.close(() => resolve())
       // Idle keep-alive sockets would hold close() open until they time out.
-      server.closeAllConnections()
+      if ('closeAllConnections' in server) server.closeAllConnections()
+      for (const socket of sockets) socket.destroy()
     })
   }
 }

@@ -7,6 +7,7 @@
 //   { app: 'seed-bcrypt'|'seed-readfile'|'lab', args: string[] }    args: `syncbench serve` options
 //   { workload: '/abs/handlers.js', label: 'handlers.js' }         a user's module of handlers
 //   { workload: '/abs/handlers.js', label, query: 'handlers' }      list the handlers only, then exit
+//   { workload: '/abs/handlers.js', label, http2: true }            its handlers over HTTP/2 (h2c)
 //   { command: 'node app.js', name: 'app', cwd, log: '/abs/apps/app.log', port?: number, instrument: '/abs/instrument.js' }
 //                                                                  a user's own server (lib/lab/app-host.js)
 // A user's command runs in its own process group, its stdout and stderr appended to `log`. Port
@@ -83,7 +84,7 @@ export const ROUTES = 'syncbench:routes'
 
 /**
  * What the server child starts (see the protocol above).
- * @typedef {{ app: string, args?: string[] } | { workload: string, label?: string, query?: 'handlers' } | AppSpec} ChildSpec
+ * @typedef {{ app: string, args?: string[] } | { workload: string, label?: string, query?: 'handlers', http2?: boolean } | AppSpec} ChildSpec
  */
 
 /**

@@ -11,7 +11,7 @@ import { spawnServer } from './spawn.js'
 /**
  * An app started by this process, as the terminal and the IPC channel see it.
  * @typedef {object} ServedApp
- * @property {{ name: string, url: string, host: string, port: number, routes: string[] }[]} servers
+ * @property {{ name: string, url: string, host: string, port: number, routes: string[] }[]} servers  url: https:// for HTTP/2 over TLS
  * @property {import('../types.js').Environment} env
  * @property {(request: { reset: boolean, server?: string }) => import('../types.js').ServerMetrics | Promise<import('../types.js').ServerMetrics>} read
  *   the metrics window (of `server`, where several processes each have their own), then reset it if asked
@@ -68,6 +68,9 @@ export async function superviseReadfile (options) {
       if (options.host) args.push('--host', options.host)
       if (options.fileSize !== undefined) args.push('--file-size', String(options.fileSize))
       if (options.delay !== undefined) args.push('--delay', String(options.delay))
+      if (options.http2) args.push('--http2')
+      if (options.tls) args.push('--tls')
+      if (options.cert !== undefined && options.key !== undefined) args.push('--cert', options.cert, '--key', options.key)
       signal?.throwIfAborted()
       handles.push(await spawnServer({ app: 'seed-readfile', args, onChild: (child) => { starting = child } }))
       starting = null

@@ -33,6 +33,12 @@ export function parseServeArgs (argv) {
     'pool-size': { type: 'string' },
     'memory-budget': { type: 'string' },
     delay: { type: 'string' },
+    http2: { type: 'boolean' },
+    // ab's and run's alias
+    h2: { type: 'boolean' },
+    tls: { type: 'boolean' },
+    cert: { type: 'string' },
+    key: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean', short: 'V' }
   })
@@ -86,6 +92,20 @@ export function parseServeArgs (argv) {
     const budget = parseSize(values['memory-budget'], MAX_MEMORY_BUDGET)
     if (budget === null) throw invalidOption('--memory-budget', values['memory-budget'], 'must be a size from 0 to 1024GiB such as 1g or 512m')
     options.memoryBudget = budget
+  }
+  if (values.http2 || values.h2) options.http2 = true
+  if (values.tls) {
+    if (!options.http2) throw new InvalidOptionError('--tls applies with --http2 (HTTP/2 over TLS, HTTP/1.1 as fallback); without it serve speaks cleartext HTTP/1.1')
+    options.tls = true
+  }
+  for (const flag of /** @type {const} */ (['cert', 'key'])) {
+    const file = values[flag]
+    if (file === undefined) continue
+    if (file === '') throw invalidOption(`--${flag}`, '', 'must be a PEM file')
+    if (!options.tls) throw invalidOption(`--${flag}`, file, 'applies with --tls')
+    const other = flag === 'cert' ? 'key' : 'cert'
+    if (values[other] === undefined) throw invalidOption(`--${flag}`, file, `needs --${other} too`)
+    options[flag] = file
   }
   return options
 }

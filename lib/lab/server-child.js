@@ -47,7 +47,7 @@ async function main (spec) {
         await sendHandlers(process, Object.keys(handlers))
         return end(0, true)
       }
-      served = await hostWorkload(handlers)
+      served = await hostWorkload(handlers, { http2: spec.http2 === true })
       info = { handlers: Object.keys(handlers) }
     } else if (typeof spec.app === 'string') {
       const { parseServeArgs } = await import('./serve-args.js')

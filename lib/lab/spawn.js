@@ -60,12 +60,12 @@ export function spawnServer ({ app, args = [], ...rest }) {
  * Serve a user's workload module (its exported handlers at GET /<name>) in a fresh server child.
  * Throws ExperimentError when the module cannot be loaded or exports no handler, ServerStartError
  * for other start failures.
- * @param {{ workload: string, label?: string } & SpawnOptions} options
- *   workload: absolute path; label: the module as the user named it, for messages
+ * @param {{ workload: string, label?: string, http2?: boolean } & SpawnOptions} options
+ *   workload: absolute path; label: the module as the user named it, for messages; http2: served over h2c
  * @returns {Promise<ChildHandle & { handlers: string[] }>}
  */
-export async function spawnWorkloadServer ({ workload, label = workload, ...rest }) {
-  const handle = await startChild({ workload, label }, { name: '--workload server', ...rest })
+export async function spawnWorkloadServer ({ workload, label = workload, http2, ...rest }) {
+  const handle = await startChild({ workload, label, ...http2 && { http2 } }, { name: '--workload server', ...rest })
   // A workload child's ready message always names its handlers (lib/lab/server-child.js).
   return { ...handle, handlers: /** @type {string[]} */ (handle.ready.handlers) }
 }

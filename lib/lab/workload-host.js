@@ -36,14 +36,15 @@ export async function importWorkload (abs, what) {
 /**
  * Serve `handlers` on 127.0.0.1:0 in this process.
  * @param {Record<string, Function>} handlers from importWorkload
+ * @param {{ http2?: boolean }} [options]  http2: serve HTTP/2 in cleartext (h2c), as syncbench run --http2 loads it
  * @returns {Promise<import('./serve-app.js').ServedApp>}
  */
-export async function hostWorkload (handlers) {
+export async function hostWorkload (handlers, { http2 = false } = {}) {
   const metrics = createServerMetrics()
   const env = collectEnvironment()
   let hosted
   try {
-    hosted = await hostServer({ name: 'workload', handler: route(handlers), metrics, env, port: 0, host: '127.0.0.1' })
+    hosted = await hostServer({ name: 'workload', handler: route(handlers), metrics, env, port: 0, host: '127.0.0.1', protocol: http2 ? 'h2c' : 'http1' })
   } catch (err) {
     metrics.close()
     throw err

@@ -25,6 +25,13 @@
 // lowest cap is in LoadResult.http2.serverStreamsLimit). A session the server ends (GOAWAY, close,
 // error) is replaced by a new connection for the seats that still have requests to carry.
 //
+// A lent session (LoadOptions.http2Session): the caller's own connection, already past the server's
+// SETTINGS, carries the first session's streams instead of a new connection. Two runs can so share
+// one connection (syncbench run's probe on the measured load's connection: what a sync handler does
+// to every stream of it). The session stays the caller's: at its end the run cancels its own streams
+// and stops listening, but neither closes it nor counts its connect time; its bytes are those read
+// and written while the run held it, the other user's frames included.
+//
 // Counting, in ab's terms. A stream that ends with its response's END_STREAM is a good response
 // (status counted, ab's Length check on its DATA bytes); one reset by the server (RST_STREAM), or
 // lost with its session (GOAWAY past its id, a closed socket), is a failed request: a reset or a
@@ -98,6 +105,7 @@ const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED
  * @property {import('./load-series.js').LoadSeries|null} series
  * @property {((point: import('./load-series.js').LoadSecond) => void)|null} onSecond
  * @property {AbortSignal|null} signal
+ * @property {import('node:http2').ClientHttp2Session|null} [lent]  the caller's session, carrying the first session's streams
  * @property {import('./ab-counts.js').AbCounts} counts
  */
 
@@ -168,6 +176,10 @@ class Session {
     this.countedWritten = 0
     /** which of the host's addresses its connection went to */
     this.addressIndex = 0
+    /** the caller's session (Http2EngineOptions.lent): never closed here */
+    this.lent = false
+    /** @type {(() => void)|null} a lent session: stops this run's listening to it */
+    this.unlisten = null
   }
 }
 
@@ -238,6 +250,8 @@ export class Http2Engine {
       : (o.socketPath === null ? 'node:http2-tls' : 'node:http2-tls-unix')
     /** @type {import('../types.js').TlsInfo|null} */
     this.tls = null
+    /** the lent session has been taken by a Session (it carries one session's streams, once) */
+    this.lentTaken = false
   }
 
   /** @returns {Promise<import('./engine.js').RunEnd>} */
@@ -281,6 +295,11 @@ export class Http2Engine {
     this.opened.push(s)
     s.opened = performance.now()
     const o = this.o
+    const lent = o.lent ?? null
+    if (lent !== null && !this.lentTaken && !lent.closed && !lent.destroyed) {
+      this.lentTaken = true
+      return this.borrow(s, lent)
+    }
     const origin = `${o.tls === null ? 'http' : 'https'}://${o.authority}`
     const host = o.addresses[this.addressIndex]
     s.addressIndex = this.addressIndex
@@ -298,6 +317,35 @@ export class Http2Engine {
     h2.on('goaway', (code) => this.goaway(s, code))
     h2.on('error', (err) => this.sessionError(s, /** @type {NodeJS.ErrnoException} */ (err)))
     h2.on('close', () => this.sessionClosed(s))
+  }
+
+  /**
+   * The caller's session as `s`: connected and past its SETTINGS already, so its seats start at once.
+   * @param {Session} s @param {import('node:http2').ClientHttp2Session} h2
+   */
+  borrow (s, h2) {
+    s.lent = true
+    s.h2 = h2
+    // node's proxy of the socket: its byte counts, from now
+    s.socket = /** @type {import('node:net').Socket} */ (h2.socket)
+    s.countedRead = s.socket.bytesRead
+    s.countedWritten = s.socket.bytesWritten
+    s.connectedAt = s.opened
+    const onSettings = (/** @type {import('node:http2').Settings} */ settings) => this.settings(s, settings)
+    const onGoaway = (/** @type {number} */ code) => this.goaway(s, code)
+    const onError = (/** @type {Error} */ err) => this.sessionError(s, /** @type {NodeJS.ErrnoException} */ (err))
+    const onClose = () => this.sessionClosed(s)
+    h2.on('remoteSettings', onSettings)
+    h2.on('goaway', onGoaway)
+    h2.on('error', onError)
+    h2.on('close', onClose)
+    s.unlisten = () => {
+      h2.off('remoteSettings', onSettings)
+      h2.off('goaway', onGoaway)
+      h2.off('error', onError)
+      h2.off('close', onClose)
+    }
+    this.settings(s, h2.remoteSettings)
   }
 
   /** @param {Session} s */
@@ -407,7 +455,7 @@ export class Http2Engine {
   retire (s) {
     if (s.dead) return
     s.dead = true
-    if (s.h2 !== null && !s.h2.closed && !s.h2.destroyed) s.h2.close()
+    if (s.h2 !== null && !s.lent && !s.h2.closed && !s.h2.destroyed) s.h2.close()
     if (s.active === 0) this.release(s)
     if (!this.finished) this.reopen(s)
   }
@@ -422,6 +470,14 @@ export class Http2Engine {
     s.released = true
     this.countBytes(s)
     if (s.connectedAt > 0) this.streamsPerConnection.record(s.completed)
+    if (s.lent) {
+      // the caller's: this run's streams still open on it are cancelled, the session kept
+      s.unlisten?.()
+      for (const slot of this.slots) {
+        if (slot.session === s && slot.stream !== null && !slot.stream.closed) slot.stream.close(NGHTTP2_CANCEL)
+      }
+      return
+    }
     if (s.h2 !== null && !s.h2.destroyed) s.h2.destroy()
     // node's graceful close half-closes the socket and waits for the server's side: ours to end
     if (s.socket !== null && !s.socket.destroyed) s.socket.destroy()
@@ -539,7 +595,8 @@ export class Http2Engine {
     slot.status = Number(headers[':status'])
     if (s.firstByteAt === 0) {
       s.firstByteAt = now
-      this.firstByteTimes.record(now - s.opened)
+      // a lent session's connection was opened by its owner, before this run
+      if (!s.lent) this.firstByteTimes.record(now - s.opened)
     }
     const server = headers.server
     if (this.counts.good === 0) this.counts.servername = typeof server === 'string' ? serverToken(server) : ''

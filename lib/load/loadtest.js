@@ -26,7 +26,7 @@ export { defaultOptions } from './options.js'
  * @param {ReturnType<typeof normalizeOptions>} o
  */
 function publicOptions (o) {
-  const { body, onProgress, onRequest, onSecond, signal, routes, interleave, ...rest } = o
+  const { body, onProgress, onRequest, onSecond, signal, routes, interleave, http2Session, ...rest } = o
   const recorded = { ...rest, headers: [...o.headers], cookies: [...o.cookies], bodyBytes: body ? body.length : 0 }
   if (routes === undefined) return redactLoadOptions(recorded)
   return redactLoadOptions({
@@ -187,6 +187,7 @@ export async function createHttp2Engine (o, target, addresses, counts, tls = nul
     body: o.body && o.body.length > 0 ? o.body : null,
     tls,
     streams: o.streams ?? 1,
+    lent: o.http2Session ?? null,
     ...runShape(o, counts)
   })
 }

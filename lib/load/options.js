@@ -273,6 +273,15 @@ const rules = [
   { name: 'onRequest', flag: null, ...callback },
   { name: 'series', flag: null, ...boolean },
   { name: 'onSecond', flag: null, ...callback },
+  // a program's own HTTP/2 session for the run's first connection (lib/load/http2-engine.js borrow)
+  {
+    name: 'http2Session',
+    flag: null,
+    check: (v) => {
+      const session = /** @type {{ request?: unknown, remoteSettings?: unknown }|null} */ (v)
+      return session !== null && typeof session === 'object' && typeof session.request === 'function' && typeof session.remoteSettings === 'object' ? null : 'must be a node:http2 ClientHttp2Session past its SETTINGS'
+    }
+  },
   {
     name: 'signal',
     flag: null,
@@ -581,6 +590,11 @@ export function normalizeLoadOptions (options) {
   }
   checkWorkersWithinConcurrency(o.workers, o.concurrency, apiSpelling)
   checkHttp2(o, apiSpelling)
+  if (o.http2Session !== undefined) {
+    // a session lives in this thread, and speaks HTTP/2 only
+    if (o.http2 !== true) throw new InvalidOptionError(`http2Session applies to ${apiSpelling(loadOptionRule('http2'))} only`)
+    if (o.workers > 1) throw new InvalidOptionError(`http2Session needs the run in this thread, not ${apiSpelling(loadOptionRule('workers'))} ${o.workers}`)
+  }
   if (o.routes !== undefined) checkRoutes(o.routes, o.concurrency, o.workers, apiSpelling)
   return o
 }

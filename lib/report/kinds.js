@@ -9,6 +9,7 @@ import { seed001 } from './kinds/seed-001.js'
 import { seed002 } from './kinds/seed-002.js'
 import { threadCost } from './kinds/thread-cost.js'
 import { rateSweep } from './kinds/rate-sweep.js'
+import { h2HeadOfLine } from './kinds/h2-head-of-line.js'
 import { app } from './kinds/app.js'
 import { scan } from './kinds/scan.js'
 
@@ -36,7 +37,7 @@ import { scan } from './kinds/scan.js'
  */
 
 /** Every kind; the seeds' in their articles' order. */
-export const KINDS = Object.freeze([generic, seed001, seed002, threadCost, rateSweep, app, scan])
+export const KINDS = Object.freeze([generic, seed001, seed002, threadCost, rateSweep, h2HeadOfLine, app, scan])
 
 const byName = new Map(KINDS.map((k) => [k.name, k]))
 

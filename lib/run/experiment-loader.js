@@ -11,7 +11,7 @@ import { experiments as builtins } from './experiments.js'
 import { workloadHandlerNames } from './runner.js'
 import { LOAD_AXES, OFFERED_AXIS, expandExperiment } from './plan.js'
 import { experimentSchemaProblem } from './experiment-schema.js'
-import { checkLoadOption, checkLoadOptions, checkRoutes, keySpelling, loadOptionRules } from '../load/options.js'
+import { checkHttp2, checkLoadOption, checkLoadOptions, checkRoutes, keySpelling, loadOptionRules } from '../load/options.js'
 import { parseServeArgs } from '../lab/serve-args.js'
 import { appRouteLabel } from './app-requests.js'
 
@@ -386,6 +386,8 @@ export function validateExperiment (e, where) {
     if (!EXPERIMENT_LOAD_KEYS.includes(key)) throw bad(`load has an unexpected key "${key}" (load options: ${EXPERIMENT_LOAD_KEYS.join(', ')})`)
   }
   checkWith(() => checkLoadOptions(load, keySpelling('load.')))
+  // HTTP/2's combinations (load.streams needs load.http2, which keeps its connections: no keepAlive)
+  checkWith(() => checkHttp2(load, keySpelling('load.')))
   if (e.warmup !== undefined) {
     // -n's and -c's rules, except that 0 requests means no warm-up
     const { requests, ...rest } = e.warmup

@@ -4,7 +4,7 @@
 // Fields of an experiment:
 //   name, title, description   what --list shows; a built-in's description names the seed claim it
 //                tests and the server it runs on
-//   table        'seed-001' | 'seed-002' | 'generic' | 'thread-cost' | 'rate-sweep': which comparison table the terminal and summary.md print
+//   table        'seed-001' | 'seed-002' | 'generic' | 'thread-cost' | 'rate-sweep' | 'h2-head-of-line': which comparison table the terminal and summary.md print
 //   baseline     the variant label (or config.strategy) the others are compared with, at the same axis
 //                point and config.workload (ratio, Welch t-test); a one-variant sweep compares with its first point
 //   reference    seed-002 only: the row that is 100% (the article's "Asynchrone")
@@ -17,7 +17,8 @@
 //   variants     [{ label, path, config?, server?, sweep? }]: the strategies compared; sweep: false runs
 //                a variant once, outside the axes (a reference line beside the sweep)
 //   axes         { name: values[] }: every variant runs at every combination. concurrency, requests and
-//                keepAlive set the load; threadpoolSize sets UV_THREADPOOL_SIZE at spawn; a name in
+//                keepAlive set the load; threadpoolSize sets UV_THREADPOOL_SIZE at spawn; probeConnection
+//                ('load', 'own') puts the probe on the load's HTTP/2 connection or on its own; a name in
 //                serverAxes is a server option at spawn; any other name is added to the route's query string (delay=5)
 //   serverAxes   { axis: '--option' }: axes the server takes as a `syncbench serve` option (the seed servers read no query)
 //   calibration  { op: 'bcrypt', cost } | { op: 'readfile', bytes } | { op: 'bcryptjs', cost }: what one
@@ -162,6 +163,23 @@ export const experiments = [
     // 21 steps of 3 s of requests, plus 3 capacity runs and the calibration: about 2 minutes on 2 cores
     axes: { offered: [0.1, 0.25, 0.5, 0.75, 0.9, 1.05, 1.2] },
     rateSweep: { stepSeconds: 3, capacitySeconds: 3, capacityConcurrency: 8, sloP99Ms: 500 },
+    calibration: { op: 'bcrypt', cost: BCRYPT_COST }
+  },
+  {
+    name: 'h2-head-of-line',
+    title: 'HTTP/2: does a sync handler hold up the other streams of its connection?',
+    description: 'tests head-of-line blocking at the application level over HTTP/2 on the lab (node:http over h2c): sync against async bcrypt loaded over one connection of 10 streams (-c 1 --streams 10 -n 60), the probe (/__syncbench/health, 10 req/s, corrected) on the load\'s own connection and on connections of its own',
+    table: 'h2-head-of-line',
+    baseline: 'sync',
+    server: { app: 'lab', args: ['--framework', 'http'] },
+    load: { requests: 60, concurrency: 1, http2: true, streams: 10 },
+    probe: true,
+    variants: [
+      { label: 'sync', path: '/bcrypt/sync', config: { strategy: 'sync', workload: 'bcrypt' } },
+      { label: 'async', path: '/bcrypt/async', config: { strategy: 'async', workload: 'bcrypt' } }
+    ],
+    // the probe's streams beside the load's on its one session, then on connections of their own
+    axes: { probeConnection: ['load', 'own'] },
     calibration: { op: 'bcrypt', cost: BCRYPT_COST }
   }
 ]

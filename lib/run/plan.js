@@ -16,12 +16,17 @@ export const LOAD_AXES = { concurrency: 'concurrency', requests: 'requests', kee
  * capacity). Its rate is known only once the capacity was measured: the runner sets load.rate then.
  */
 export const OFFERED_AXIS = 'offered'
+/**
+ * The axis that puts the probe (lib/run/prober.js) on the measured load's own HTTP/2 connection
+ * ('load') or on connections of its own ('own', as without the axis).
+ */
+export const PROBE_CONNECTION_AXIS = 'probeConnection'
 
 /**
  * How labels name an axis value: "async c=20", "async pool=4".
  * @type {Readonly<Record<string, string>>}
  */
-const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSize: 'pool', keepAlive: 'k', rate: 'R' }
+const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSize: 'pool', keepAlive: 'k', rate: 'R', probeConnection: 'probe' }
 
 /** @typedef {string|number|boolean} AxisValue */
 
@@ -37,19 +42,20 @@ const SHORT = { concurrency: 'c', requests: 'n', threadpoolSize: 'pool', poolSiz
  *   (as the experiment's load section, checked by lib/load/options.js; see Experiment.load)
  * @property {import('./experiment-loader.js').ServerSpec & { args: string[], env: Record<string, string> }} server
  *   with env merged (UV_THREADPOOL_SIZE)
+ * @property {'load'|'own'} probeConnection  where the probe's requests go: the load's HTTP/2 connection, or their own
  */
 
 /**
  * The load options the command line sets for every configuration, over the experiments' own.
- * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, rate?: number, responseTimeout?: number, workers?: number, secretHeaders?: string[] }} LoadOverrides
+ * @typedef {{ requests?: number, concurrency?: number, keepAlive?: boolean, rate?: number, responseTimeout?: number, workers?: number, secretHeaders?: string[], http2?: boolean, streams?: number }} LoadOverrides
  */
 
 /**
  * Every configuration of an experiment. Its load is the experiment's, over syncbench run's default
  * per-response deadline (DEFAULT_RESPONSE_TIMEOUT), under the command line's overrides.
  * @param {import('./experiment-loader.js').Experiment} experiment
- * @param {LoadOverrides} [overrides] command-line -n / -c / -k / -R / --response-timeout / --workers;
- *   --secret-header adds to the experiment's own secretHeaders
+ * @param {LoadOverrides} [overrides] command-line -n / -c / -k / -R / --response-timeout / --workers /
+ *   --http2 / --streams; --secret-header adds to the experiment's own secretHeaders
  * @returns {Configuration[]}
  */
 export function expandExperiment (experiment, overrides = {}) {
@@ -63,7 +69,7 @@ export function expandExperiment (experiment, overrides = {}) {
   for (const { point, variant } of pairs) {
     /** @type {Configuration['load']} */
     const load = { concurrency: 1, requests: NaN, responseTimeout: DEFAULT_RESPONSE_TIMEOUT, ...experiment.load }
-    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'rate', 'responseTimeout', 'workers'])) if (overrides[key] !== undefined) load[key] = overrides[key]
+    for (const key of /** @type {const} */ (['requests', 'concurrency', 'keepAlive', 'rate', 'responseTimeout', 'workers', 'http2', 'streams'])) if (overrides[key] !== undefined) load[key] = overrides[key]
     if (overrides.secretHeaders?.length) load.secretHeaders = [...(load.secretHeaders ?? []), ...overrides.secretHeaders]
     const server = {
       ...experiment.server,
@@ -77,10 +83,20 @@ export function expandExperiment (experiment, overrides = {}) {
     for (const [axis, value] of Object.entries(point)) {
       config[axis] = value
       if (Object.hasOwn(LOAD_AXES, axis)) load[LOAD_AXES[axis]] = value
-      else if (axis === OFFERED_AXIS) continue
+      else if (axis === OFFERED_AXIS || axis === PROBE_CONNECTION_AXIS) continue
       else if (axis === 'threadpoolSize') server.env.UV_THREADPOOL_SIZE = String(value)
       else if (experiment.serverAxes?.[axis]) server.args.push(experiment.serverAxes[axis], String(value))
       else query.set(axis, String(value))
+    }
+    if (load.http2 === true) {
+      // An HTTP/2 connection always carries the next request: -k says nothing there (and lib/load
+      // refuses it), so the seeds' keepAlive gives way to --http2. syncbench's own servers are started
+      // speaking h2c (serve --http2; a workload's server child is told so by the runner); a user's app
+      // (--app, --target) must speak it already.
+      delete load.keepAlive
+      if (server.app !== undefined && !server.args.includes('--http2')) server.args.push('--http2')
+      config.http2 = true
+      config.streams = load.streams ?? 1
     }
     // ab (and lib/load) refuse -c above -n; a sweep point at c=100 needs at least 100 requests anyway.
     // no request count: ab's 1, or with -t what -t implies (ab's 50000; in an open loop, the requests
@@ -105,7 +121,8 @@ export function expandExperiment (experiment, overrides = {}) {
       config,
       path: withQuery(requestOf(variant, load), query),
       load,
-      server
+      server,
+      probeConnection: /** @type {Record<string, AxisValue>} */ (point)[PROBE_CONNECTION_AXIS] === 'load' ? 'load' : 'own'
     })
   }
   return out

@@ -4,9 +4,22 @@
 // for its cheapest answer, GET /__syncbench/health (lib/lab/http-host.js). That route does no work:
 // its latency is the time any other request of that server waits for the event loop. A sync handler
 // stalls it for the length of a request; an async one leaves it at a millisecond or so.
+//
+// Over HTTP/2 the probe may also ride the measured load's own connection (sharedSession): its requests
+// are then streams beside the load's on one session, so a handler that holds the loop while the
+// server reads that connection's frames delays them as it delays the load's own streams (head-of-line
+// blocking at the application level). The runner opens that one connection and lends it to both the
+// load and the probe (LoadOptions.http2Session): each run keeps its own counts and its open loop (the
+// probe's latency still corrected from each request's intended send time), and the connection outlives
+// both, so the probe's slowest requests, still in flight when the load ends, complete and are counted.
+// The other ways were worse: the probe as one of the load's routes would wait for a seat of a closed
+// loop (no schedule, no correction), and a session exposed by the load's engine would be closed at the
+// load's end, cutting those slowest requests off.
+import http2 from 'node:http2'
+import { once } from 'node:events'
 import { loadtest } from '../load/loadtest.js'
 import { HEALTH_PATH } from '../lab/http-host.js'
-import { SyncbenchError } from '../errors.js'
+import { ConnectError, SyncbenchError, firstLine, systemCode } from '../errors.js'
 import { redactUrl } from '../redact.js'
 
 /** Requests a second: light beside any route worth measuring, yet ten chances a second to see a stall. */
@@ -20,6 +33,13 @@ export const PROBE_RATE = 10
  * Without keep-alive an idle slot holds no socket.
  */
 export const PROBE_CONNECTIONS = 100
+/**
+ * Over HTTP/2 (a server loaded with --http2 may speak h2c only) the same 100 slots are streams: 10
+ * connections of 10 streams each, a stream per request on its own schedule as above; an HTTP/2
+ * connection stays open, so 100 of them would be 100 sessions the server keeps for 10 requests a second.
+ */
+export const PROBE_H2_CONNECTIONS = 10
+export const PROBE_H2_STREAMS = PROBE_CONNECTIONS / PROBE_H2_CONNECTIONS
 export { HEALTH_PATH as PROBE_PATH }
 /** After the run's load, how long the probe requests already due may take to complete (the server is free by then). */
 const DRAIN_MS = 5000
@@ -36,16 +56,23 @@ const DRAIN_MS = 5000
  * @param {string} o.origin   http://host:port of the server the run loads
  * @param {string} [o.path]  the route asked: a syncbench server's health route, or a cheap route of a user's app (--probe-path)
  * @param {number} [o.rate]
+ * @param {boolean} [o.http2]  speak HTTP/2 (h2c for http://), as the measured load does
+ * @param {import('node:http2').ClientHttp2Session} [o.session]  with http2: the measured load's connection
+ *   (sharedSession), which carries the probe's 100 slots as streams
  * @param {AbortSignal} [o.signal]  Ctrl-C, the run's deadline
  * @param {(second: import('../types.js').LoadSecond) => void} [o.onSecond]  each second's waits as it ends (a live view)
  * @returns {{ stop: () => Promise<ProbeRecord> }}
  */
-export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, signal, onSecond }) {
+export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, http2: overHttp2 = false, session, signal, onSecond }) {
   const controller = new AbortController()
   const ended = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal
   /** @type {ProbeRecord} */
   // the path as results.json keeps it: a credential in its query starred (lib/redact.js)
-  const record = { path: redactUrl(path), rate, connections: PROBE_CONNECTIONS, load: null, error: null }
+  const record = session !== undefined
+    ? { path: redactUrl(path), rate, connections: 1, streams: PROBE_CONNECTIONS, sameConnection: true, load: null, error: null }
+    : overHttp2
+      ? { path: redactUrl(path), rate, connections: PROBE_H2_CONNECTIONS, streams: PROBE_H2_STREAMS, load: null, error: null }
+      : { path: redactUrl(path), rate, connections: PROBE_CONNECTIONS, load: null, error: null }
   const startedAt = performance.now()
   let done = 0
   /** @type {(() => void)|null} called on each completed probe request while stop() drains */
@@ -54,9 +81,10 @@ export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, sig
   const running = loadtest(/** @type {import('../types.js').LoadOptions} */ ({
     url: origin + path,
     rate,
-    concurrency: PROBE_CONNECTIONS,
     requests: rate * 3600,
-    keepAlive: false,
+    ...session !== undefined
+      ? { http2: true, concurrency: 1, streams: PROBE_CONNECTIONS, http2Session: session }
+      : overHttp2 ? { http2: true, concurrency: PROBE_H2_CONNECTIONS, streams: PROBE_H2_STREAMS } : { concurrency: PROBE_CONNECTIONS, keepAlive: false },
     heartbeat: 1,
     onProgress: (/** @type {number} */ n) => { done = n; onDone?.() },
     ...onSecond && { onSecond },
@@ -84,4 +112,27 @@ export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, sig
       return record
     }
   }
+}
+
+/**
+ * The one HTTP/2 connection the measured load and the probe share (h2c to an http:// `origin`, ALPN h2
+ * to an https:// one), once the server's
+ * SETTINGS have arrived: both runs start their streams at once. The caller closes it after both.
+ * @param {string} origin  http://host:port
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<import('node:http2').ClientHttp2Session>}
+ */
+export async function sharedSession (origin, signal) {
+  // an https:// target's certificate goes unchecked, as the load's connections leave it (ab never checks)
+  const session = http2.connect(origin, { settings: { enablePush: false }, rejectUnauthorized: false })
+  // errors after the start are the runs' to count (each listens to the session); this keeps a late one
+  // from being thrown as unhandled once both have let go of it
+  session.on('error', () => {})
+  try {
+    await once(session, 'remoteSettings', signal ? { signal } : {})
+  } catch (err) {
+    session.destroy()
+    throw new ConnectError(`${origin}: cannot open the HTTP/2 connection the load and the probe share (${systemCode(err) ?? firstLine(err)})`, { cause: err })
+  }
+  return session
 }

@@ -23,7 +23,7 @@ import { loadInvalidity } from '../analysis/validity.js'
 import { checkTarget } from './target.js'
 import { fittedLoad, runDeadlineMs } from './run-deadline.js'
 import { capacityRuns, closedLoopConfiguration, searchConfiguration } from './capacity-runner.js'
-import { startProbe } from './prober.js'
+import { startProbe, sharedSession } from './prober.js'
 import { RunProgress, runLabel } from './progress.js'
 import { redactArgv, redactUrl } from '../redact.js'
 
@@ -406,6 +406,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
   if (node) record.node = { name: node.name, node: node.versions.node, v8: node.versions.v8, uv: node.versions.uv, openssl: node.versions.openssl }
   /** @type {MeasuredServer|null} */
   let handle = null
+  /** @type {import('node:http2').ClientHttp2Session|null} the HTTP/2 connection the load and the probe share */
+  let shared = null
   /** @type {(() => void)|null} ends what is left of a user's app's process group */
   let untrackGroup = null
   // The run's deadline ends the load (as Ctrl-C does) and stops the server, which fails a pending metrics request.
@@ -430,7 +432,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
       const server = node ? underNode(configuration.server, node) : configuration.server
       const execPath = node?.path
       const child = server.workload
-        ? await spawnWorkloadServer({ workload: server.workload, label: path.basename(server.workload), env: server.env, execPath, onChild: track })
+        ? await spawnWorkloadServer({ workload: server.workload, label: path.basename(server.workload), env: server.env, execPath, onChild: track, ...configuration.load.http2 === true && { http2: true } })
         : server.command
           ? await spawnUserApp(server, outDir, execPath)
           : await spawnServer({ app: /** @type {string} */ (server.app), args: server.args, env: server.env, execPath, onChild: track })
@@ -453,13 +455,17 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     // `signal`: after a Ctrl-C a server blocked in its handler gets 2 s to answer, then its metrics are missing.
     await within(handle.metrics({ reset: true, signal }))
     // the probe covers the measured load, from its start to its end (lib/run/prober.js)
-    const prober = probe ? startProbe({ origin: new URL(url).origin, ...(probePath === undefined ? {} : { path: probePath }), signal: runSignal, ...onSecond && { onSecond: (second) => onSecond('probe', second) } }) : null
+    // a server loaded over h2c may speak nothing else: the probe speaks HTTP/2 to it too, on the load's
+    // own connection where the experiment asks (lib/run/prober.js says how and why)
+    const origin = new URL(url).origin
+    shared = probe && configuration.probeConnection === 'load' ? await sharedSession(origin, runSignal) : null
+    const prober = probe ? startProbe({ origin, ...(probePath === undefined ? {} : { path: probePath }), http2: configuration.load.http2 === true, ...shared && { session: shared }, signal: runSignal, ...onSecond && { onSecond: (second) => onSecond('probe', second) } }) : null
     // the built-in generator keeps the load over time (LoadResult.series) and hands each second to a live view
     const overTime = engine.name === builtinTool.name ? { series: true, ...onSecond && { onSecond: (/** @type {import('../types.js').LoadSecond} */ second) => onSecond('load', second) } } : {}
     const watcher = onServerSecond && handle.live ? watchServer(handle.live, onServerSecond, runSignal) : null
     try {
       const load = fitLoad ? fittedLoad(configuration.load, deadlineAt - performance.now(), fitLoad) : configuration.load
-      record.load = await engine.run({ ...load, url, signal: runSignal, ...onProgress && { onProgress }, ...overTime })
+      record.load = await engine.run({ ...load, url, signal: runSignal, ...onProgress && { onProgress }, ...overTime, ...shared && { http2Session: shared } })
     } catch (err) {
       // What was measured before the failure (loadtest's partial LoadResult) is kept either way.
       record.load = partialResult(err)
@@ -467,6 +473,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     } finally {
       watcher?.stop()
       if (prober) record.probe = await prober.stop()
+      shared?.close()
     }
     record.server = await within(handle.metrics({ signal }))
     if (profiling) record.profile = await within(saveProfile(/** @type {MeasuredServer} */ (handle), { record, outDir, profileNames, signal, root: configuration.server.cwd }))
@@ -480,6 +487,8 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     if (!signal?.aborted) record.error = { code: err.code, message: err.message }
   } finally {
     clearTimeout(timer)
+    // closed already once the load and the probe ended; ended here whatever happened before
+    if (shared !== null && !shared.destroyed) shared.destroy()
     // Interrupted: a server that ignores SIGTERM (blocked in a handler) is not given the full grace.
     await handle?.stop(signal?.aborted ? STOP_GRACE_AFTER_ABORT_MS : undefined)
     untrackGroup?.()
