@@ -586,3 +586,29 @@ for (const v of violations) {
     assert.equal(r.session.capacity(), 0)
   })
 }
+
+test('stream ids to seats: ids sharing a home in the table, the first one ending while the other probed past it', () => {
+  // 2 seats: an 8-entry table, where ids 1, 17, 33, ... share a home
+  const rec = recorder({ requests: 1000, seats: 2 }, () => {}, () => {})
+  const s = rec.session
+  s.start()
+  s.data(frame(SETTINGS, 0, 0), 9)
+  /** @param {number} id @param {string} block */
+  const end = (id, block = '88') => {
+    const f = frame(HEADERS, END_HEADERS | END_STREAM, id, block)
+    s.data(f, f.length)
+    assert.deepEqual(rec.errors, [], `stream ${id}`)
+  }
+  // seat 0 holds stream 1 while seat 1 carries 3, 5, ... 15, then 17, which probes past stream 1
+  for (let id = 3; id <= 15; id += 2) end(id)
+  assert.deepEqual([s.streamId[0], s.streamId[1]], [1, 17])
+  // stream 1 ends first: 17 must be found still (moved back into the hole), then the rest in order
+  end(1, '8d')
+  assert.deepEqual(rec.ends.slice(-1).map((e) => [e.request, e.seat, e.status]), [[0, 0, 404]])
+  for (let id = 17; id < 200; id += 2) end(id)
+  assert.equal(rec.ends.length, 100)
+  // every id that ended is gone from the table: a frame on one is STREAM_CLOSED
+  const late = frame(DATA, 0, 33, 'aa')
+  s.data(late, late.length)
+  assert.match(rec.errors[0].reason, /STREAM_CLOSED: DATA on stream 33, which has ended/)
+})
