@@ -171,11 +171,13 @@ for (const serverName of values.servers.split(',')) {
   const dir = mkdtempSync(join(tmpdir(), 'h2-frames-bench-'))
   const server = await startServer(serverName, dir)
   if (server === null) continue
-  /** @type {Map<string, { perReq: number[], steady: number[], ratio: number[], rps: number[], busy: number[], others: number[] }>} */
-  const results = new Map(generators.map((g) => [g.name, { perReq: [], steady: [], ratio: [], rps: [], busy: [], others: [] }]))
+  /** @type {Map<string, { perReq: number[], steady: number[], ratio: number[], steadyRatio: number[], rps: number[], busy: number[], others: number[] }>} */
+  const results = new Map(generators.map((g) => [g.name, { perReq: [], steady: [], ratio: [], steadyRatio: [], rps: [], busy: [], others: [] }]))
   for (let round = 0; round < rounds; round++) {
     /** @type {Map<string, number>} */
     const roundCpu = new Map()
+    /** @type {Map<string, number>} */
+    const roundSteady = new Map()
     for (let k = 0; k < generators.length; k++) {
       const g = generators[(k + round) % generators.length]
       const m0 = machineTicks()
@@ -193,19 +195,24 @@ for (const serverName of values.servers.split(',')) {
       r.busy.push(busy * 100)
       r.others.push(others * 100)
       roundCpu.set(g.name, sample.cpu)
+      if (sample.steadyCpu !== null) roundSteady.set(g.name, sample.steadyCpu)
     }
     const base = roundCpu.get('h2load')
-    if (base !== undefined) for (const [name, cpu] of roundCpu) results.get(name)?.ratio.push(cpu / base)
+    if (base !== undefined) {
+      for (const [name, cpu] of roundCpu) results.get(name)?.ratio.push(cpu / base)
+      for (const [name, cpu] of roundSteady) results.get(name)?.steadyRatio.push(cpu / base)
+    }
   }
   server.stop()
   rmSync(dir, { recursive: true, force: true })
   console.log(`\n${server.name} (${server.url}): CPU µs per request, median (min–max) of ${rounds} rounds`)
-  console.log('generator                 whole process     steady        ×h2load          req/s     busy%  others%')
+  console.log('generator             whole process      ×h2load            steady             ×h2load             req/s busy% others%')
   for (const [name, r] of results) {
-    console.log(`${name.padEnd(24)}  ${spread(r.perReq, 2).padEnd(16)}  ${(r.steady.length ? spread(r.steady, 2) : '').padEnd(12)}  ${(r.ratio.length ? spread(r.ratio, 2) : '').padEnd(15)}  ${median(r.rps).toFixed(0).padStart(6)}  ${median(r.busy).toFixed(0).padStart(5)}  ${median(r.others).toFixed(0).padStart(6)}`)
+    const cells = [spread(r.perReq, 2), r.ratio.length ? spread(r.ratio, 2) : '', r.steady.length ? spread(r.steady, 2) : '', r.steadyRatio.length ? spread(r.steadyRatio, 2) : '']
+    console.log(`${name.padEnd(20)}  ${cells.map((c) => c.padEnd(19)).join('')}${median(r.rps).toFixed(0).padStart(6)} ${median(r.busy).toFixed(0).padStart(5)} ${median(r.others).toFixed(0).padStart(6)}`)
   }
 }
 console.log('\nwhole process: GNU time of the generator process (start-up included); steady: the framer\'s own')
-console.log('process.cpuUsage() from its first connect to its last response. ×h2load: whole process over')
-console.log('h2load\'s in the same round. busy%: both cores\' use during the run; others%: of that, neither')
-console.log('the generator nor the server (the other helpers, the lead).')
+console.log('process.cpuUsage() from its first connect to its last response. ×h2load: over h2load\'s whole')
+console.log('process in the same round. busy%: both cores\' use during the run; others%: of that, neither the')
+console.log('generator nor the server (the other helpers, the lead).')
