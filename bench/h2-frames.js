@@ -6,7 +6,8 @@
 //
 // Generators: the framer over the native transport and over node:net (bench/h2-frames-client.js;
 // CPU from the first connect to the last response, by process.cpuUsage, and its whole process by
-// GNU time), h2load (whole process), and syncbench ab --http2 (node:http2's client, whole process).
+// GNU time), h2load (whole process), and syncbench ab --http2 (node:http2's client, whole process:
+// "node:http2 client" in the table).
 // Servers: a node:http2 hello server (bench/h2-hello-server.js) and nghttpd --no-tls serving a
 // 12-byte file; each is skipped with a note when it cannot start.
 //
@@ -87,7 +88,7 @@ const h2load = {
 
 /** @type {Generator} */
 const nodeHttp2 = {
-  name: 'syncbench ab --http2',
+  name: 'node:http2 client',
   async run (url, dir) {
     const r = await timed([process.execPath, 'bin/syncbench.js', 'ab', '--http2', '-c', '10', '--streams', '10', '-n', String(N), url], dir)
     const complete = /Complete requests:\s+(\d+)/.exec(r.out)
@@ -153,9 +154,9 @@ function median (xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
-/** "median (min–max)" @param {number[]} xs @param {number} digits */
+/** "median (min–max)", the range one digit shorter @param {number[]} xs @param {number} digits */
 function spread (xs, digits) {
-  return `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`
+  return `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits - 1)}–${Math.max(...xs).toFixed(digits - 1)})`
 }
 
 /** @type {Generator[]} */
@@ -205,14 +206,18 @@ for (const serverName of values.servers.split(',')) {
   }
   server.stop()
   rmSync(dir, { recursive: true, force: true })
-  console.log(`\n${server.name} (${server.url}): CPU µs per request, median (min–max) of ${rounds} rounds`)
-  console.log('generator             whole process      ×h2load            steady             ×h2load             req/s busy% others%')
+  const all = [...results.values()]
+  const busy = median(all.flatMap((r) => r.busy))
+  const others = median(all.flatMap((r) => r.others))
+  console.log(`\n${server.name} (${server.url}): both cores ${busy.toFixed(0)}% busy, ${others.toFixed(0)}% by others`)
+  console.log(`CPU µs per request, median (min–max) of ${rounds} rounds`)
+  console.log('generator         whole process     ×h2load           steady            ×h2load             req/s')
   for (const [name, r] of results) {
     const cells = [spread(r.perReq, 2), r.ratio.length ? spread(r.ratio, 2) : '', r.steady.length ? spread(r.steady, 2) : '', r.steadyRatio.length ? spread(r.steadyRatio, 2) : '']
-    console.log(`${name.padEnd(20)}  ${cells.map((c) => c.padEnd(19)).join('')}${median(r.rps).toFixed(0).padStart(6)} ${median(r.busy).toFixed(0).padStart(5)} ${median(r.others).toFixed(0).padStart(6)}`)
+    console.log(`${name.padEnd(18)}${cells.map((c) => c.padEnd(18)).join('')}${median(r.rps).toFixed(0).padStart(7)}`)
   }
 }
 console.log('\nwhole process: GNU time of the generator process (start-up included); steady: the framer\'s own')
 console.log('process.cpuUsage() from its first connect to its last response. ×h2load: over h2load\'s whole')
-console.log('process in the same round. busy%: both cores\' use during the run; others%: of that, neither the')
-console.log('generator nor the server (the other helpers, the lead).')
+console.log('process in the same round. busy: both cores\' use during the runs (medians); by others: the share')
+console.log('of both cores used by neither the generator nor the server (other work on the machine).')
