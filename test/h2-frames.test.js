@@ -49,7 +49,7 @@ async function h2Server (handler, settings) {
 /**
  * @typedef {{ request: number, seat: number, outcome: number, status: number, contentLength: number, dataBytes: number, resetCode: number }} End
  * @typedef {{ ends: End[], headers: number, errors: { code: number, reason: string }[], goaways: number[][], maxOpen: number, firstCapacity: number, session: H2Session, received: Buffer[], stalled: boolean }} Drive
- * @typedef {{ requests?: number, seats?: number, window?: number, connectionWindow?: number, block?: (i: number) => Buffer }} DriveOptions
+ * @typedef {{ requests?: number, seats?: number, window?: number, connectionWindow?: number, block?: (i: number) => Buffer, body?: (i: number) => Buffer|null }} DriveOptions
  */
 
 /** A GET of `path`. @param {string} path @param {[string, string][]} [headers] */
@@ -70,7 +70,8 @@ function recorder (o, write, done) {
   const seatRequest = new Int32Array(o.seats ?? 10)
   const issue = (/** @type {number} */ seat) => {
     seatRequest[seat] = issued
-    rec.session.request(seat, block(issued++))
+    rec.session.request(seat, block(issued), o.body?.(issued) ?? null)
+    issued++
     rec.maxOpen = Math.max(rec.maxOpen, rec.session.open)
   }
   const handler = {
@@ -328,6 +329,24 @@ test('the same conversation replayed in reads split anywhere reports the same ou
     assert.equal(r.errors.length, 0, `split at ${at}`)
     assert.deepEqual(r.ends.map((e) => [e.request, e.outcome, e.status, e.dataBytes, e.resetCode]), expected, `split at ${at}`)
   }
+})
+
+test('request bodies: empty, small, and larger than the server\'s windows (sent as its WINDOW_UPDATEs come)', async () => {
+  /** @type {number[]} */
+  const received = []
+  const port = await h2Server((req, res) => {
+    let n = 0
+    req.on('data', (chunk) => { n += chunk.length })
+    req.on('end', () => { received.push(n); res.end(String(n)) })
+  })
+  const sizes = [0, 10, 200_000, 1]
+  const post = encodeRequestBlock({ method: 'POST', scheme: 'http', authority: '127.0.0.1', path: '/' })
+  const r = await drive(port, { requests: 4, seats: 1, block: () => post, body: (i) => Buffer.alloc(sizes[i], 'q') })
+  assert.equal(r.stalled, false)
+  assert.deepEqual(r.errors, [])
+  assert.deepEqual(received, sizes)
+  assert.deepEqual(r.ends.map((e) => [e.outcome, e.status, e.dataBytes]), sizes.map((n) => [ENDED, 200, String(n).length]))
+  assert.equal(r.session.bodyBytesSent, 200_011)
 })
 
 // ---- a raw socket server speaking malformed HTTP/2 ----
@@ -611,4 +630,82 @@ test('stream ids to seats: ids sharing a home in the table, the first one ending
   const late = frame(DATA, 0, 33, 'aa')
   s.data(late, late.length)
   assert.match(rec.errors[0].reason, /STREAM_CLOSED: DATA on stream 33, which has ended/)
+})
+
+test('a body held to the stream\'s window: as many bytes as granted, never more, the last frame ending the stream', async () => {
+  /** @type {number[][]} */
+  const frames = []
+  const { port } = await rawServer(async (peer) => {
+    const h = await peer.next(HEADERS)
+    frames.push([h.type, h.flags])
+    // SETTINGS_INITIAL_WINDOW_SIZE 5: the first 5 bytes only
+    const first = await peer.next(DATA)
+    frames.push([first.payload.length, first.flags])
+    peer.send(frame(WINDOW_UPDATE, 0, h.sid, '00000004'))
+    const second = await peer.next(DATA)
+    frames.push([second.payload.length, second.flags])
+    peer.send(frame(WINDOW_UPDATE, 0, h.sid, '00000064'))
+    const third = await peer.next(DATA)
+    frames.push([third.payload.length, third.flags])
+    peer.send(frame(HEADERS, END_HEADERS | END_STREAM, h.sid, '88'))
+  }, settings([[0x4, 5]]))
+  const r = await drive(port, { requests: 1, body: () => Buffer.from('hello world!') })
+  assert.deepEqual(r.errors, [])
+  assert.deepEqual(frames, [[HEADERS, END_HEADERS], [5, 0], [4, 0], [3, END_STREAM]])
+  assert.deepEqual(outcomes(r), [ENDED])
+})
+
+test('a body held to the connection\'s window; the server lowering SETTINGS_INITIAL_WINDOW_SIZE below 0 holds it', async () => {
+  /** @type {number[]} */
+  const sizes = []
+  const { port } = await rawServer(async (peer) => {
+    const h = await peer.next(HEADERS)
+    // the connection's 65535 bytes come, in frames of at most 16384
+    let got = 0
+    while (got < 65535) {
+      const d = await peer.next(DATA)
+      got += d.payload.length
+      sizes.push(d.payload.length)
+    }
+    // the stream's window drops to 100000 - 65535 - 40000 < 0: a connection update alone sends nothing;
+    // then the stream's update brings it back to 1000 and 1000 bytes come; then the last 3465
+    peer.send(frame(SETTINGS, 0, 0, settings([[0x4, 60_000]])), frame(WINDOW_UPDATE, 0, 0, '00100000'))
+    await peer.next(SETTINGS, ACK)
+    peer.send(frame(WINDOW_UPDATE, 0, h.sid, (5535 + 1000).toString(16).padStart(8, '0')))
+    const next = await peer.next(DATA)
+    sizes.push(next.payload.length, next.flags)
+    peer.send(frame(WINDOW_UPDATE, 0, h.sid, (3465).toString(16).padStart(8, '0')))
+    const last = await peer.next(DATA)
+    sizes.push(last.payload.length, last.flags)
+    peer.send(frame(HEADERS, END_HEADERS | END_STREAM, h.sid, '88'))
+  }, settings([[0x4, 100_000]]))
+  const r = await drive(port, { requests: 1, body: () => Buffer.alloc(70_000) })
+  assert.deepEqual(r.errors, [])
+  assert.deepEqual(sizes, [16384, 16384, 16384, 16383, 1000, 0, 3465, END_STREAM])
+  assert.deepEqual(outcomes(r), [ENDED])
+})
+
+test('a response complete before its request\'s body: the stream ends, the body is stopped with RST_STREAM CANCEL', async () => {
+  /** @type {number[]} */
+  const reset = []
+  const { port } = await rawServer(async (peer) => {
+    const h = await peer.next(HEADERS)
+    await peer.next(DATA)
+    // the response, then a WINDOW_UPDATE for the stream that has ended (harmless: it sends nothing),
+    // and a PING whose ACK comes after whatever the client wrote before it (all in the client's one read)
+    peer.send(frame(HEADERS, END_HEADERS | END_STREAM, h.sid, '88'), frame(WINDOW_UPDATE, 0, h.sid, '00000100'), frame(PING, 0, 0, Buffer.alloc(8)))
+    const rst = await peer.next(RST_STREAM)
+    reset.push(rst.sid, rst.payload.readUInt32BE(0))
+    await peer.next(PING, ACK)
+    reset.push(peer.frames.filter((f) => f.type === DATA).length)
+    resolveChecks()
+  }, settings([[0x4, 5]]))
+  /** @type {() => void} */
+  let resolveChecks = () => {}
+  const checked = new Promise((resolve) => { resolveChecks = () => resolve(undefined) })
+  const r = await drive(port, { requests: 1, body: () => Buffer.alloc(50) })
+  assert.deepEqual(outcomes(r), [ENDED])
+  await checked
+  assert.deepEqual(reset, [1, 8, 0])
+  assert.deepEqual(r.errors, [])
 })

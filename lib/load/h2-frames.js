@@ -8,11 +8,14 @@
 //
 // What it does for the engine: the preface and SETTINGS (push disabled, our window sizes), the ACK
 // of the server's SETTINGS and PINGs, SETTINGS_MAX_CONCURRENT_STREAMS (capacity()), the server's
-// MAX_FRAME_SIZE (a request block split into CONTINUATIONs), WINDOW_UPDATEs for the connection and
-// the streams as DATA is read (when half a window is used up), HEADERS and CONTINUATION with 1xx
-// responses skipped and trailers accepted, END_STREAM, RST_STREAM, GOAWAY. Every protocol violation
-// of the server is a connection error (RFC 9113 section 5.4.1): GOAWAY with its code is written,
-// open streams end LOST, and the handler's sessionError() gets the code and a reason; nothing throws.
+// MAX_FRAME_SIZE (a request block split into CONTINUATIONs, a body into DATA frames), request bodies
+// held to the server's windows (its SETTINGS_INITIAL_WINDOW_SIZE and WINDOW_UPDATEs), WINDOW_UPDATEs
+// for the connection and the streams as DATA is read (when half a window is used up), HEADERS and
+// CONTINUATION with 1xx responses skipped and trailers accepted, END_STREAM, RST_STREAM, GOAWAY (and
+// a response complete before its request's body is sent: the body stopped with RST_STREAM CANCEL).
+// Every protocol violation of the server is a connection error (RFC 9113 section 5.4.1): GOAWAY with
+// its code is written, open streams end LOST, and the handler's sessionError() gets the code and a
+// reason; nothing throws.
 // (Malformed responses, stream errors in the RFC's terms, end the connection too: a load generator
 // gains nothing from keeping a connection whose server breaks the protocol.)
 //
@@ -53,6 +56,7 @@ export const PROTOCOL_ERROR = 0x1
 export const FLOW_CONTROL_ERROR = 0x3
 export const STREAM_CLOSED = 0x5
 export const FRAME_SIZE_ERROR = 0x6
+export const CANCEL = 0x8
 export const COMPRESSION_ERROR = 0x9
 
 const ERROR_NAMES = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED',
@@ -136,6 +140,14 @@ export class H2Session {
     this.resetCode = new Int32Array(seats)
     /** what the server may still send on the stream before our next WINDOW_UPDATE */
     this.recvWindow = new Float64Array(seats)
+    // A request body still to send: its Buffer (null: none), how much of it is written, and what the
+    // server lets the stream send before its next WINDOW_UPDATE.
+    /** @type {(Buffer|null)[]} */
+    this.body = new Array(seats).fill(null)
+    this.bodySent = new Float64Array(seats)
+    this.sendWindow = new Float64Array(seats)
+    /** request body bytes written (DATA payloads) */
+    this.bodyBytesSent = 0
     // Stream id -> seat, open addressing with linear probing (ids are consecutive odd numbers: their
     // halves spread over the table without collisions while fewer than its size are open).
     let size = 8
@@ -151,7 +163,7 @@ export class H2Session {
     this.peerInitialWindow = DEFAULT_WINDOW
     /** what the server may still send on the connection before our next WINDOW_UPDATE */
     this.connRecvWindow = DEFAULT_WINDOW
-    /** what we may send (kept to check the server's WINDOW_UPDATEs; requests carry no DATA yet) */
+    /** what the connection may send of request bodies before the server's next WINDOW_UPDATE */
     this.connSendWindow = DEFAULT_WINDOW
     this.goawayLastStreamId = -1
     /** the connection error, once there was one */
@@ -175,7 +187,6 @@ export class H2Session {
     this.out = Buffer.allocUnsafe(OUT_SIZE)
     this.outStart = 0
     this.outPos = 0
-    this.inData = false
   }
 
   /** Queue the preface, our SETTINGS and the connection window's first update, and flush them. */
@@ -201,12 +212,14 @@ export class H2Session {
 
   /**
    * Open a stream on a free seat: a HEADERS frame (with CONTINUATIONs when the block exceeds the
-   * server's MAX_FRAME_SIZE) ending the stream, queued until the next flush. The caller has checked
-   * capacity().
+   * server's MAX_FRAME_SIZE), then the body's DATA frames as far as the server's windows allow (the
+   * rest as its WINDOW_UPDATEs come), the last one ending the stream; queued until the next flush.
+   * The caller has checked capacity().
    * @param {number} seat @param {Buffer} block the request's header block (hpack.js encodeRequestBlock)
+   * @param {Buffer|null} [body] unchanged until the stream ends; null or empty: none
    * @returns {number} the stream id
    */
-  request (seat, block) {
+  request (seat, block, body = null) {
     const id = this.nextStreamId
     this.nextStreamId += 2
     this.streamId[seat] = id
@@ -216,28 +229,74 @@ export class H2Session {
     this.dataBytes[seat] = 0
     this.resetCode[seat] = 0
     this.recvWindow[seat] = this.window
+    this.sendWindow[seat] = this.peerInitialWindow
     this.mapAdd(id, seat)
     this.open++
+    const endStream = body === null || body.length === 0 ? FLAG_END_STREAM : 0
+    this.headers(id, block, endStream)
+    if (endStream === 0) {
+      this.body[seat] = body
+      this.bodySent[seat] = 0
+      this.sendBody(seat)
+    }
+    return id
+  }
+
+  /**
+   * The HEADERS frame of a request, with CONTINUATIONs when the block exceeds the server's MAX_FRAME_SIZE.
+   * @param {number} id @param {Buffer} block @param {number} endStream FLAG_END_STREAM or 0
+   */
+  headers (id, block, endStream) {
     const max = this.peerMaxFrame
     if (block.length <= max) {
       this.reserve(9 + block.length)
-      this.frameHeader(block.length, HEADERS, FLAG_END_STREAM | FLAG_END_HEADERS, id)
+      this.frameHeader(block.length, HEADERS, endStream | FLAG_END_HEADERS, id)
       const out = this.out
       let p = this.outPos
       // short blocks byte by byte: cheaper than a native copy's call
       if (block.length <= 64) for (let i = 0; i < block.length; i++) out[p++] = block[i]
       else p += block.copy(out, p)
       this.outPos = p
-      return id
+      return
     }
     for (let at = 0; at < block.length; at += max) {
       const n = Math.min(max, block.length - at)
       const last = at + n === block.length ? FLAG_END_HEADERS : 0
       this.reserve(9 + n)
-      this.frameHeader(n, at === 0 ? HEADERS : CONTINUATION, (at === 0 ? FLAG_END_STREAM : 0) | last, id)
+      this.frameHeader(n, at === 0 ? HEADERS : CONTINUATION, (at === 0 ? endStream : 0) | last, id)
       this.outPos += block.copy(this.out, this.outPos, at, at + n)
     }
-    return id
+  }
+
+  /**
+   * Queue as much of a seat's body as the stream's and the connection's send windows allow, in
+   * frames of at most the server's MAX_FRAME_SIZE; the last ends the stream.
+   * @param {number} seat
+   */
+  sendBody (seat) {
+    const body = /** @type {Buffer} */ (this.body[seat])
+    const id = this.streamId[seat]
+    let sent = this.bodySent[seat]
+    while (sent < body.length) {
+      const n = Math.min(body.length - sent, this.peerMaxFrame, this.connSendWindow, this.sendWindow[seat])
+      if (n <= 0) break
+      this.reserve(9 + n)
+      this.frameHeader(n, DATA, sent + n === body.length ? FLAG_END_STREAM : 0, id)
+      this.outPos += body.copy(this.out, this.outPos, sent, sent + n)
+      sent += n
+      this.connSendWindow -= n
+      this.sendWindow[seat] -= n
+      this.bodyBytesSent += n
+    }
+    this.bodySent[seat] = sent
+    if (sent === body.length) this.body[seat] = null
+  }
+
+  /** After a window grew: send what the bodies waiting for it may. */
+  resumeBodies () {
+    for (let seat = 0; seat < this.seats; seat++) {
+      if (this.body[seat] !== null) this.sendBody(seat)
+    }
   }
 
   /** Write what is queued. */
@@ -255,7 +314,6 @@ export class H2Session {
    */
   data (buf, length) {
     if (this.state === CLOSED) return
-    this.inData = true
     let i = 0
     if (this.dataLeft > 0) i = this.skipData(buf, 0, length)
     else if (this.carryLength > 0) i = this.fillCarry(buf, length)
@@ -292,7 +350,6 @@ export class H2Session {
       this.carryLength = left
       break
     }
-    this.inData = false
     if (this.state !== CLOSED) this.flush()
   }
 
@@ -428,9 +485,16 @@ export class H2Session {
         if (sid === 0) {
           this.connSendWindow += increment
           if (this.connSendWindow > MAX_WINDOW) return this.fail(FLOW_CONTROL_ERROR, 'the connection\'s send window over 2^31-1')
-        } else if (sid >= this.nextStreamId) {
-          return this.fail(PROTOCOL_ERROR, `WINDOW_UPDATE on idle stream ${sid}`)
+          this.resumeBodies()
+          return
         }
+        if (sid >= this.nextStreamId || (sid & 1) === 0) return this.fail(PROTOCOL_ERROR, `WINDOW_UPDATE on stream ${sid}, never opened`)
+        const seat = this.mapGet(sid)
+        // (a stream that has ended: harmless)
+        if (seat < 0) return
+        this.sendWindow[seat] += increment
+        if (this.sendWindow[seat] > MAX_WINDOW) return this.fail(FLOW_CONTROL_ERROR, `stream ${sid}'s send window over 2^31-1`)
+        if (this.body[seat] !== null) this.sendBody(seat)
         return
       }
       case RST_STREAM: {
@@ -612,6 +676,12 @@ export class H2Session {
         case SETTINGS_MAX_CONCURRENT_STREAMS: this.peerMaxStreams = value; break
         case SETTINGS_INITIAL_WINDOW_SIZE:
           if (value > MAX_WINDOW) return this.fail(FLOW_CONTROL_ERROR, `SETTINGS_INITIAL_WINDOW_SIZE of ${value}`)
+          // the open streams' windows move by the difference (section 6.9.2), below 0 too
+          for (let seat = 0; seat < this.seats; seat++) {
+            if (this.streamId[seat] === 0) continue
+            this.sendWindow[seat] += value - this.peerInitialWindow
+            if (this.sendWindow[seat] > MAX_WINDOW) return this.fail(FLOW_CONTROL_ERROR, `stream ${this.streamId[seat]}'s send window over 2^31-1`)
+          }
           this.peerInitialWindow = value
           break
         case SETTINGS_MAX_FRAME_SIZE:
@@ -624,6 +694,7 @@ export class H2Session {
     }
     this.reserve(9)
     this.frameHeader(0, SETTINGS, FLAG_ACK, 0)
+    this.resumeBodies()
     if (this.state === AWAITING_SETTINGS) {
       this.state = OPEN
       this.handler.ready()
@@ -647,6 +718,12 @@ export class H2Session {
 
   /** @param {number} seat @param {number} outcome */
   endStream (seat, outcome) {
+    if (this.body[seat] !== null) {
+      // the response is complete before its request: the rest of the body is not wanted (RFC 9113
+      // section 8.1); a stream reset or lost has no body to stop
+      if (outcome === ENDED) this.rstStream(this.streamId[seat], CANCEL)
+      this.body[seat] = null
+    }
     this.mapDelete(this.streamId[seat])
     this.streamId[seat] = 0
     this.phase[seat] = SEAT_FREE
@@ -772,6 +849,14 @@ export class H2Session {
     this.out.writeUInt16BE(id, this.outPos)
     this.out.writeUInt32BE(value, this.outPos + 2)
     this.outPos += 6
+  }
+
+  /** @param {number} sid @param {number} code */
+  rstStream (sid, code) {
+    this.reserve(13)
+    this.frameHeader(4, RST_STREAM, 0, sid)
+    this.out.writeUInt32BE(code, this.outPos)
+    this.outPos += 4
   }
 
   /** @param {number} sid @param {number} increment */
