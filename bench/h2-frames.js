@@ -154,9 +154,10 @@ function median (xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
-/** "median (min–max)", the range one digit shorter @param {number[]} xs @param {number} digits */
-function spread (xs, digits) {
-  return `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits - 1)}–${Math.max(...xs).toFixed(digits - 1)})`
+/** "median (min–max)", three significant digits for the median, two for the range @param {number[]} xs */
+function spread (xs) {
+  const digits = (/** @type {number} */ x, /** @type {number} */ n) => x.toFixed(Math.max(0, n - 1 - Math.floor(Math.log10(Math.max(x, 1)))))
+  return `${digits(median(xs), 3)} (${digits(Math.min(...xs), 2)}–${digits(Math.max(...xs), 2)})`
 }
 
 /** @type {Generator[]} */
@@ -213,7 +214,7 @@ for (const serverName of values.servers.split(',')) {
   console.log(`CPU µs per request, median (min–max) of ${rounds} rounds`)
   console.log('generator         whole process     ×h2load           steady            ×h2load             req/s')
   for (const [name, r] of results) {
-    const cells = [spread(r.perReq, 2), r.ratio.length ? spread(r.ratio, 2) : '', r.steady.length ? spread(r.steady, 2) : '', r.steadyRatio.length ? spread(r.steadyRatio, 2) : '']
+    const cells = [spread(r.perReq), r.ratio.length ? spread(r.ratio) : '', r.steady.length ? spread(r.steady) : '', r.steadyRatio.length ? spread(r.steadyRatio) : '']
     console.log(`${name.padEnd(18)}${cells.map((c) => c.padEnd(18)).join('')}${median(r.rps).toFixed(0).padStart(7)}`)
   }
 }
