@@ -183,6 +183,18 @@ test('picks out :status and content-length; a duplicate or malformed :status rea
   assert.equal(d.status, 0)
   decode(d, bytes(`08${lit('20')}`))
   assert.equal(d.status, 0)
+  // three digits, the first not 0
+  decode(d, bytes(`08${lit('099')}`))
+  assert.equal(d.status, 0)
+  decode(d, bytes(`08${lit('100')}`))
+  assert.equal(d.status, 100)
+  // a content-length of up to 15 digits
+  decode(d, bytes(`88 0f0d${lit('9'.repeat(15))}`))
+  assert.equal(d.contentLength, 999_999_999_999_999)
+  decode(d, bytes(`88 0f0d${lit('1'.repeat(16))}`))
+  assert.equal(d.contentLength, -1)
+  decode(d, bytes(`88 0f0d${lit('')}`))
+  assert.equal(d.contentLength, -1)
   // indexed into the dynamic table: the entry keeps its number
   decode(d, bytes(`48${lit('503')} 5c${lit('7')}`))
   assert.deepEqual([d.status, d.contentLength], [503, 7])

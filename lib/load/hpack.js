@@ -249,9 +249,9 @@ export class HpackDecoder {
           name = this.names[at]
         }
         if (!this.string(buf, end)) return false
-        if (indexing || kind !== OTHER || this.fields !== null) {
+        if (kind !== OTHER) num = this.scratchNumber(kind)
+        if (indexing || this.fields !== null) {
           const value = this.scratch.toString('latin1', 0, this.strLength)
-          num = fieldNumber(kind, value)
           if (indexing) this.insert(name, value, kind, num)
           if (this.fields !== null) this.fields.push([name, value])
         }
@@ -326,6 +326,24 @@ export class HpackDecoder {
     if (HUFF_ACCEPT[state] === 0) return this.refuse('a Huffman string padded with other than up to 7 one bits')
     this.strLength = o
     return true
+  }
+
+  /**
+   * fieldNumber() of the string in scratch, read from its bytes (no string made for a value that
+   * is not kept).
+   * @param {number} kind STATUS or LENGTH
+   */
+  scratchNumber (kind) {
+    const s = this.scratch
+    const n = this.strLength
+    if (kind === STATUS ? n !== 3 || s[0] === 0x30 : n < 1 || n > 15) return -1
+    let value = 0
+    for (let i = 0; i < n; i++) {
+      const d = s[i] - 0x30
+      if (d < 0 || d > 9) return -1
+      value = value * 10 + d
+    }
+    return value
   }
 
   /** The ring position of dynamic index `index` (> 61), -1 when there is none. @param {number} index */
