@@ -66,8 +66,14 @@ class Client {
   streamEnd (seat, outcome) {
     ended++
     const s = this.session
-    if (outcome === ENDED && s.status[seat] === 200 && s.dataBytes[seat] === s.contentLength[seat]) good++
-    else failures.set(`outcome ${outcome} status ${s.status[seat]}`, (failures.get(`outcome ${outcome} status ${s.status[seat]}`) ?? 0) + 1)
+    // good: a 200 whose body is as long as its content-length said (when it said)
+    const length = s.contentLength[seat]
+    if (outcome === ENDED && s.status[seat] === 200 && (length < 0 || s.dataBytes[seat] === length)) {
+      good++
+    } else {
+      const what = `outcome ${outcome} status ${s.status[seat]} body ${s.dataBytes[seat]} of ${length}`
+      failures.set(what, (failures.get(what) ?? 0) + 1)
+    }
     if (issued < total && s.capacity() > 0) {
       s.request(seat, block)
       issued++

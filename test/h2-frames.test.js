@@ -709,3 +709,19 @@ test('a response complete before its request\'s body: the stream ends, the body 
   assert.deepEqual(reset, [1, 8, 0])
   assert.deepEqual(r.errors, [])
 })
+
+test('bench/h2-frames-client.js: the closed loop over node:net and the native transport ends every request good', async () => {
+  const { spawn } = await import('node:child_process')
+  const { nativeIo } = await import('../lib/load/native-io.js')
+  const port = await h2Server((req, res) => res.end('hello world\n'))
+  for (const kind of nativeIo() === null ? ['net'] : ['net', 'native']) {
+    const child = spawn(process.execPath, ['bench/h2-frames-client.js', kind, String(port), '/', '500', '3', '4'], { cwd: new URL('..', import.meta.url) })
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
+    const [code] = await once(child, 'close')
+    assert.equal(code, 0)
+    const result = JSON.parse(out)
+    assert.deepEqual([result.ended, result.good, result.failures], [500, 500, {}], kind)
+    assert.equal(result.transport, kind === 'net' ? 'node:net' : 'native')
+  }
+})
