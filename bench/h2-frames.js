@@ -154,10 +154,10 @@ function median (xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
-/** "median (min–max)", three significant digits for the median, two for the range @param {number[]} xs */
+/** "median (min–max)" to three significant digits @param {number[]} xs */
 function spread (xs) {
-  const digits = (/** @type {number} */ x, /** @type {number} */ n) => x.toFixed(Math.max(0, n - 1 - Math.floor(Math.log10(Math.max(x, 1)))))
-  return `${digits(median(xs), 3)} (${digits(Math.min(...xs), 2)}–${digits(Math.max(...xs), 2)})`
+  const digits = (/** @type {number} */ x) => x.toFixed(Math.max(0, 2 - Math.floor(Math.log10(Math.max(x, 1)))))
+  return `${digits(median(xs))} (${digits(Math.min(...xs))}–${digits(Math.max(...xs))})`
 }
 
 /** @type {Generator[]} */
