@@ -34,7 +34,6 @@ const cases = [
   ['load.url', (e) => { e.load.url = 'http://127.0.0.1:1/' }, /^load\.url cannot be set/],
   ['load.keepAlive "yes"', (e) => { e.load.keepAlive = 'yes' }, /^load\.keepAlive must be true or false, got "yes"$/],
   ['load.concurrency 0', (e) => { e.load.concurrency = 0 }, /^load\.concurrency must be a positive integer, got "0"$/],
-  ['load.http2 with load.keepAlive', (e) => { e.load.http2 = true; e.load.keepAlive = true }, /^load\.http2 cannot be combined with load\.keepAlive: it keeps its connections open: drop -k$/],
   ['load.streams without load.http2', (e) => { e.load.streams = 4 }, /^load\.streams applies to load\.http2 only \(concurrent streams per connection\), got "4"$/],
   ['server.args a string', (e) => { e.server.args = '--framework http' }, /^server\.args must be array, got string "--framework http"$/],
   ['server.args syncbench serve refuses', (e) => { e.server.args = ['--framework', 'koa'] }, /^configuration "a": server\.args: --framework must be express or http, got "koa"$/],

@@ -386,7 +386,7 @@ export function validateExperiment (e, where) {
     if (!EXPERIMENT_LOAD_KEYS.includes(key)) throw bad(`load has an unexpected key "${key}" (load options: ${EXPERIMENT_LOAD_KEYS.join(', ')})`)
   }
   checkWith(() => checkLoadOptions(load, keySpelling('load.')))
-  // HTTP/2's combinations (load.streams needs load.http2, which keeps its connections: no keepAlive)
+  // HTTP/2's combinations (load.streams needs load.http2; keepAlive changes nothing there)
   checkWith(() => checkHttp2(load, keySpelling('load.')))
   if (e.warmup !== undefined) {
     // -n's and -c's rules, except that 0 requests means no warm-up
