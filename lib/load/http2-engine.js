@@ -416,8 +416,9 @@ export class Http2Engine {
       return
     }
     // before SETTINGS, nghttp2's protocol error is a first frame that was not SETTINGS: bytes of
-    // another protocol (an HTTP/1 server's answer to the preface) or garbage
-    if (!s.ready) s.notSettings = true
+    // another protocol (an HTTP/1 server's answer to the preface) or garbage; a socket error (a server
+    // that resets the connection at once) is a connection closed before SETTINGS
+    if (!s.ready && !SOCKET_ERRORS.has(code)) s.notSettings = true
     for (const slot of this.slots) if (slot.session === s && slot.state === FLIGHT && slot.fault === '') slot.fault = code
     this.retire(s)
   }
