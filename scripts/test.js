@@ -10,7 +10,7 @@
 // busy with other work too.
 //
 // The whole suite on each of three binaries takes about an hour on 2 cores (1,184 s on Node.js 20,
-// about 10% more on 24), past the 45 CI aims at, so the other binaries run every file but 25 that run
+// about 10% more on 24), past the 45 CI aims at, so the other binaries run every file but 27 that run
 // once, on this Node.js. What they test does not depend on the runtime, or the files left on every
 // binary test its parts (seconds of one suite run on 2 cores, summed over each file's tests):
 //   - independent of the runtime: the native transport under ASan/UBSan (4 files, 220 s: the sanitizer
@@ -28,8 +28,9 @@
 //   - end to end through the CLI, the slowest, whose parts the files that remain test on every binary:
 //     run's CLI, results and report (92, 58, 37 s), the open loop, experiment files, output and requests
 //     through run (62, 42, 40, 40 s), your own app (100 s), the thread-cost sweep (39 s), compare's
-//     gate (44 s).
-// Those 25 are about 1,100 s of the suite's 2,400 summed. Everything else runs on every binary (about 10
+//     gate (44 s), run over HTTP/2 and its head-of-line experiment (10, 13 s: serve-http2 and
+//     load-http2-lent test node:http2's server and the shared session on every binary).
+// Those 27 are about 1,100 s of the suite's 2,400 summed. Everything else runs on every binary (about 10
 // minutes a binary on 2 cores): the transports (node:net, node:tls with the binary's OpenSSL, the N-API
 // build of the native transport, unix sockets, worker threads, the hostile servers), ab's framing and
 // counts, the servers under test the binary starts (node:http, fs, Express, bcrypt's own addon, the
@@ -51,7 +52,7 @@ const ONCE_FILES = new Set([
   'api-types', 'native-install', 'bench-json', 'report-browser', 'run-node', 'dist-netns', 'report-golden',
   'cli-fuzz', 'results-fuzz', 'load-transport-fuzz', 'lab-async-property',
   'run-cli', 'results-schema', 'report-cli', 'run-open-loop', 'run-experiment-file', 'run-output', 'run-requests',
-  'run-app', 'run-thread-cost', 'compare-gate'
+  'run-app', 'run-thread-cost', 'compare-gate', 'run-http2', 'run-h2-head-of-line'
 ].map((name) => `test/${name}.test.js`))
 
 /**
