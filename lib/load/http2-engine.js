@@ -55,6 +55,7 @@ import { LATE_THRESHOLD_MS } from './engine.js'
 import { LOAD_SERIES_INTERVAL_MS } from './load-series.js'
 import { MAX_TIMER_MS, checkBounds } from './run-bounds.js'
 import { Row } from './request-times.js'
+import { errorName } from './h2-engine.js'
 
 /** ab's limit: more than this many connect failures end the run. */
 const CONNECT_FAILURES = 10
@@ -66,16 +67,6 @@ const WAITING = 1
 const FLIGHT = 2
 
 const { NGHTTP2_CANCEL } = http2.constants
-/** RFC 9113's error codes by number, for `errors` and the resets' and GOAWAYs' counts. */
-const ERROR_NAMES = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED',
-  'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM',
-  'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED']
-
-/** @param {number} code an HTTP/2 error code */
-export function errorName (code) {
-  return ERROR_NAMES[code] ?? `0x${code.toString(16)}`
-}
-
 /**
  * Socket errors, and a connection the server closed (CONNECTION_CLOSED): a request lost with its
  * connection counts under ab's Receive, as on HTTP/1.
@@ -91,7 +82,7 @@ const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED
  * @property {string} authority   the :authority and the origin node:http2 is given ("host:port")
  * @property {import('node:http2').OutgoingHttpHeaders} headers  every request's headers, pseudo-headers included
  * @property {Buffer|null} body   sent with each request
- * @property {Http2Tls|null} tls  https: how its sockets are made (node:tls is loaded for https runs only)
+ * @property {import('./h2-engine.js').Http2Tls|null} tls  https: how its sockets are made (node:tls is loaded for https runs only)
  * @property {number} requests
  * @property {number} concurrency sessions (connections)
  * @property {number} streams     concurrent streams per session (-m of h2load)
@@ -107,15 +98,6 @@ const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED
  * @property {AbortSignal|null} signal
  * @property {import('node:http2').ClientHttp2Session|null} [lent]  the caller's session, carrying the first session's streams
  * @property {import('./ab-counts.js').AbCounts} counts
- */
-
-/**
- * An https run's TLS: tls.connect, its options (context, SNI, ALPN h2) and tls.js's handshakeInfo.
- * @typedef {object} Http2Tls
- * @property {(options: import('node:tls').ConnectionOptions) => import('node:tls').TLSSocket} connect
- * @property {import('node:tls').ConnectionOptions} options
- * @property {(socket: import('node:tls').TLSSocket) => Omit<import('../types.js').TlsInfo, 'serverName'>} handshakeInfo
- * @property {string|null} servername
  */
 
 /** One seat of a session: carries one request (stream) at a time. */
@@ -893,46 +875,3 @@ function inFlight (slot) {
 }
 
 function noop () {}
-
-/** Request headers HTTP/2 forbids (RFC 9113 8.2.2) or carries as a pseudo-header (Host). */
-const CONNECTION_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade'])
-
-/**
- * Every request's headers: ab's request head (request.js requestHead: -H, -C, -A, -P, -p / -T, ab's
- * defaults), its Host as :authority, without the headers HTTP/2 forbids; names in lower case.
- * @param {import('./options.js').NormalizedLoadOptions} o
- * @param {import('./request.js').Target} target
- * @param {string} head requestHead(o, target)
- * @returns {import('node:http2').OutgoingHttpHeaders}
- */
-export function http2Headers (o, target, head) {
-  /** @type {Record<string, string|string[]>} */
-  const headers = { ':method': o.method, ':scheme': target.tls ? 'https' : 'http', ':path': target.path }
-  for (const line of head.split('\r\n').slice(1)) {
-    const colon = line.indexOf(':')
-    if (colon <= 0) continue
-    const name = line.slice(0, colon).trim().toLowerCase()
-    const value = line.slice(colon + 1).trim()
-    if (name === 'host') headers[':authority'] = value
-    if (CONNECTION_HEADERS.has(name)) continue
-    const had = headers[name]
-    headers[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value]
-  }
-  return headers
-}
-
-/**
- * https: what the server says to ALPN h2, asked once on a connection of its own before the run.
- * 'h2' also when the probe cannot connect: the run then fails as its first connection does.
- * @param {Http2Tls} tls @param {number} timeoutMs -s
- * @returns {Promise<string>} the protocol chosen: 'h2', 'http/1.1', or '' when the server chose none
- */
-export function negotiate (tls, timeoutMs) {
-  return new Promise((resolve) => {
-    const socket = tls.connect(tls.options)
-    const done = (/** @type {string} */ protocol) => { socket.destroy(); resolve(protocol) }
-    socket.setTimeout(timeoutMs, () => done('h2'))
-    socket.once('secureConnect', () => done(socket.alpnProtocol || ''))
-    socket.once('error', () => done('h2'))
-  })
-}
