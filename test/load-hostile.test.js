@@ -599,7 +599,7 @@ for (const [what, code, serve] of /** @type {[string, string, H2Serve][]} */ (PR
 for (const io of TRANSPORTS) {
   describe(`hostile HTTP/2 servers, on ${io}`, () => {
     for (const c of h2Cases) {
-      test(c.name, { timeout: 3 * BOUND_MS }, async () => {
+      hostileTest(c.name, { timeout: 3 * BOUND_MS }, async () => {
         const server = await startH2RawServer(c.serve)
         closers.push(server.close)
         const args = c.args.map((a) => typeof a === 'number' && c.args[c.args.indexOf(a) - 1] === '-p' ? bodyFile(a) : String(a))
