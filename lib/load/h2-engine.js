@@ -89,6 +89,7 @@ const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED
  * @property {import('./load-series.js').LoadSeries|null} series
  * @property {((point: import('./load-series.js').LoadSecond) => void)|null} onSecond
  * @property {AbortSignal|null} signal
+ * @property {import('./h2-shared.js').H2SharedConnection|null} lent  the caller's connection, carrying the first session's streams
  * @property {import('./ab-counts.js').AbCounts} counts
  */
 
@@ -167,7 +168,18 @@ class Session {
     this.unflushed = false
     /** which of the host's addresses its connection went to */
     this.addressIndex = 0
+    /** its streams on the connection: the seats of h2 it uses are base .. base + streams - 1 */
+    this.inFlight = 0
+    this.base = 0
+    /** @type {import('./h2-shared.js').H2SharedConnection|null} a lent connection (H2EngineOptions.lent), never closed here */
+    this.shared = null
+    /** a lent connection's byte counts when this run took its seats */
+    this.readFrom = 0
+    this.writtenFrom = 0
   }
+
+  /** A lent connection is gone. @param {string} fault */
+  connectionLost (fault) { this.engine.lost(this, fault) }
 
   /** @param {Buffer} data */
   write (data) {
@@ -262,6 +274,8 @@ export class H2Engine {
     this.resets = {}
     /** the lowest SETTINGS_MAX_CONCURRENT_STREAMS a session was given below `streams`, 0: none lower */
     this.serverStreamsLimit = 0
+    /** the lent connection has been taken by a Session (it carries one session's streams, once) */
+    this.lentTaken = false
   }
 
   /** What the LoadResult calls the transport. @returns {import('./transport.js').TransportName} */
@@ -315,7 +329,29 @@ export class H2Engine {
     this.opened.push(s)
     s.opened = performance.now()
     s.addressIndex = this.addressIndex
+    const lent = this.o.lent
+    if (lent !== null && !this.lentTaken) {
+      this.lentTaken = true
+      const base = lent.lease(this.o.streams, s)
+      if (base >= 0) return this.borrow(s, lent, base)
+    }
     s.c.open()
+  }
+
+  /**
+   * The caller's connection as `s`'s: connected and past its SETTINGS already, so its seats start at once.
+   * @param {Session} s @param {import('./h2-shared.js').H2SharedConnection} lent @param {number} base its first seat there
+   */
+  borrow (s, lent, base) {
+    s.shared = lent
+    s.h2 = lent.h2
+    s.base = base
+    s.readFrom = lent.bytesRead
+    s.writtenFrom = lent.bytesWritten
+    s.connectedAt = s.opened
+    this.connectedOnce = true
+    if (s.h2.hpack.fields === null && this.counts.good === 0) s.h2.hpack.fields = []
+    this.settings(s)
   }
 
   // The transport's handlers (transport.js).
@@ -464,7 +500,7 @@ export class H2Engine {
   retire (s) {
     if (s.dead) return
     s.dead = true
-    if (s.h2.open === 0) this.release(s)
+    if (s.inFlight === 0) this.release(s)
     if (!this.finished) this.reopen(s)
   }
 
@@ -478,7 +514,17 @@ export class H2Engine {
     s.released = true
     s.closed = true
     if (s.connectedAt > 0) this.streamsPerConnection.record(s.completed)
-    s.c.release()
+    const lent = s.shared
+    if (lent === null) return s.c.release()
+    // the caller's: this run's streams still open on it are cancelled, its seats given back
+    for (const slot of this.slots) {
+      if (slot.session === s && slot.state === FLIGHT) s.h2.cancel(s.base + slot.seat)
+    }
+    s.inFlight = 0
+    if (!lent.closed) s.h2.flush()
+    lent.giveBack(s)
+    this.counts.totalRead += lent.bytesRead - s.readFrom
+    this.counts.totalPosted += lent.bytesWritten - s.writtenFrom
   }
 
   /**
@@ -548,7 +594,8 @@ export class H2Engine {
     slot.bread = 0
     slot.fault = ''
     slot.beginread = 0
-    s.h2.request(slot.seat, this.o.block, this.o.body)
+    s.inFlight++
+    s.h2.request(s.base + slot.seat, this.o.block, this.o.body)
     slot.endwrite = now
     if (!s.unflushed) {
       s.unflushed = true
@@ -561,14 +608,15 @@ export class H2Engine {
    * @param {Session} s @param {number} seat
    */
   response (s, seat) {
-    const slot = this.slots[seat * this.sessions.length + s.index]
+    const slot = this.slots[(seat - s.base) * this.sessions.length + s.index]
     const now = performance.now()
     this.lastActivity = now
     slot.beginread = now
     slot.status = s.h2.status[seat]
     if (s.firstByteAt === 0) {
       s.firstByteAt = now
-      this.firstByteTimes.record(now - s.opened)
+      // a lent connection was opened by its owner, before this run
+      if (s.shared === null) this.firstByteTimes.record(now - s.opened)
     }
     const fields = s.h2.hpack.fields
     if (fields !== null) {
@@ -587,8 +635,9 @@ export class H2Engine {
    * @param {Session} s @param {number} seat @param {number} outcome
    */
   streamEnded (s, seat, outcome) {
-    const slot = this.slots[seat * this.sessions.length + s.index]
-    if (s.dead && s.h2.open === 0) this.release(s)
+    const slot = this.slots[(seat - s.base) * this.sessions.length + s.index]
+    s.inFlight--
+    if (s.dead && s.inFlight === 0) this.release(s)
     if (this.finished) return
     if (slot.state !== FLIGHT || slot.session !== s) return this.pump(s)
     const now = performance.now()
@@ -605,7 +654,7 @@ export class H2Engine {
       } else if (outcome === REFUSED) {
         slot.fault = 'GOAWAY'
       } else {
-        slot.fault = s.h2.errorCode >= 0 ? errorName(s.h2.errorCode) : s.fault || 'CONNECTION_CLOSED'
+        slot.fault = s.h2.errorCode >= 0 ? errorName(s.h2.errorCode) : s.fault || s.shared?.fault || 'CONNECTION_CLOSED'
       }
       this.streamFailed(slot, now)
     }
@@ -749,12 +798,13 @@ export class H2Engine {
   responseTimedOut (slot, now) {
     const s = /** @type {Session} */ (slot.session)
     if (slot.state === FLIGHT) {
-      s.h2.cancel(slot.seat)
+      s.h2.cancel(s.base + slot.seat)
+      s.inFlight--
       if (!s.unflushed) {
         s.unflushed = true
         if (this.unflushed.push(s) === 1) queueMicrotask(this.onFlush)
       }
-      if (s.dead && s.h2.open === 0) this.release(s)
+      if (s.dead && s.inFlight === 0) this.release(s)
     } else {
       const at = s.waiting.indexOf(slot)
       if (at >= 0) s.waiting.splice(at, 1)

@@ -134,7 +134,7 @@ export async function runEngine (o, target, addresses) {
   }
   if (o.http2 === true) {
     const counts = newCounts(o)
-    const engine = await createHttp2Engine(o, target, addresses, counts, h2tls)
+    const engine = await createHttp2Engine(o, target, addresses, counts)
     const end = await engine.run()
     return finishRun(o, target, wallOffset, counts, end, engine.transportName, engine.tls, o.series === true ? engine.series : null, engine.info())
   }
@@ -172,31 +172,10 @@ async function negotiate (tls, timeoutMs) {
  * @param {import('./request.js').Target} target
  * @param {string[]} addresses
  * @param {AbCounts} counts
- * @param {import('./h2-engine.js').Http2Tls|null} [tls] https: its TLS when already made (else made here)
  */
-export async function createHttp2Engine (o, target, addresses, counts, tls = null) {
-  const { requestHead } = await import('./request.js')
-  const headers = (await import('./h2-engine.js')).http2Headers(o, target, requestHead({ ...o, http11: true, keepAlive: true }, target))
-  const body = o.body && o.body.length > 0 ? o.body : null
-  if (o.http2Session !== undefined) {
-    // a lent node:http2 session carries the first connection's streams: node:http2's engine
-    const { Http2Engine } = await import('./http2-engine.js')
-    if (tls === null && target.tls) tls = await http2Tls(o, target, addresses)
-    return new Http2Engine({
-      addresses,
-      socketPath: o.socketPath ?? null,
-      hostname: target.hostname,
-      port: target.port,
-      authority: `${target.hostField}:${target.port}`,
-      headers,
-      body,
-      tls,
-      streams: o.streams ?? 1,
-      lent: o.http2Session,
-      ...runShape(o, counts)
-    })
-  }
-  const { H2Engine, requestBlock } = await import('./h2-engine.js')
+export async function createHttp2Engine (o, target, addresses, counts) {
+  const [{ H2Engine, http2Headers, requestBlock }, { requestHead }] = await Promise.all([import('./h2-engine.js'), import('./request.js')])
+  const headers = http2Headers(o, target, requestHead({ ...o, http11: true, keepAlive: true }, target))
   const socketPath = o.socketPath ?? null
   // https: ALPN offers h2 only (loadtest() has asked the server already); each connection's is checked
   const alpnTls = target.tls ? { ...await tlsOptions(o, target), alpn: ['h2'] } : null
@@ -207,9 +186,10 @@ export async function createHttp2Engine (o, target, addresses, counts, tls = nul
     port: target.port,
     transport: await createTransport({ addresses, port: target.port, socketPath, tls: alpnTls }),
     block: requestBlock(headers),
-    body,
+    body: o.body && o.body.length > 0 ? o.body : null,
     tls: target.tls,
     streams: o.streams ?? 1,
+    lent: /** @type {import('./h2-shared.js').H2SharedConnection|undefined} */ (o.http2Session) ?? null,
     ...runShape(o, counts)
   })
 }

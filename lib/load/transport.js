@@ -37,8 +37,8 @@ import { addonStatus } from './native-addon.js'
  */
 
 /**
- * node:http2 and node:http2-tls (-unix over --unix) name the sockets of an HTTP/2 run on a session lent by the caller
- * (http2-engine.js), which carries its streams over node:http2's sessions rather than through a Transport.
+ * An HTTP/2 run's too (LoadResult.protocol says h2). node:http2, node:http2-tls and their -unix variants named
+ * the runs of an earlier HTTP/2 engine over node:http2's client: results files may still hold them.
  * @typedef {'native'|'native-unix'|'node:net'|'node:net-unix'|'node:tls'|'node:tls-unix'|'node:http2'|'node:http2-tls'|'node:http2-unix'|'node:http2-tls-unix'} TransportName
  */
 
