@@ -373,11 +373,11 @@ export class H2Engine {
     s.h2.start()
   }
 
-  /** @param {H2Connection} c @param {Buffer} buf @param {number} r */
-  data (c, buf, r) {
+  /** @param {H2Connection} c @param {Buffer} buf @param {number} r @param {number} [at] the read's time (the native transport's) */
+  data (c, buf, r, at) {
     const s = c.session
     this.counts.totalRead += r
-    this.lastActivity = performance.now()
+    this.lastActivity = at ?? performance.now()
     s.h2.data(buf, r)
   }
 
