@@ -16,6 +16,7 @@ export { version } from './lib/version.js'
 
 // --- lib/load: the load generator (syncbench ab) ---
 export { loadtest } from './lib/load/loadtest.js'
+export { openSharedConnection } from './lib/load/h2-shared.js'
 export { defaultOptions, MAX_CONCURRENCY } from './lib/load/options.js'
 export { parseAbArgs } from './lib/ab/ab-args.js'
 export { formatAbReport } from './lib/ab/ab-report.js'
@@ -43,6 +44,7 @@ export { writeReport } from './lib/report/write-report.js'
 // --- the data contracts (lib/types.js), for JSDoc and TypeScript users ---
 /** @typedef {import('./lib/types.js').LoadOptions} LoadOptions */
 /** @typedef {import('./lib/types.js').LoadResult} LoadResult */
+/** @typedef {import('./lib/types.js').SharedHttp2Connection} SharedHttp2Connection */
 /** @typedef {import('./lib/types.js').OpenLoop} OpenLoop */
 /** @typedef {import('./lib/types.js').TlsInfo} TlsInfo */
 /** @typedef {import('./lib/types.js').TlsProtocol} TlsProtocol */

@@ -6,8 +6,8 @@
 //
 // Generators: the framer over the native transport and over node:net (bench/h2-frames-client.js;
 // CPU from the first connect to the last response, by process.cpuUsage, and its whole process by
-// GNU time), h2load (whole process), and syncbench ab --http2 (node:http2's client, whole process:
-// "node:http2 client" in the table).
+// GNU time), h2load (whole process), and syncbench ab --http2 (the framer inside the CLI, whole
+// process: "syncbench ab --http2" in the table).
 // Servers: a node:http2 hello server (bench/h2-hello-server.js) and nghttpd --no-tls serving a
 // 12-byte file; each is skipped with a note when it cannot start.
 //
@@ -88,7 +88,7 @@ const h2load = {
 
 /** @type {Generator} */
 const nodeHttp2 = {
-  name: 'node:http2 client',
+  name: 'syncbench ab --http2',
   async run (url, dir) {
     const r = await timed([process.execPath, 'bin/syncbench.js', 'ab', '--http2', '-c', '10', '--streams', '10', '-n', String(N), url], dir)
     const complete = /Complete requests:\s+(\d+)/.exec(r.out)

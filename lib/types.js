@@ -74,8 +74,16 @@
  * @property {boolean} [series=false]     keep the run over time, one point a second, in LoadResult.series (a single-thread run's)
  * @property {(second: LoadSecond) => void} [onSecond] called once a second with the second that ended (a live view)
  * @property {AbortSignal} [signal]       ends the run early, keeping what was measured (Ctrl-C)
- * @property {import('node:http2').ClientHttp2Session} [http2Session]  with http2: the caller's session, connected and past
- *                                        the server's SETTINGS, carries the first connection's streams; never closed by the run
+ * @property {SharedHttp2Connection} [http2Session]  with http2: the caller's connection (openSharedConnection), past the
+ *                                        server's SETTINGS, carries the first connection's streams on seats of its own;
+ *                                        never closed by the run
+ */
+
+/**
+ * An HTTP/2 connection runs may share (openSharedConnection, LoadOptions.http2Session); its owner closes it.
+ * @typedef {object} SharedHttp2Connection
+ * @property {boolean} closed  closed by its owner, or lost (the server closed it, a socket or protocol error)
+ * @property {() => void} close
  */
 
 /**

@@ -10,7 +10,7 @@ test('index.js exports exactly the curated API: no chart, SVG or PNG internals',
     'MissingArgumentError', 'NativeIoError', 'RESULTS_SCHEMA', 'ResultsError', 'ServerExitedError', 'ServerMetricsError',
     'ServerStartError', 'SyncbenchError', 'TimeoutError', 'UnknownOptionError', 'appNames', 'builtinExperiment',
     'compareResults', 'defaultExperiments', 'defaultOptions', 'errorCodes', 'experiments', 'formatAbReport',
-    'listExperiments', 'loadExperimentFile', 'loadWorkload', 'loadtest', 'mergeLoadResults', 'parseAbArgs', 'readResultsFile',
+    'listExperiments', 'loadExperimentFile', 'loadWorkload', 'loadtest', 'mergeLoadResults', 'openSharedConnection', 'parseAbArgs', 'readResultsFile',
     'renderSummaryMarkdown', 'runExperiments', 'spawnServer', 'startApp', 'summarize', 'summarizeResults',
     'validateExperiment', 'version', 'welchTTest', 'writeReport'
   ].sort())

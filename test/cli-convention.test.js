@@ -75,7 +75,7 @@ test('through bin/syncbench.js: an unknown experiment exits 2', async () => {
 /** @type {Map<string, string>} each command's --help */
 const helps = new Map()
 
-test('every command: -h and --help print the help on stdout, exit 0, within 80 columns', async () => {
+test('every command: -h and --help print the help on stdout, exit 0, within 80 columns, no line reading as a stack frame', async () => {
   const lines = names.flatMap((name) => [[name, '--help'], [name, '-h']])
   const results = await runAll(lines)
   for (const [i, r] of results.entries()) {
@@ -85,6 +85,8 @@ test('every command: -h and --help print the help on stdout, exit 0, within 80 c
     assert.match(r.stdout, /Usage: syncbench /, what)
     const wide = r.stdout.split('\n').filter((line) => line.length > 80)
     assert.deepEqual(wide, [], `${what}: lines over 80 columns`)
+    // an indented line starting "at " reads as a stack frame (the argv fuzz reports one on stdout)
+    assert.deepEqual(r.stdout.split('\n').filter((line) => /^\s+at \S/.test(line)), [], `${what}: a line that reads as a stack frame`)
     assert.match(r.stdout, /^ +-h, --help /m, `${what} lists -h, --help`)
     assert.match(r.stdout, /^ +-V, --version /m, `${what} lists -V, --version`)
     helps.set(lines[i][0], r.stdout)

@@ -557,6 +557,8 @@ const violations = [
   { name: 'a response without :status', send: (sid) => [frame(HEADERS, END_HEADERS | END_STREAM, sid, '0f0d 0130')], code: 'PROTOCOL_ERROR', reason: /without a valid :status/ },
   { name: 'CONTINUATION on another stream', send: (sid) => [frame(HEADERS, 0, sid, '88'), frame(CONTINUATION, END_HEADERS, sid + 2, '')], code: 'PROTOCOL_ERROR', reason: /CONTINUATION on stream 3 inside stream 1's header block/ },
   { name: 'CONTINUATION after a complete block', send: (sid) => [frame(HEADERS, END_HEADERS, sid, '88'), frame(CONTINUATION, END_HEADERS, sid, '')], code: 'PROTOCOL_ERROR', reason: /after a complete header block/ },
+  { name: 'a header block of 9 CONTINUATIONs (a flood)', send: (sid) => [frame(HEADERS, 0, sid, '88'), ...Array.from({ length: 9 }, (_, i) => frame(CONTINUATION, i === 8 ? END_HEADERS | END_STREAM : 0, sid, ''))], code: 'ENHANCE_YOUR_CALM', reason: /more than 8 CONTINUATION frames/ },
+  { name: 'a header block of 8 CONTINUATIONs', send: (sid) => [frame(HEADERS, END_STREAM, sid, '88'), ...Array.from({ length: 8 }, (_, i) => frame(CONTINUATION, i === 7 ? END_HEADERS : 0, sid, ''))], code: null, ends: true },
   { name: 'a PING inside a header block', send: (sid) => [frame(HEADERS, 0, sid, '88'), frame(PING, 0, 0, Buffer.alloc(8))], code: 'PROTOCOL_ERROR', reason: /inside a header block/ },
   { name: 'HEADERS on stream 0', send: () => [frame(HEADERS, END_HEADERS, 0, '88')], code: 'PROTOCOL_ERROR', reason: /HEADERS on stream 0, never opened/ },
   { name: 'DATA on a stream never opened', send: (sid) => [frame(DATA, 0, sid + 2, 'aa')], code: 'PROTOCOL_ERROR', reason: /DATA on stream 3, never opened/ },
@@ -724,4 +726,56 @@ test('bench/h2-frames-client.js: the closed loop over node:net and the native tr
     assert.deepEqual([result.ended, result.good, result.failures], [500, 500, {}], kind)
     assert.equal(result.transport, kind === 'net' ? 'node:net' : 'native')
   }
+})
+
+test('cancel(): RST_STREAM CANCEL, the seat free at once; what still comes on the stream is read and dropped', async () => {
+  /** @type {number[]} */
+  const seen = []
+  /** @type {() => void} */
+  let cancelled = () => {}
+  const gone = new Promise((resolve) => { cancelled = () => resolve(undefined) })
+  const { port } = await rawServer(async (peer) => {
+    const first = await peer.next(HEADERS)
+    const rst = await peer.next(RST_STREAM)
+    seen.push(rst.sid, rst.payload.readUInt32BE(0))
+    // the cancelled stream's answer after all: an indexed header block (it must still be decoded: it
+    // adds to the table the next answer refers to), DATA, and its end; then the next stream's answer
+    const indexed = Buffer.concat([Buffer.from([0x48, 0x03]), Buffer.from('204')])
+    peer.send(frame(HEADERS, END_HEADERS, first.sid, indexed), frame(DATA, END_STREAM, first.sid, Buffer.alloc(100)))
+    const second = await peer.next(HEADERS)
+    peer.send(frame(HEADERS, END_HEADERS | END_STREAM, second.sid, 'be'))
+  })
+  const socket = net.connect(port, '127.0.0.1')
+  /** @type {number[][]} */
+  const ends = []
+  /** @type {string[]} */
+  const errors = []
+  const session = new H2Session({
+    write: (data) => { socket.write(data) },
+    ready () {
+      session.request(0, ROOT)
+      session.flush()
+      // given up at once: the seat carries the next request
+      session.cancel(0)
+      assert.equal(session.open, 0)
+      session.request(0, ROOT)
+      session.flush()
+      cancelled()
+    },
+    streamHeaders () {},
+    streamEnd: (seat, outcome) => { ends.push([seat, outcome, session.status[seat]]) },
+    goaway () {},
+    sessionError: (code, reason) => { errors.push(reason) }
+  }, { seats: 1 })
+  socket.on('data', (buf) => session.data(buf, buf.length))
+  socket.on('error', () => {})
+  await once(socket, 'connect')
+  session.start()
+  await gone
+  while (ends.length === 0 && errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+  socket.destroy()
+  assert.deepEqual(errors, [])
+  assert.deepEqual(seen, [1, 8])
+  // the second stream's status is the table's entry the cancelled stream's block added
+  assert.deepEqual(ends, [[0, ENDED, 204]])
 })

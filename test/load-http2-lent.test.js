@@ -1,12 +1,13 @@
-// LoadOptions.http2Session: a caller's own HTTP/2 session lent to loadtest() carries the run's first
-// connection. Two runs share one connection (the server sees one session), neither opens another,
-// neither closes it; a run that ends with streams in flight cancels its own and leaves the session
-// open; the option is refused where it cannot apply.
+// LoadOptions.http2Session: a caller's own HTTP/2 connection (openSharedConnection) lent to loadtest()
+// carries the run's first connection. Two runs share one connection (the server sees one session),
+// each on seats of its own, neither opens another, neither closes it; a run that ends with streams in
+// flight cancels its own and leaves the connection open; the option is refused where it cannot apply.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import http2 from 'node:http2'
 import { once } from 'node:events'
 import { loadtest } from '../lib/load/loadtest.js'
+import { openSharedConnection } from '../lib/load/h2-shared.js'
 import { InvalidOptionError } from '../lib/errors.js'
 
 /** What the server saw: sessions, streams answered, streams the client cancelled. */
@@ -32,11 +33,9 @@ await once(server, 'listening')
 const origin = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`
 after(() => server.close())
 
-/** A session to the server, past its SETTINGS. */
-async function lend () {
-  const session = http2.connect(origin)
-  await once(session, 'remoteSettings')
-  return session
+/** A connection to the server, past its SETTINGS, with seats for 110 streams. */
+function lend () {
+  return openSharedConnection(`${origin}/`, { seats: 110 })
 }
 
 test('two runs on one lent session: one connection for both, none opened, the session still open after', async () => {
@@ -58,7 +57,23 @@ test('two runs on one lent session: one connection for both, none opened, the se
   assert.equal(open.completeRequests, 20)
   assert.equal(seen.sessions - before.sessions, 1)
   assert.equal(seen.answered - before.answered, 120)
-  assert.equal(session.closed || session.destroyed, false)
+  assert.equal(session.closed, false)
+  // its seats given back: a run taking them all again starts
+  const again = await loadtest({ url: `${origin}/`, http2: true, streams: 110, concurrency: 1, requests: 5, http2Session: session })
+  assert.equal(again.http2?.connections, 1)
+  assert.equal(seen.sessions - before.sessions, 1)
+  session.close()
+})
+
+test('a run asking more seats than the lent connection has left opens a connection of its own instead', async () => {
+  const session = await lend()
+  const before = { ...seen }
+  const result = await loadtest({ url: `${origin}/`, http2: true, streams: 111, concurrency: 1, requests: 10, http2Session: session })
+  assert.equal(result.completeRequests, 10)
+  assert.equal(result.failedRequests, 0)
+  assert.equal(seen.sessions - before.sessions, 1)
+  // the run's own connection, with its connect time
+  assert.ok(result.http2 !== undefined && result.http2.connectMs.max > 0)
   session.close()
 })
 
@@ -72,12 +87,11 @@ test('a run aborted with streams in flight on a lent session cancels them and le
   const result = await run
   assert.equal(result.aborted, true)
   while (seen.cancelled - before.cancelled < 3) await new Promise((resolve) => setTimeout(resolve, 5))
-  assert.equal(session.closed || session.destroyed, false)
-  // the session still carries a stream of its owner's
-  const stream = session.request({ ':path': '/' })
-  const [headers] = await once(stream, 'response')
-  stream.resume()
-  assert.equal(headers[':status'], 200)
+  assert.equal(session.closed, false)
+  // the connection still carries another run's streams
+  const next = await loadtest({ url: `${origin}/`, http2: true, streams: 2, concurrency: 1, requests: 4, http2Session: session })
+  assert.deepEqual(next.statusCodes, { 200: 4 })
+  assert.equal(seen.sessions - before.sessions, 0)
   held = []
   session.close()
 })
@@ -86,6 +100,6 @@ test('http2Session is refused without http2, over worker threads, and when it is
   const session = await lend()
   await assert.rejects(loadtest({ url: `${origin}/`, requests: 1, http2Session: session }), (err) => err instanceof InvalidOptionError && /^http2Session applies to --http2 \(http2\) only$/.test(err.message))
   await assert.rejects(loadtest({ url: `${origin}/`, http2: true, concurrency: 2, requests: 2, workers: 2, http2Session: session }), (err) => err instanceof InvalidOptionError && /^http2Session needs the run in this thread, not --workers \(workers\) 2$/.test(err.message))
-  await assert.rejects(loadtest({ url: `${origin}/`, http2: true, requests: 1, http2Session: /** @type {any} */ ({}) }), (err) => err instanceof InvalidOptionError && /^http2Session must be a node:http2 ClientHttp2Session past its SETTINGS/.test(err.message))
+  await assert.rejects(loadtest({ url: `${origin}/`, http2: true, requests: 1, http2Session: /** @type {any} */ ({}) }), (err) => err instanceof InvalidOptionError && /^http2Session must be a shared HTTP\/2 connection \(openSharedConnection\) past its SETTINGS/.test(err.message))
   session.close()
 })

@@ -18,9 +18,12 @@ import { join } from 'node:path'
 import { loadResultProblem } from '../lib/run/results-schema.js'
 import { normalizeOptions, runEngine } from '../lib/load/loadtest.js'
 import { parseTarget } from '../lib/load/request.js'
+import { nativeIo } from '../lib/load/native-io.js'
 import { runCli, abJson, closedPort } from './helper.js'
 
 const BODY = 'hello over h2\n'
+/** The transport a plain run takes: the native one when its addon is built, else node:net. */
+const NATIVE = nativeIo() !== null
 const opensslMissing = spawnSync('openssl', ['version']).error ? 'openssl is not installed (apt-get install openssl): no certificate to serve' : null
 
 let dir = ''
@@ -108,7 +111,7 @@ test('--http2 -c 10 --streams 10 -n 2000: every request a stream, counted as the
   const r = await abJson(['--http2', '-c', '10', '--streams', '10', '-n', '2000', url])
   assert.equal(loadResultProblem(r), null)
   assert.equal(r.protocol, 'h2')
-  assert.equal(r.transport, 'node:http2')
+  assert.equal(r.transport, NATIVE ? 'native' : 'node:net')
   assert.equal(r.completeRequests, 2000)
   assert.equal(r.failedRequests, 0)
   assert.deepEqual(r.statusCodes, { 200: 2000 })
@@ -135,6 +138,15 @@ test('--http2 -c 10 --streams 10 -n 2000: every request a stream, counted as the
   assert.deepEqual(r.http2.resets, {})
   assert.equal(r.options.http2, true)
   assert.equal(r.options.streams, 10)
+  // the same streams over node:net, the transport a run takes without the native one
+  const net = await runCli(['ab', '--json', '--http2', '-c', '10', '--streams', '10', '-n', '2000', url], { env: { SYNCBENCH_IO: 'net' } })
+  assert.equal(net.code, 0, net.stderr)
+  const overNet = JSON.parse(net.stdout)
+  assert.equal(overNet.transport, 'node:net')
+  assert.equal(overNet.protocol, 'h2')
+  assert.deepEqual(overNet.statusCodes, { 200: 2000 })
+  assert.equal(overNet.htmlTransferredBytes, r.htmlTransferredBytes)
+  assert.equal(tally.answered, 4000)
 })
 
 test("--h2's report: ab's lines, then the connections' figures and the HDR percentiles per stream", async () => {
@@ -207,7 +219,7 @@ test('https: ALPN h2 is negotiated (protocol h2, TLS figures); a server offering
   const { url, tally } = await startH2({ secure: true })
   const r = await abJson(['--http2', '-c', '2', '--streams', '5', '-n', '100', url])
   assert.equal(r.protocol, 'h2')
-  assert.equal(r.transport, 'node:http2-tls')
+  assert.equal(r.transport, 'node:tls')
   assert.equal(r.completeRequests, 100)
   assert.equal(tally.answered, 100)
   assert.match(r.tls.protocol, /^TLSv1\.[23]$/)
@@ -306,7 +318,7 @@ test("a host with several addresses: the sessions move on from a refusing one wh
   assert.equal(refused.result.completeRequests, 0)
 })
 
-test('--unix over h2c and over TLS (ALPN h2): the socket at the path carries every stream, named node:http2-unix and node:http2-tls-unix', { skip: opensslMissing ?? false }, async () => {
+test('--unix over h2c and over TLS (ALPN h2): the socket at the path carries every stream, named native-unix (or node:net-unix) and node:tls-unix', { skip: opensslMissing ?? false }, async () => {
   for (const secure of [false, true]) {
     const tally = newTally()
     const path = join(dir, `h2-${secure ? 'tls' : 'clear'}.sock`)
@@ -325,7 +337,7 @@ test('--unix over h2c and over TLS (ALPN h2): the socket at the path carries eve
       assert.equal(loadResultProblem(r), null)
       assert.equal(r.completeRequests, 100)
       assert.equal(r.protocol, 'h2')
-      assert.equal(r.transport, secure ? 'node:http2-tls-unix' : 'node:http2-unix')
+      assert.equal(r.transport, secure ? 'node:tls-unix' : NATIVE ? 'native-unix' : 'node:net-unix')
       assert.equal(tally.streams, 100)
       // -c sessions (the https run's ALPN question, asked first on a connection of its own, opens none)
       assert.equal(tally.sessions, 2)

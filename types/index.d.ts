@@ -1,7 +1,7 @@
 // syncbench's public API: what a program needs to load a server, run experiments on fresh servers and
 // read, compare and report their results. These declarations are the whole of it, written by hand and
 // held to the implementation by `npm run types` (scripts/api-conformance.ts).
-import type { AbOutput, AbReportParts, LoadOptions, LoadResult } from './load.js'
+import type { AbOutput, AbReportParts, LoadOptions, LoadResult, SharedHttp2Connection } from './load.js'
 import type { ResultsFile } from './results.js'
 import type { AppOptions, ChildHandle, Experiment, RunnerOptions, RunOutcome, RunningApp, SpawnOptions } from './experiments.js'
 import type { Comparison, ReportSummary, Summary, WelchResult, WriteReportOptions, WrittenReport } from './report.js'
@@ -22,6 +22,12 @@ export declare const version: string
  * and where ab would abort (ConnectError, TimeoutError) with the partial LoadResult as `err.result`.
  */
 export declare function loadtest (options: LoadOptions): Promise<LoadResult>
+/**
+ * Open an HTTP/2 connection (h2c for http://, ALPN h2 for https://) that several loadtest() runs share
+ * through LoadOptions.http2Session, each on seats of its own: `seats`, the most streams they hold at
+ * once. Resolves once the server's SETTINGS came; rejects with ConnectError.
+ */
+export declare function openSharedConnection (url: string, options: { seats: number, signal?: AbortSignal }): Promise<SharedHttp2Connection>
 /** ab's defaults of the options a run does not give. */
 export declare const defaultOptions: Readonly<{
   requests: number

@@ -124,8 +124,15 @@ export interface LoadOptions {
   onSecond?: (second: LoadSecond) => void
   /** ends the run early, keeping what was measured */
   signal?: AbortSignal
-  /** with http2: the caller's session, connected and past the server's SETTINGS, carries the first connection's streams; never closed by the run */
-  http2Session?: import('node:http2').ClientHttp2Session
+  /** with http2: the caller's connection (openSharedConnection), past the server's SETTINGS, carries the first connection's streams on seats of its own; never closed by the run */
+  http2Session?: SharedHttp2Connection
+}
+
+/** An HTTP/2 connection runs may share (openSharedConnection, LoadOptions.http2Session); its owner closes it. */
+export interface SharedHttp2Connection {
+  /** closed by its owner, or lost (the server closed it, a socket or protocol error) */
+  closed: boolean
+  close (): void
 }
 
 /** One second of a run, as LoadOptions.onSecond receives it. */

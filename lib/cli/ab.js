@@ -71,7 +71,7 @@ syncbench's own:
   --http1.1               send HTTP/1.1 requests instead of ab's HTTP/1.0 and
                           read the responses as RFC 9112 says: a malformed one
                           is a failed request (Exceptions)
-  --http2, --h2          requests as HTTP/2 streams (node:http2): h2c by prior
+  --http2, --h2          requests as HTTP/2 streams: h2c by prior
                           knowledge on http://, ALPN h2 on https:// (HTTP/1.1
                           when the server refuses h2, said on stderr); -c
                           connections of --streams streams each. Adds the
@@ -218,7 +218,7 @@ async function shownRequestHead (options) {
   const o = normalizeOptions(options)
   const target = parseTarget(options.url)
   if (o.http2 !== true) return `INFO: ${options.method} header == \n---\n${redactRequestHead(requestHead(o, target), options.secretHeaders)}\n---\n`
-  const { http2Headers } = await import('../load/http2-engine.js')
+  const { http2Headers } = await import('../load/h2-engine.js')
   const headers = http2Headers(o, target, requestHead({ ...o, http11: true, keepAlive: true }, target))
   return `INFO: ${options.method} headers (HTTP/2) == \n---\n${redactHttp2Headers(headers, options.secretHeaders)}\n---\n`
 }

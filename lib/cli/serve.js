@@ -54,8 +54,9 @@ Options:
   --http2, --h2       serve HTTP/2, in cleartext by prior knowledge (h2c);
                       syncbench ab --http2 and run --http2 speak it
   --tls               with --http2: over TLS instead, h2 negotiated by ALPN,
-                      HTTP/1.1 as fallback; a self-signed certificate is made
-                      at start (localhost, 127.0.0.1, ::1 and --host)
+                      HTTP/1.1 as fallback; the server makes a self-signed
+                      certificate when it starts (localhost, 127.0.0.1, ::1
+                      and --host)
   --cert <file>       with --tls: serve this certificate (PEM) instead,
   --key <file>        with its private key (PEM); both or neither
   -h, --help          show this help

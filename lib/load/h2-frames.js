@@ -58,6 +58,7 @@ export const STREAM_CLOSED = 0x5
 export const FRAME_SIZE_ERROR = 0x6
 export const CANCEL = 0x8
 export const COMPRESSION_ERROR = 0x9
+export const ENHANCE_YOUR_CALM = 0xb
 
 const ERROR_NAMES = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED',
   'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM',
@@ -84,6 +85,11 @@ const MAX_FRAME = 2 ** 24 - 1
 /** What a frame may carry until a SETTINGS says otherwise, both ways (we never raise ours). */
 const DEFAULT_FRAME = 16384
 const DEFAULT_WINDOW = 65535
+/**
+ * The most CONTINUATION frames a header block may take (nghttp2's default): a block that never ends
+ * (CVE-2024-27983's flood of empty ones) is a connection error rather than a stall.
+ */
+const MAX_CONTINUATIONS = 8
 /** The output buffer's size: many frames of one batch, few allocations. */
 const OUT_SIZE = 65536
 
@@ -166,6 +172,8 @@ export class H2Session {
     /** what the connection may send of request bodies before the server's next WINDOW_UPDATE */
     this.connSendWindow = DEFAULT_WINDOW
     this.goawayLastStreamId = -1
+    /** streams given up by cancel() whose frames may still come (until their END_STREAM or RST_STREAM) */
+    this.cancelled = new Set()
     /** the connection error, once there was one */
     this.errorCode = -1
     this.errorReason = ''
@@ -184,6 +192,7 @@ export class H2Session {
     this.blockEndStream = false
     this.block = Buffer.allocUnsafe(DEFAULT_FRAME)
     this.blockLength = 0
+    this.blockFrames = 0
     this.out = Buffer.allocUnsafe(OUT_SIZE)
     this.outStart = 0
     this.outPos = 0
@@ -297,6 +306,25 @@ export class H2Session {
     for (let seat = 0; seat < this.seats; seat++) {
       if (this.body[seat] !== null) this.sendBody(seat)
     }
+  }
+
+  /**
+   * Give a seat's stream up (a response past its deadline): RST_STREAM CANCEL queued, the seat free
+   * at once, no streamEnd(). What the server still sends on the stream is read and dropped: its
+   * header blocks decoded (the HPACK table is the connection's), its DATA counted against the
+   * connection's window only.
+   * @param {number} seat
+   */
+  cancel (seat) {
+    const id = this.streamId[seat]
+    if (id === 0) return
+    if (this.state !== CLOSED) this.rstStream(id, CANCEL)
+    this.body[seat] = null
+    this.mapDelete(id)
+    this.streamId[seat] = 0
+    this.phase[seat] = SEAT_FREE
+    this.open--
+    this.cancelled.add(id)
   }
 
   /** Write what is queued. */
@@ -502,7 +530,10 @@ export class H2Session {
         if (sid === 0 || sid >= this.nextStreamId || (sid & 1) === 0) return this.fail(PROTOCOL_ERROR, `RST_STREAM on stream ${sid}, never opened`)
         const seat = this.mapGet(sid)
         // a stream that has ended already: the server's reset crossed our END_STREAM's end, harmless
-        if (seat < 0) return
+        if (seat < 0) {
+          this.cancelled.delete(sid)
+          return
+        }
         this.resetCode[seat] = buf.readUInt32BE(p)
         this.endStream(seat, RESET)
         return
@@ -541,6 +572,11 @@ export class H2Session {
       this.fail(FRAME_SIZE_ERROR, 'a padded DATA frame of 0 bytes')
       return false
     }
+    if (this.cancelled.has(sid)) {
+      if (length <= this.connRecvWindow) return true
+      this.fail(FLOW_CONTROL_ERROR, `DATA of ${length} bytes over the connection's window of ${this.connRecvWindow}`)
+      return false
+    }
     const seat = this.streamSeat(sid, 'DATA')
     if (seat < 0) return false
     if (this.phase[seat] !== SEAT_BODY) {
@@ -563,14 +599,17 @@ export class H2Session {
    * @param {number} sid @param {number} flags @param {number} length @param {number} bytes its payload less padding
    */
   dataDone (sid, flags, length, bytes) {
-    const seat = this.mapGet(sid)
-    if (seat < 0) return
-    this.dataBytes[seat] += bytes
     this.connRecvWindow -= length
     if (this.connRecvWindow <= this.connectionWindow / 2) {
       this.windowUpdate(0, this.connectionWindow - this.connRecvWindow)
       this.connRecvWindow = this.connectionWindow
     }
+    const seat = this.mapGet(sid)
+    if (seat < 0) {
+      if ((flags & FLAG_END_STREAM) !== 0) this.cancelled.delete(sid)
+      return
+    }
+    this.dataBytes[seat] += bytes
     this.recvWindow[seat] -= length
     if ((flags & FLAG_END_STREAM) !== 0) {
       this.endStream(seat, ENDED)
@@ -593,16 +632,18 @@ export class H2Session {
     }
     if ((flags & FLAG_PRIORITY) !== 0) start += 5
     if (start > end) return this.fail(PROTOCOL_ERROR, `HEADERS padding and priority over its ${length} bytes`)
-    const seat = this.streamSeat(sid, 'HEADERS')
-    if (seat < 0) return
+    const seat = this.cancelled.has(sid) ? -1 : this.streamSeat(sid, 'HEADERS')
+    if (seat < 0 && this.state === CLOSED) return
     const endStream = (flags & FLAG_END_STREAM) !== 0
     if ((flags & FLAG_END_HEADERS) !== 0) {
-      this.headerBlock(seat, endStream, buf, start, end)
+      if (seat >= 0) this.headerBlock(seat, endStream, buf, start, end)
+      else this.droppedBlock(sid, endStream, buf, start, end)
       return
     }
     this.blockStream = sid
     this.blockEndStream = endStream
     this.blockLength = 0
+    this.blockFrames = 0
     this.appendBlock(buf, start, end)
   }
 
@@ -612,11 +653,23 @@ export class H2Session {
   continuationFrame (buf, p, length, flags, sid) {
     if (this.blockStream === 0) return this.fail(PROTOCOL_ERROR, `CONTINUATION on stream ${sid} after a complete header block`)
     if (sid !== this.blockStream) return this.fail(PROTOCOL_ERROR, `CONTINUATION on stream ${sid} inside stream ${this.blockStream}'s header block`)
+    if (++this.blockFrames > MAX_CONTINUATIONS) return this.fail(ENHANCE_YOUR_CALM, `a header block of more than ${MAX_CONTINUATIONS} CONTINUATION frames`)
     this.appendBlock(buf, p, p + length)
     if ((flags & FLAG_END_HEADERS) === 0) return
     this.blockStream = 0
     const seat = this.mapGet(sid)
     if (seat >= 0) this.headerBlock(seat, this.blockEndStream, this.block, 0, this.blockLength)
+    else this.droppedBlock(sid, this.blockEndStream, this.block, 0, this.blockLength)
+  }
+
+  /**
+   * A header block of a cancelled stream: decoded for the table's sake, then dropped.
+   * @param {number} sid @param {boolean} endStream @param {Buffer} buf @param {number} start @param {number} end
+   */
+  droppedBlock (sid, endStream, buf, start, end) {
+    const hpack = this.hpack
+    if (!hpack.decode(buf, start, end)) return this.fail(COMPRESSION_ERROR, `HPACK: ${hpack.error}`)
+    if (endStream) this.cancelled.delete(sid)
   }
 
   /** @param {Buffer} buf @param {number} start @param {number} end */

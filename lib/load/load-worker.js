@@ -72,7 +72,7 @@ if (spec.records) {
 }
 
 const counts = newCounts(o)
-// --http2: its share of the connections over node:http2 (http2-engine.js); its figures go back with its end
+// --http2: its share of the connections (h2-engine.js); its figures go back with its end
 const h2 = o.http2 === true ? await createHttp2Engine(o, spec.target, spec.addresses, counts) : null
 const engine = h2 ?? await createEngine(o, spec.target, spec.addresses, counts)
 

@@ -134,7 +134,7 @@ export async function runEngine (o, target, addresses) {
   }
   if (o.http2 === true) {
     const counts = newCounts(o)
-    const engine = await createHttp2Engine(o, target, addresses, counts, h2tls)
+    const engine = await createHttp2Engine(o, target, addresses, counts)
     const end = await engine.run()
     return finishRun(o, target, wallOffset, counts, end, engine.transportName, engine.tls, o.series === true ? engine.series : null, engine.info())
   }
@@ -149,7 +149,7 @@ export async function runEngine (o, target, addresses) {
  * @param {ReturnType<typeof normalizeOptions>} o
  * @param {import('./request.js').Target} target
  * @param {string[]} addresses
- * @returns {Promise<import('./http2-engine.js').Http2Tls>}
+ * @returns {Promise<import('./h2-engine.js').Http2Tls>}
  */
 async function http2Tls (o, target, addresses) {
   const [{ connect }, { handshakeInfo }, { context, servername }] = await Promise.all([import('node:tls'), import('./tls.js'), tlsOptions(o, target)])
@@ -159,11 +159,11 @@ async function http2Tls (o, target, addresses) {
 }
 
 /**
- * https with --http2: the protocol the server picks in ALPN (http2-engine.js negotiate), loaded only then.
- * @param {import('./http2-engine.js').Http2Tls} tls @param {number} timeoutMs
+ * https with --http2: the protocol the server picks in ALPN (h2-engine.js negotiate), loaded only then.
+ * @param {import('./h2-engine.js').Http2Tls} tls @param {number} timeoutMs
  */
 async function negotiate (tls, timeoutMs) {
-  return (await import('./http2-engine.js')).negotiate(tls, timeoutMs)
+  return (await import('./h2-engine.js')).negotiate(tls, timeoutMs)
 }
 
 /**
@@ -172,22 +172,24 @@ async function negotiate (tls, timeoutMs) {
  * @param {import('./request.js').Target} target
  * @param {string[]} addresses
  * @param {AbCounts} counts
- * @param {import('./http2-engine.js').Http2Tls|null} [tls] https: its TLS when already made (else made here)
  */
-export async function createHttp2Engine (o, target, addresses, counts, tls = null) {
-  const [{ Http2Engine, http2Headers }, { requestHead }] = await Promise.all([import('./http2-engine.js'), import('./request.js')])
-  if (tls === null && target.tls) tls = await http2Tls(o, target, addresses)
-  return new Http2Engine({
+export async function createHttp2Engine (o, target, addresses, counts) {
+  const [{ H2Engine, http2Headers, requestBlock }, { requestHead }] = await Promise.all([import('./h2-engine.js'), import('./request.js')])
+  const headers = http2Headers(o, target, requestHead({ ...o, http11: true, keepAlive: true }, target))
+  const socketPath = o.socketPath ?? null
+  // https: ALPN offers h2 only (loadtest() has asked the server already); each connection's is checked
+  const alpnTls = target.tls ? { ...await tlsOptions(o, target), alpn: ['h2'] } : null
+  return new H2Engine({
     addresses,
-    socketPath: o.socketPath ?? null,
+    socketPath,
     hostname: target.hostname,
     port: target.port,
-    authority: `${target.hostField}:${target.port}`,
-    headers: http2Headers(o, target, requestHead({ ...o, http11: true, keepAlive: true }, target)),
+    transport: await createTransport({ addresses, port: target.port, socketPath, tls: alpnTls }),
+    block: requestBlock(headers),
     body: o.body && o.body.length > 0 ? o.body : null,
-    tls,
+    tls: target.tls,
     streams: o.streams ?? 1,
-    lent: o.http2Session ?? null,
+    lent: /** @type {import('./h2-shared.js').H2SharedConnection|undefined} */ (o.http2Session) ?? null,
     ...runShape(o, counts)
   })
 }

@@ -273,13 +273,13 @@ const rules = [
   { name: 'onRequest', flag: null, ...callback },
   { name: 'series', flag: null, ...boolean },
   { name: 'onSecond', flag: null, ...callback },
-  // a program's own HTTP/2 session for the run's first connection (lib/load/http2-engine.js borrow)
+  // a program's own HTTP/2 connection for the run's first connection (lib/load/h2-shared.js)
   {
     name: 'http2Session',
     flag: null,
     check: (v) => {
-      const session = /** @type {{ request?: unknown, remoteSettings?: unknown }|null} */ (v)
-      return session !== null && typeof session === 'object' && typeof session.request === 'function' && typeof session.remoteSettings === 'object' ? null : 'must be a node:http2 ClientHttp2Session past its SETTINGS'
+      const shared = /** @type {{ lease?: unknown, giveBack?: unknown }|null} */ (v)
+      return shared !== null && typeof shared === 'object' && typeof shared.lease === 'function' && typeof shared.giveBack === 'function' ? null : 'must be a shared HTTP/2 connection (openSharedConnection) past its SETTINGS'
     }
   },
   {

@@ -1,4 +1,4 @@
-// A run's time bounds, checked by one timer for both engines (engine.js's connections, http2-engine.js's
+// A run's time bounds, checked by one timer for both engines (engine.js's connections, h2-engine.js's
 // stream seats), so that the hot path sets no timer per request:
 //   -t: the run ends at its limit whatever the server does. ab checks -t only between socket events,
 //       so a response dripped a byte at a time, or an endless chunked body, keeps ab running; we end

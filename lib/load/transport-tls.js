@@ -7,8 +7,9 @@ import { NetTransport, kConn } from './transport-net.js'
 import { handshakeInfo } from './tls.js'
 
 /**
- * What a run's TLS is made of: its context and the SNI name (null: none).
- * @typedef {{ context: tls.SecureContext, servername: string|null }} TlsOptions
+ * What a run's TLS is made of: its context, the SNI name (null: none) and the protocols offered in
+ * ALPN (none: HTTP/1 runs offer none, as ab; --http2 offers h2, the engine checking each connection's).
+ * @typedef {{ context: tls.SecureContext, servername: string|null, alpn?: string[] }} TlsOptions
  */
 
 /** @this {import('./transport-net.js').ConnSocket} */
@@ -31,9 +32,11 @@ export class TlsTransport extends NetTransport {
     /** @type {import('./transport.js').TransportName} */
     this.name = socketPath === null ? 'node:tls' : 'node:tls-unix'
     /** tls.connect options besides the address: no verification, as ab */
+    /** @type {tls.ConnectionOptions} */
     this.tlsOptions = o.servername === null
       ? { secureContext: o.context, rejectUnauthorized: false }
       : { secureContext: o.context, rejectUnauthorized: false, servername: o.servername }
+    if (o.alpn !== undefined) this.tlsOptions.ALPNProtocols = o.alpn
     this.servername = o.servername
     /** @type {Omit<import('../types.js').TlsInfo, 'serverName'>|null} the first handshake's, as ab keeps it */
     this.info = null

@@ -9,7 +9,7 @@
 //
 // One file per I/O path: transport-net.js (node:net, TCP or unix socket), transport-tls.js
 // (node:tls), transport-native.js (native/io.c, TCP and unix sockets). createTransport() picks one
-// for a run; an HTTP/2 transport would be another file here and another case below.
+// for a run. The HTTP/2 engine (h2-engine.js) drives the same transports with the same four handlers.
 import { isIP } from 'node:net'
 import { NativeIoError } from '../errors.js'
 import { NetTransport } from './transport-net.js'
@@ -37,8 +37,8 @@ import { addonStatus } from './native-addon.js'
  */
 
 /**
- * node:http2 and node:http2-tls (-unix over --unix) name the sockets of an HTTP/2 run (http2-engine.js), which carries its
- * streams over node:http2's sessions rather than through a Transport.
+ * An HTTP/2 run's too (LoadResult.protocol says h2). node:http2, node:http2-tls and their -unix variants named
+ * the runs of an earlier HTTP/2 engine over node:http2's client: results files may still hold them.
  * @typedef {'native'|'native-unix'|'node:net'|'node:net-unix'|'node:tls'|'node:tls-unix'|'node:http2'|'node:http2-tls'|'node:http2-unix'|'node:http2-tls-unix'} TransportName
  */
 

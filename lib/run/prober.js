@@ -15,9 +15,8 @@
 // The other ways were worse: the probe as one of the load's routes would wait for a seat of a closed
 // loop (no schedule, no correction), and a session exposed by the load's engine would be closed at the
 // load's end, cutting those slowest requests off.
-import http2 from 'node:http2'
-import { once } from 'node:events'
 import { loadtest } from '../load/loadtest.js'
+import { openSharedConnection } from '../load/h2-shared.js'
 import { HEALTH_PATH } from '../lab/http-host.js'
 import { ConnectError, SyncbenchError, firstLine, systemCode } from '../errors.js'
 import { redactUrl } from '../redact.js'
@@ -57,7 +56,7 @@ const DRAIN_MS = 5000
  * @param {string} [o.path]  the route asked: a syncbench server's health route, or a cheap route of a user's app (--probe-path)
  * @param {number} [o.rate]
  * @param {boolean} [o.http2]  speak HTTP/2 (h2c for http://), as the measured load does
- * @param {import('node:http2').ClientHttp2Session} [o.session]  with http2: the measured load's connection
+ * @param {import('../types.js').SharedHttp2Connection} [o.session]  with http2: the measured load's connection
  *   (sharedSession), which carries the probe's 100 slots as streams
  * @param {AbortSignal} [o.signal]  Ctrl-C, the run's deadline
  * @param {(second: import('../types.js').LoadSecond) => void} [o.onSecond]  each second's waits as it ends (a live view)
@@ -116,23 +115,18 @@ export function startProbe ({ origin, path = HEALTH_PATH, rate = PROBE_RATE, htt
 
 /**
  * The one HTTP/2 connection the measured load and the probe share (h2c to an http:// `origin`, ALPN h2
- * to an https:// one), once the server's
- * SETTINGS have arrived: both runs start their streams at once. The caller closes it after both.
+ * to an https:// one), once the server's SETTINGS have arrived: both runs start their streams at once,
+ * on seats of their own (the load's `streams`, the probe's PROBE_CONNECTIONS). The caller closes it
+ * after both.
  * @param {string} origin  http://host:port
+ * @param {number} streams  the load's streams on it
  * @param {AbortSignal} [signal]
- * @returns {Promise<import('node:http2').ClientHttp2Session>}
+ * @returns {Promise<import('../types.js').SharedHttp2Connection>}
  */
-export async function sharedSession (origin, signal) {
-  // an https:// target's certificate goes unchecked, as the load's connections leave it (ab never checks)
-  const session = http2.connect(origin, { settings: { enablePush: false }, rejectUnauthorized: false })
-  // errors after the start are the runs' to count (each listens to the session); this keeps a late one
-  // from being thrown as unhandled once both have let go of it
-  session.on('error', () => {})
+export async function sharedSession (origin, streams, signal) {
   try {
-    await once(session, 'remoteSettings', signal ? { signal } : {})
+    return await openSharedConnection(origin, { seats: streams + PROBE_CONNECTIONS, ...signal && { signal } })
   } catch (err) {
-    session.destroy()
     throw new ConnectError(`${origin}: cannot open the HTTP/2 connection the load and the probe share (${systemCode(err) ?? firstLine(err)})`, { cause: err })
   }
-  return session
 }

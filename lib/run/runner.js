@@ -406,7 +406,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
   if (node) record.node = { name: node.name, node: node.versions.node, v8: node.versions.v8, uv: node.versions.uv, openssl: node.versions.openssl }
   /** @type {MeasuredServer|null} */
   let handle = null
-  /** @type {import('node:http2').ClientHttp2Session|null} the HTTP/2 connection the load and the probe share */
+  /** @type {import('../types.js').SharedHttp2Connection|null} the HTTP/2 connection the load and the probe share */
   let shared = null
   /** @type {(() => void)|null} ends what is left of a user's app's process group */
   let untrackGroup = null
@@ -458,7 +458,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
     // a server loaded over h2c may speak nothing else: the probe speaks HTTP/2 to it too, on the load's
     // own connection where the experiment asks (lib/run/prober.js says how and why)
     const origin = new URL(url).origin
-    shared = probe && configuration.probeConnection === 'load' ? await sharedSession(origin, runSignal) : null
+    shared = probe && configuration.probeConnection === 'load' ? await sharedSession(origin, configuration.load.streams ?? 1, runSignal) : null
     const prober = probe ? startProbe({ origin, ...(probePath === undefined ? {} : { path: probePath }), http2: configuration.load.http2 === true, ...shared && { session: shared }, signal: runSignal, ...onSecond && { onSecond: (second) => onSecond('probe', second) } }) : null
     // the built-in generator keeps the load over time (LoadResult.series) and hands each second to a live view
     const overTime = engine.name === builtinTool.name ? { series: true, ...onSecond && { onSecond: (/** @type {import('../types.js').LoadSecond} */ second) => onSecond('load', second) } } : {}
@@ -488,7 +488,7 @@ async function runOne ({ experiment, configuration, repeat, engine, target, sign
   } finally {
     clearTimeout(timer)
     // closed already once the load and the probe ended; ended here whatever happened before
-    if (shared !== null && !shared.destroyed) shared.destroy()
+    shared?.close()
     // Interrupted: a server that ignores SIGTERM (blocked in a handler) is not given the full grace.
     await handle?.stop(signal?.aborted ? STOP_GRACE_AFTER_ABORT_MS : undefined)
     untrackGroup?.()

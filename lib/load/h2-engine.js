@@ -1,57 +1,47 @@
-// The HTTP/2 engine (--http2): requests as streams over `concurrency` sessions of node:http2's client,
-// each carrying up to `streams` of them at once (h2load's -c and -m), counted by the same AbCounts
-// (ab-counts.js), timed by the same Rows (request-times.js), scheduled by the same Schedule (-R) and
-// resolving the same RunEnd as the HTTP/1 Engine (engine.js), so loadtest() builds one LoadResult.
+// The HTTP/2 engine (--http2): requests as streams over `concurrency` connections, each carrying up to
+// `streams` of them at once (h2load's -c and -m), counted by the same AbCounts (ab-counts.js), timed by
+// the same Rows (request-times.js), scheduled by the same Schedule (-R) and resolving the same RunEnd
+// as the HTTP/1 Engine (engine.js), so loadtest() builds one LoadResult.
 //
-// Why an engine of its own rather than a transport behind transport.js: that seam moves bytes. The
-// HTTP/1 Engine reads them itself (ab's header scan, its framing) and its unit of concurrency is a
-// socket carrying one request at a time. HTTP/2's unit is a stream: node:http2 (nghttp2 inside Node)
-// does the framing, HPACK and flow control, and hands over a response as events (headers, data, end,
-// close with an RST_STREAM code), never as bytes to parse. The common seam above both is "a slot
-// that carries one request at a time and reports its response complete (status, body bytes, times)";
-// here a slot is one of a session's `streams` seats, there a Connection. Both engines count through
-// AbCounts' methods and record() the same way; what is not shared yet is the engine loop itself
-// (the closed and open loop's scheduling, the watchdog, the end), which this file repeats in slot
-// terms. Unifying them means the HTTP/1 Engine calling its Connection a slot through an interface
-// whose hot path (data -> header -> body -> responseDone) stays monomorphic: measured with
-// bench/ before it is done, so this first increment leaves the HTTP/1 path untouched.
+// The bytes go over the run's transport (transport.js: native, node:net, node:tls, over TCP or a unix
+// socket), as the HTTP/1 Engine's do: this engine is its handlers (connected, data, eof, error) and
+// never asks which transport it has. Each connection's HTTP/2 is an H2Session (h2-frames.js): the
+// framing, HPACK and flow control as a state machine over the bytes read, its streams on numbered
+// seats. A seat of the engine (Slot) is seat floor(k / concurrency) of session k % concurrency, so
+// the session's callbacks name the engine's slot without a lookup table.
 //
 // Sessions. http:// speaks h2c by prior knowledge (the connection preface at once, no Upgrade);
 // https:// negotiates h2 by ALPN (loadtest() probes it once before the run: a server refusing h2 is
-// run over HTTP/1.1 instead, and LoadResult.protocol says which). Every socket is made here
-// (createConnection), so the time to connect (TCP, and TLS's handshake) is measured, and the bytes
-// read and written are the socket's own. A session carries no stream before the server's first
-// SETTINGS: its SETTINGS_MAX_CONCURRENT_STREAMS, when below `streams`, caps the seats in use (the
-// lowest cap is in LoadResult.http2.serverStreamsLimit). A session the server ends (GOAWAY, close,
-// error) is replaced by a new connection for the seats that still have requests to carry.
-//
-// A lent session (LoadOptions.http2Session): the caller's own connection, already past the server's
-// SETTINGS, carries the first session's streams instead of a new connection. Two runs can so share
-// one connection (syncbench run's probe on the measured load's connection: what a sync handler does
-// to every stream of it). The session stays the caller's: at its end the run cancels its own streams
-// and stops listening, but neither closes it nor counts its connect time; its bytes are those read
-// and written while the run held it, the other user's frames included.
+// run over HTTP/1.1 instead, and LoadResult.protocol says which; a connection of the run on which
+// the server chose otherwise fails as one that never sent SETTINGS). A session carries no stream
+// before the server's first SETTINGS: its SETTINGS_MAX_CONCURRENT_STREAMS, when below `streams`, caps
+// the seats in use (the lowest cap is in LoadResult.http2.serverStreamsLimit). A session the server
+// ends (GOAWAY, its close, a protocol error) is replaced by a new connection for the seats that still
+// have requests to carry; one whose server broke the protocol is closed here at once (after our
+// GOAWAY), rather than waiting for the server to close it.
 //
 // Counting, in ab's terms. A stream that ends with its response's END_STREAM is a good response
 // (status counted, ab's Length check on its DATA bytes); one reset by the server (RST_STREAM), or
-// lost with its session (GOAWAY past its id, a closed socket), is a failed request: a reset or a
-// protocol fault under Exceptions (`errors`: RST_STREAM_<code>, or node's error code), a socket
-// error under Receive. Unlike ab without -r, a lost connection does not end the run: its streams
-// fail and its seats reconnect; a session that ends before its first SETTINGS counts as a connect
-// failure, and more than 10 of them end the run as ab's connect failures do.
+// lost with its connection (GOAWAY past its id, a closed socket, a protocol error), is a failed
+// request: a reset (RST_STREAM_<code>), a stream a GOAWAY left unprocessed (GOAWAY) or the protocol
+// error the client found (its RFC 9113 code's name) under Exceptions, a socket error or the server's
+// close (CONNECTION_CLOSED) under Receive. Unlike ab without -r, a lost connection does not end the
+// run: its streams fail and its seats reconnect; a connection that ends before the server's first
+// SETTINGS counts as a connect failure, and more than 10 of them end the run as ab's connect
+// failures do.
 //
 // Times per request (stream): start when its seat issued it (waiting for its session's SETTINGS
-// included: that wait is its Connect time, 0 on a session already open), Waiting from the request's
-// last frame handed to nghttp2 to its response's HEADERS, Total to END_STREAM. Bytes: Total
-// transferred is every byte read from the connections' sockets (frames of every type, HPACK-
-// compressed headers; for https, the TLS records' payloads), HTML transferred the DATA payloads of
-// the responses; Total body sent every byte written when a body is sent.
-import http2 from 'node:http2'
-import net from 'node:net'
+// included: that wait is its Connect time, 0 on a session already open), Waiting from its request's
+// frames being queued to its response's HEADERS, Total to END_STREAM. Bytes: Total transferred is
+// every byte read from the connections (frames of every type, HPACK-compressed headers; for https,
+// the TLS records' payloads), HTML transferred the DATA payloads of the responses; Total body sent
+// every byte written when a body is sent.
 import { performance } from 'node:perf_hooks'
 import { ConnectError } from '../errors.js'
-import { describeError } from './connection.js'
+import { Connection, describeError } from './connection.js'
 import { LATE_THRESHOLD_MS } from './engine.js'
+import { H2Session, ENDED, RESET, REFUSED, h2ErrorName } from './h2-frames.js'
+import { encodeRequestBlock } from './hpack.js'
 import { LOAD_SERIES_INTERVAL_MS } from './load-series.js'
 import { MAX_TIMER_MS, checkBounds } from './run-bounds.js'
 import { Row } from './request-times.js'
@@ -65,15 +55,9 @@ const WAITING = 1
 /** its stream is open */
 const FLIGHT = 2
 
-const { NGHTTP2_CANCEL } = http2.constants
-/** RFC 9113's error codes by number, for `errors` and the resets' and GOAWAYs' counts. */
-const ERROR_NAMES = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED',
-  'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM',
-  'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED']
-
 /** @param {number} code an HTTP/2 error code */
 export function errorName (code) {
-  return ERROR_NAMES[code] ?? `0x${code.toString(16)}`
+  return h2ErrorName(code)
 }
 
 /**
@@ -83,18 +67,18 @@ export function errorName (code) {
 const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ENETUNREACH', 'EHOSTUNREACH', 'CONNECTION_CLOSED'])
 
 /**
- * @typedef {object} Http2EngineOptions
+ * @typedef {object} H2EngineOptions
  * @property {string[]} addresses the host's addresses, in resolver order (resolved once, as ab does)
  * @property {string|null} socketPath  --unix: the server's unix socket, connected instead of address:port
  * @property {string} hostname    for messages
  * @property {number} port
- * @property {string} authority   the :authority and the origin node:http2 is given ("host:port")
- * @property {import('node:http2').OutgoingHttpHeaders} headers  every request's headers, pseudo-headers included
+ * @property {import('./transport.js').Transport} transport  the run's (https: node:tls offering ALPN h2)
+ * @property {Buffer} block       every request's header block (requestBlock())
  * @property {Buffer|null} body   sent with each request
- * @property {Http2Tls|null} tls  https: how its sockets are made (node:tls is loaded for https runs only)
+ * @property {boolean} tls        https: each connection must have negotiated h2
  * @property {number} requests
- * @property {number} concurrency sessions (connections)
- * @property {number} streams     concurrent streams per session (-m of h2load)
+ * @property {number} concurrency connections
+ * @property {number} streams     concurrent streams per connection (-m of h2load)
  * @property {import('./schedule.js').Schedule|null} schedule
  * @property {number} timeoutMs
  * @property {number} timelimitMs
@@ -105,7 +89,7 @@ const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED
  * @property {import('./load-series.js').LoadSeries|null} series
  * @property {((point: import('./load-series.js').LoadSecond) => void)|null} onSecond
  * @property {AbortSignal|null} signal
- * @property {import('node:http2').ClientHttp2Session|null} [lent]  the caller's session, carrying the first session's streams
+ * @property {import('./h2-shared.js').H2SharedConnection|null} lent  the caller's connection, carrying the first session's streams
  * @property {import('./ab-counts.js').AbCounts} counts
  */
 
@@ -120,22 +104,20 @@ const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED
 
 /** One seat of a session: carries one request (stream) at a time. */
 class Slot {
-  /** @param {number} index */
-  constructor (index) {
+  /** @param {number} index @param {number} seat its number in its session */
+  constructor (index, seat) {
     this.index = index
+    this.seat = seat
     this.state = IDLE
     /** @type {Session|null} */
     this.session = null
-    /** @type {import('node:http2').ClientHttp2Stream|null} */
-    this.stream = null
     this.start = 0
     this.connect = 0
     this.endwrite = 0
     this.beginread = 0
     this.status = 0
     this.bread = 0
-    this.ended = false
-    /** a socket error or node's error code that ended the stream, '' when none */
+    /** what ended its stream without a response, '' when none */
     this.fault = ''
     /** open loop: parked, the next request it carries (seq), and when that was due */
     this.parked = false
@@ -144,47 +126,86 @@ class Slot {
   }
 }
 
-/** One connection and its node:http2 session. */
+/** A connection of the run: the transport's Connection, pointing back at its Session. */
+class H2Connection extends Connection {
+  /** @param {H2Engine} engine @param {Session} session */
+  constructor (engine, session) {
+    super(/** @type {import('./engine.js').Engine} */ (/** @type {unknown} */ (engine)))
+    this.session = session
+  }
+}
+
+/** One connection and its H2Session: the session's handler (h2-frames.js H2Handler). */
 class Session {
-  /** @param {number} index which of the -c sessions (a replacement keeps its index) */
-  constructor (index) {
+  /** @param {H2Engine} engine @param {number} index which of the -c sessions (a replacement keeps its index) */
+  constructor (engine, index) {
+    this.engine = engine
     this.index = index
-    /** @type {import('node:http2').ClientHttp2Session|null} */
-    this.h2 = null
-    /** @type {import('node:net').Socket|null} */
-    this.socket = null
+    this.c = new H2Connection(engine, this)
+    this.h2 = new H2Session(this, { seats: engine.o.streams })
+    // ab's Server name is the first good response's: the decoded fields are kept until then
+    if (engine.counts.good === 0) this.h2.hpack.fields = []
+    /** the first slot of its seats (seat n is slot first + n * concurrency) */
     this.opened = 0
     this.connectedAt = 0
     this.firstByteAt = 0
     /** the server's SETTINGS arrived: streams may open */
-    this.ready = false
-    /** a GOAWAY arrived */
-    this.goaway = false
+    this.settled = false
     /** the connection ended on a protocol error before SETTINGS: its first frame was something else */
     this.notSettings = false
-    /** GOAWAY, close or error: no new stream */
+    /** GOAWAY, its close or an error: no new stream */
     this.dead = false
-    this.limit = 0
-    this.active = 0
+    /** its connection is gone (closed by either side) */
+    this.closed = false
+    /** what its streams are lost to when the connection goes: a socket error's code, CONNECTION_CLOSED */
+    this.fault = ''
     this.completed = 0
     /** @type {Slot[]} seats waiting for a stream, in order */
     this.waiting = []
     /** its figures are counted and its connection dropped (release()) */
     this.released = false
-    /** bytes counted already from this session's socket */
-    this.countedRead = 0
-    this.countedWritten = 0
+    /** requests were queued outside a read of its connection: flush() owed */
+    this.unflushed = false
     /** which of the host's addresses its connection went to */
     this.addressIndex = 0
-    /** the caller's session (Http2EngineOptions.lent): never closed here */
-    this.lent = false
-    /** @type {(() => void)|null} a lent session: stops this run's listening to it */
-    this.unlisten = null
+    /** its streams on the connection: the seats of h2 it uses are base .. base + streams - 1 */
+    this.inFlight = 0
+    this.base = 0
+    /** @type {import('./h2-shared.js').H2SharedConnection|null} a lent connection (H2EngineOptions.lent), never closed here */
+    this.shared = null
+    /** a lent connection's byte counts when this run took its seats */
+    this.readFrom = 0
+    this.writtenFrom = 0
   }
+
+  /** A lent connection is gone. @param {string} fault */
+  connectionLost (fault) { this.engine.lost(this, fault) }
+
+  /** @param {Buffer} data */
+  write (data) {
+    const engine = this.engine
+    if (this.closed) return
+    engine.counts.totalPosted += data.length
+    this.c.write(data)
+  }
+
+  ready () { this.engine.settings(this) }
+
+  /** @param {number} seat */
+  streamHeaders (seat) { this.engine.response(this, seat) }
+
+  /** @param {number} seat @param {number} outcome */
+  streamEnd (seat, outcome) { this.engine.streamEnded(this, seat, outcome) }
+
+  /** @param {number} _last @param {number} code */
+  goaway (_last, code) { this.engine.goaway(this, code) }
+
+  /** @param {number} _code @param {string} _reason */
+  sessionError (_code, _reason) { this.engine.protocolError(this) }
 }
 
-export class Http2Engine {
-  /** @param {Http2EngineOptions} o */
+export class H2Engine {
+  /** @param {H2EngineOptions} o */
   constructor (o) {
     this.o = o
     this.counts = o.counts
@@ -203,10 +224,17 @@ export class Http2Engine {
     /** @type {NodeJS.Timeout|null} */
     this.tickTimer = null
     this.onTick = this.tick.bind(this)
+    // What a Connection and the transports read of their engine (connection.js, native-io.js).
+    this.transport = o.transport
+    this.request = null
+    this.nodelay = true
+    this.socketPath = o.socketPath
+    this.addresses = o.addresses
+    this.port = o.port
     /** @type {Session[]} */
-    this.sessions = Array.from({ length: o.concurrency }, (_, i) => new Session(i))
+    this.sessions = Array.from({ length: o.concurrency }, (_, i) => new Session(this, i))
     /** slot k is seat k / concurrency of session k % concurrency: request j of the open loop goes to slot j % slots */
-    this.slots = Array.from({ length: o.concurrency * o.streams }, (_, k) => new Slot(k))
+    this.slots = Array.from({ length: o.concurrency * o.streams }, (_, k) => new Slot(k, Math.floor(k / o.concurrency)))
     if (this.openLoop) this.slots.forEach((s, k) => { s.seq = k })
     this.startTime = 0
     this.lastTime = 0
@@ -231,6 +259,9 @@ export class Http2Engine {
     this.connectedOnce = false
     /** @type {Session[]} every session of the run, to count and close at its end */
     this.opened = []
+    /** @type {Session[]} sessions owing a flush of requests queued outside their reads */
+    this.unflushed = []
+    this.onFlush = this.flushAll.bind(this)
     // per connection, for LoadResult.http2
     this.connections = 0
     this.connectTimes = new Row()
@@ -243,15 +274,18 @@ export class Http2Engine {
     this.resets = {}
     /** the lowest SETTINGS_MAX_CONCURRENT_STREAMS a session was given below `streams`, 0: none lower */
     this.serverStreamsLimit = 0
-    /** @type {import('./transport.js').TransportName} what the LoadResult calls the transport */
-    /** @type {import('./transport.js').TransportName} */
-    this.transportName = o.tls === null
-      ? (o.socketPath === null ? 'node:http2' : 'node:http2-unix')
-      : (o.socketPath === null ? 'node:http2-tls' : 'node:http2-tls-unix')
-    /** @type {import('../types.js').TlsInfo|null} */
-    this.tls = null
-    /** the lent session has been taken by a Session (it carries one session's streams, once) */
+    /** the lent connection has been taken by a Session (it carries one session's streams, once) */
     this.lentTaken = false
+  }
+
+  /** What the LoadResult calls the transport. @returns {import('./transport.js').TransportName} */
+  get transportName () {
+    return this.transport.name
+  }
+
+  /** https: what the run's first handshake said. @returns {import('../types.js').TlsInfo|null} */
+  get tls () {
+    return this.o.tls ? this.transport.tlsInfo() : null
   }
 
   /** @returns {Promise<import('./engine.js').RunEnd>} */
@@ -289,124 +323,87 @@ export class Http2Engine {
     return this.sessions[slot.index % this.sessions.length]
   }
 
-  /** Open a connection and its session. @param {Session} s */
+  /** Open a session's connection. @param {Session} s */
   open (s) {
     this.connections++
     this.opened.push(s)
     s.opened = performance.now()
-    const o = this.o
-    const lent = o.lent ?? null
-    if (lent !== null && !this.lentTaken && !lent.closed && !lent.destroyed) {
-      this.lentTaken = true
-      return this.borrow(s, lent)
-    }
-    const origin = `${o.tls === null ? 'http' : 'https'}://${o.authority}`
-    const host = o.addresses[this.addressIndex]
     s.addressIndex = this.addressIndex
-    const createConnection = () => {
-      const socket = o.tls === null
-        ? net.connect(o.socketPath === null ? { host, port: o.port, noDelay: true } : { path: o.socketPath })
-        : o.tls.connect(o.socketPath === null ? { ...o.tls.options, host } : o.tls.options)
-      socket.once(o.tls === null ? 'connect' : 'secureConnect', () => this.socketConnected(s))
-      s.socket = socket
-      return socket
+    const lent = this.o.lent
+    if (lent !== null && !this.lentTaken) {
+      this.lentTaken = true
+      const base = lent.lease(this.o.streams, s)
+      if (base >= 0) return this.borrow(s, lent, base)
     }
-    const h2 = http2.connect(origin, { createConnection, settings: { enablePush: false } })
-    s.h2 = h2
-    h2.on('remoteSettings', (settings) => this.settings(s, settings))
-    h2.on('goaway', (code) => this.goaway(s, code))
-    h2.on('error', (err) => this.sessionError(s, /** @type {NodeJS.ErrnoException} */ (err)))
-    h2.on('close', () => this.sessionClosed(s))
+    s.c.open()
   }
 
   /**
-   * The caller's session as `s`: connected and past its SETTINGS already, so its seats start at once.
-   * @param {Session} s @param {import('node:http2').ClientHttp2Session} h2
+   * The caller's connection as `s`'s: connected and past its SETTINGS already, so its seats start at once.
+   * @param {Session} s @param {import('./h2-shared.js').H2SharedConnection} lent @param {number} base its first seat there
    */
-  borrow (s, h2) {
-    s.lent = true
-    s.h2 = h2
-    // node's proxy of the socket: its byte counts, from now
-    s.socket = /** @type {import('node:net').Socket} */ (h2.socket)
-    s.countedRead = s.socket.bytesRead
-    s.countedWritten = s.socket.bytesWritten
+  borrow (s, lent, base) {
+    s.shared = lent
+    s.h2 = lent.h2
+    s.base = base
+    s.readFrom = lent.bytesRead
+    s.writtenFrom = lent.bytesWritten
     s.connectedAt = s.opened
-    const onSettings = (/** @type {import('node:http2').Settings} */ settings) => this.settings(s, settings)
-    const onGoaway = (/** @type {number} */ code) => this.goaway(s, code)
-    const onError = (/** @type {Error} */ err) => this.sessionError(s, /** @type {NodeJS.ErrnoException} */ (err))
-    const onClose = () => this.sessionClosed(s)
-    h2.on('remoteSettings', onSettings)
-    h2.on('goaway', onGoaway)
-    h2.on('error', onError)
-    h2.on('close', onClose)
-    s.unlisten = () => {
-      h2.off('remoteSettings', onSettings)
-      h2.off('goaway', onGoaway)
-      h2.off('error', onError)
-      h2.off('close', onClose)
-    }
-    this.settings(s, h2.remoteSettings)
+    this.connectedOnce = true
+    if (s.h2.hpack.fields === null && this.counts.good === 0) s.h2.hpack.fields = []
+    this.settings(s)
   }
 
-  /** @param {Session} s */
-  socketConnected (s) {
-    const now = performance.now()
+  // The transport's handlers (transport.js).
+
+  /** @param {H2Connection} c @param {number} [at] */
+  connected (c, at) {
+    const s = c.session
+    const now = at ?? performance.now()
     this.lastActivity = now
     s.connectedAt = now
     this.connectedOnce = true
     this.connectTimes.record(now - s.opened)
-    const tls = this.o.tls
-    if (this.tls === null && tls !== null) this.tls = { ...tls.handshakeInfo(/** @type {import('node:tls').TLSSocket} */ (s.socket)), serverName: tls.servername }
-  }
-
-  /**
-   * The server's SETTINGS: the first makes the session ready, each may lower its streams.
-   * @param {Session} s @param {import('node:http2').Settings} settings
-   */
-  settings (s, settings) {
-    if (this.finished || s.dead) return
-    this.lastActivity = performance.now()
-    const asked = this.o.streams
-    const max = settings.maxConcurrentStreams ?? asked
-    if (max < asked && (this.serverStreamsLimit === 0 || max < this.serverStreamsLimit)) this.serverStreamsLimit = max
-    s.limit = Math.min(asked, max)
-    s.ready = true
-    this.pump(s)
-  }
-
-  /** Start the waiting seats' streams, as many as the session allows. @param {Session} s */
-  pump (s) {
-    const now = performance.now()
-    while (s.ready && !s.dead && s.active < s.limit && s.waiting.length > 0 && !this.finished) {
-      const slot = /** @type {Slot} */ (s.waiting.shift())
-      if (slot.session !== s || slot.state !== WAITING) continue
-      this.startStream(s, slot, now)
+    if (this.o.tls && /** @type {import('node:tls').TLSSocket|null} */ (/** @type {unknown} */ (c.socket))?.alpnProtocol !== 'h2') {
+      // the server chose another protocol for this connection: it never becomes a session
+      s.notSettings = true
+      this.lost(s, 'CONNECTION_CLOSED')
+      return
     }
+    s.h2.start()
   }
 
-  /**
-   * GOAWAY: no new stream on this session; those past its last stream id fail as node closes them.
-   * @param {Session} s @param {number} code
-   */
-  goaway (s, code) {
-    const name = errorName(code)
-    this.goaways[name] = (this.goaways[name] ?? 0) + 1
-    s.goaway = true
-    this.lastActivity = performance.now()
-    this.retire(s)
+  /** @param {H2Connection} c @param {Buffer} buf @param {number} r @param {number} [at] the read's time (the native transport's) */
+  data (c, buf, r, at) {
+    const s = c.session
+    this.counts.totalRead += r
+    this.lastActivity = at ?? performance.now()
+    s.h2.data(buf, r)
   }
 
-  /** @param {Session} s @param {NodeJS.ErrnoException} err */
-  sessionError (s, err) {
+  /** The server closed its side: the connection is over. @param {H2Connection} c */
+  eof (c) {
+    this.lost(c.session, 'CONNECTION_CLOSED')
+  }
+
+  /** @param {H2Connection} c @param {NodeJS.ErrnoException} err */
+  error (c, err) {
+    const s = c.session
     this.lastActivity = performance.now()
     const code = err.code ?? 'ERROR'
     if (s.connectedAt === 0 && !this.finished) {
+      s.closed = s.dead = true
+      s.c.drop()
       this.counts.error(code)
       if (!this.connectedOnce && this.o.socketPath === null && s.addressIndex + 1 < this.o.addresses.length) {
         // ab's fallback while nothing has connected yet: the host's next address (localhost as ::1, then
         // 127.0.0.1); the sessions that failed on the same address move on together
-        if (this.addressIndex === s.addressIndex) this.addressIndex++
-        this.retire(s)
+        if (this.addressIndex === s.addressIndex) {
+          this.addressIndex++
+          this.transport.useAddress(this.o.addresses[this.addressIndex])
+        }
+        this.reopen(s)
+        this.release(s)
         return
       }
       // ab's way with a refused or failed connect: the run cannot go on
@@ -415,73 +412,119 @@ export class Http2Engine {
       this.fail(ConnectError, `${this.target()}: ${describeError(err)}`)
       return
     }
-    // before SETTINGS, nghttp2's protocol error is a first frame that was not SETTINGS: bytes of
-    // another protocol (an HTTP/1 server's answer to the preface) or garbage; a socket error (a server
-    // that resets the connection at once) is a connection closed before SETTINGS
-    if (!s.ready && !SOCKET_ERRORS.has(code)) s.notSettings = true
-    for (const slot of this.slots) if (slot.session === s && slot.state === FLIGHT && slot.fault === '') slot.fault = code
-    this.retire(s)
+    this.lost(s, code)
   }
 
   /**
-   * The session's 'close' (node emits it once the server has closed its side too, which a server
-   * that sent GOAWAY may put off: nothing waits for it but this count).
-   * @param {Session} s
+   * The session's connection is gone (the server closed it, a socket error, a protocol error, h2 not
+   * negotiated): its open streams fail with `fault` (a protocol error's name when it was one), its
+   * waiting seats move to a new connection.
+   * @param {Session} s @param {string} fault
    */
-  sessionClosed (s) {
+  lost (s, fault) {
+    if (s.closed) return
+    s.closed = true
+    // dead first: the streams' ends issue their seats' next requests, which must not come back here
+    s.dead = true
+    s.fault = fault
+    this.lastActivity = performance.now()
+    s.c.drop()
+    s.h2.close()
     if (this.finished) return this.release(s)
     // a connection that never became a session (no SETTINGS) is a connect failure, as in ab
-    if (!s.ready && s.connectedAt > 0) {
+    if (!s.settled && s.connectedAt > 0) {
       this.counts.errConn++
       this.counts.bad++
       this.counts.error('NO_SETTINGS')
       if (++this.connectFailures > CONNECT_FAILURES) {
         const why = !s.notSettings
           ? "connections closed before the server's SETTINGS"
-          : `the server's first bytes were not an HTTP/2 SETTINGS frame${this.o.tls === null ? ' (an HTTP/1 server? http:// speaks h2c by prior knowledge)' : ''}`
+          : `the server's first bytes were not an HTTP/2 SETTINGS frame${this.o.tls ? '' : ' (an HTTP/1 server? http:// speaks h2c by prior knowledge)'}`
         this.fail(ConnectError, `${this.target()}: test aborted after ${CONNECT_FAILURES} failures: ${why}`)
         return
       }
     }
-    this.lastActivity = performance.now()
-    this.retire(s)
+    this.reopen(s)
     this.release(s)
   }
 
+  // The session's handler (h2-frames.js H2Handler), through Session.
+
+  /** The server's first SETTINGS: the session is ready, its SETTINGS_MAX_CONCURRENT_STREAMS said. @param {Session} s */
+  settings (s) {
+    if (this.finished || s.dead) return
+    this.lastActivity = performance.now()
+    const max = s.h2.peerMaxStreams
+    if (max < this.o.streams && (this.serverStreamsLimit === 0 || max < this.serverStreamsLimit)) this.serverStreamsLimit = max
+    s.settled = true
+    this.pump(s)
+  }
+
+  /** Start the waiting seats' streams, as many as the session allows. @param {Session} s */
+  pump (s) {
+    const now = performance.now()
+    while (s.settled && !s.dead && s.waiting.length > 0 && !this.finished && s.h2.capacity() > 0) {
+      const slot = /** @type {Slot} */ (s.waiting.shift())
+      if (slot.session !== s || slot.state !== WAITING) continue
+      this.startStream(s, slot, now)
+    }
+  }
+
   /**
-   * The session takes no new stream (GOAWAY, an error, its close): node closes it once its open
-   * streams end, and its waiting seats move to a new connection at once.
+   * GOAWAY: no new stream on this session; those past its last stream id have failed (REFUSED).
+   * @param {Session} s @param {number} code
+   */
+  goaway (s, code) {
+    const name = errorName(code)
+    this.goaways[name] = (this.goaways[name] ?? 0) + 1
+    this.lastActivity = performance.now()
+    this.retire(s)
+  }
+
+  /**
+   * A protocol error the session found (its GOAWAY written, its streams lost): the connection is
+   * closed. Before SETTINGS, it was a first frame that was not SETTINGS: bytes of another protocol
+   * (an HTTP/1 server's answer to the preface) or garbage.
+   * @param {Session} s
+   */
+  protocolError (s) {
+    if (!s.settled) s.notSettings = true
+    this.lost(s, errorName(s.h2.errorCode))
+  }
+
+  /**
+   * The session takes no new stream (GOAWAY): its connection is dropped once its open streams end,
+   * and its waiting seats move to a new connection at once.
    * @param {Session} s
    */
   retire (s) {
     if (s.dead) return
     s.dead = true
-    if (s.h2 !== null && !s.lent && !s.h2.closed && !s.h2.destroyed) s.h2.close()
-    if (s.active === 0) this.release(s)
+    if (s.inFlight === 0) this.release(s)
     if (!this.finished) this.reopen(s)
   }
 
   /**
-   * A retired session's last stream ended (or the session closed): count its figures once and drop
-   * its connection, rather than wait for the server to close it.
+   * A retired session's last stream ended (or its connection is gone): count its figures once and
+   * drop its connection, rather than wait for the server to close it.
    * @param {Session} s
    */
   release (s) {
     if (s.released) return
     s.released = true
-    this.countBytes(s)
+    s.closed = true
     if (s.connectedAt > 0) this.streamsPerConnection.record(s.completed)
-    if (s.lent) {
-      // the caller's: this run's streams still open on it are cancelled, the session kept
-      s.unlisten?.()
-      for (const slot of this.slots) {
-        if (slot.session === s && slot.stream !== null && !slot.stream.closed) slot.stream.close(NGHTTP2_CANCEL)
-      }
-      return
+    const lent = s.shared
+    if (lent === null) return s.c.release()
+    // the caller's: this run's streams still open on it are cancelled, its seats given back
+    for (const slot of this.slots) {
+      if (slot.session === s && slot.state === FLIGHT) s.h2.cancel(s.base + slot.seat)
     }
-    if (s.h2 !== null && !s.h2.destroyed) s.h2.destroy()
-    // node's graceful close half-closes the socket and waits for the server's side: ours to end
-    if (s.socket !== null && !s.socket.destroyed) s.socket.destroy()
+    s.inFlight = 0
+    if (!lent.closed) s.h2.flush()
+    lent.giveBack(s)
+    this.counts.totalRead += lent.bytesRead - s.readFrom
+    this.counts.totalPosted += lent.bytesWritten - s.writtenFrom
   }
 
   /**
@@ -491,26 +534,28 @@ export class Http2Engine {
   reopen (s) {
     const waiting = s.waiting.filter((slot) => slot.session === s && slot.state === WAITING)
     s.waiting.length = 0
-    if (waiting.length === 0 || this.sessions[s.index] !== s) return
-    const next = new Session(s.index)
-    this.sessions[s.index] = next
+    if (waiting.length === 0) return
+    // its replacement, when a stream's end has made one already
+    let next = this.sessions[s.index]
+    if (next === s) {
+      next = new Session(this, s.index)
+      this.sessions[s.index] = next
+    }
     for (const slot of waiting) {
       slot.session = next
       next.waiting.push(slot)
     }
-    this.open(next)
+    if (next.opened === 0) this.open(next)
+    else this.pump(next)
   }
 
-  /** Add a session's socket bytes to the counts (once, at its close or the run's end). @param {Session} s */
-  countBytes (s) {
-    const socket = s.socket
-    if (socket === null) return
-    const read = socket.bytesRead
-    const written = socket.bytesWritten
-    this.counts.totalRead += read - s.countedRead
-    this.counts.totalPosted += written - s.countedWritten
-    s.countedRead = read
-    s.countedWritten = written
+  /** Write the requests queued outside the sessions' reads (h2-frames.js flushes those of a read). */
+  flushAll () {
+    for (const s of this.unflushed) {
+      s.unflushed = false
+      if (!s.closed) s.h2.flush()
+    }
+    this.unflushed.length = 0
   }
 
   // Requests.
@@ -522,13 +567,9 @@ export class Http2Engine {
   issue (slot, now) {
     if (this.finished || this.counts.started >= this.requests) return
     let s = this.sessionOf(slot)
-    // node destroys a session (the server's FIN, a protocol error nghttp2 found) before its 'error'
-    // and 'close' reach us, and its streams' 'close' come first: no stream goes onto it
-    if (!s.dead && destroyed(s)) this.retire(s)
-    s = this.sessionOf(slot)
     if (s.dead) {
       // its session is going (GOAWAY, an error): a new connection
-      s = new Session(s.index)
+      s = new Session(this, s.index)
       this.sessions[s.index] = s
     }
     this.counts.started++
@@ -536,110 +577,89 @@ export class Http2Engine {
     slot.session = s
     slot.start = now
     slot.connect = 0
-    if (s.h2 === null) this.open(s)
-    if (s.ready && s.active < s.limit) this.startStream(s, slot, now)
+    if (s.opened === 0) this.open(s)
+    if (s.settled && s.h2.capacity() > 0) this.startStream(s, slot, now)
     else s.waiting.push(slot)
   }
 
   /**
-   * Open the seat's stream and send its request.
+   * Open the seat's stream and queue its request (written at the end of the current read, or soon).
    * @param {Session} s @param {Slot} slot @param {number} now
    */
   startStream (s, slot, now) {
-    const h2 = /** @type {import('node:http2').ClientHttp2Session} */ (s.h2)
     // the first streams of a session waited for its connection and SETTINGS: their Connect time
     slot.connect = now
     slot.state = FLIGHT
     slot.status = 0
     slot.bread = 0
-    slot.ended = false
     slot.fault = ''
     slot.beginread = 0
-    s.active++
-    const body = this.o.body
-    let stream
-    try {
-      stream = h2.request(this.o.headers, { endStream: body === null })
-    } catch (err) {
-      // node refuses a stream on a session that is closing (ERR_HTTP2_GOAWAY_SESSION and the like):
-      // the session is retired first, so that the seat's next request goes to a new connection
-      // rather than back here (a loop as deep as the requests left)
-      s.active--
-      this.retire(s)
-      slot.fault = /** @type {NodeJS.ErrnoException} */ (err).code ?? 'ERROR'
-      this.streamFailed(slot, now)
-      return
+    s.inFlight++
+    s.h2.request(s.base + slot.seat, this.o.block, this.o.body)
+    slot.endwrite = now
+    if (!s.unflushed) {
+      s.unflushed = true
+      if (this.unflushed.push(s) === 1) queueMicrotask(this.onFlush)
     }
-    slot.stream = stream
-    if (body !== null) stream.end(body)
-    slot.endwrite = performance.now()
-    // each handler checks that the seat still carries this stream (a cancelled one may still report)
-    stream.on('response', (headers) => { if (slot.stream === stream) this.response(s, slot, headers) })
-    stream.on('data', (chunk) => {
-      if (slot.stream !== stream) return
-      slot.bread += chunk.length
-      this.lastActivity = performance.now()
-    })
-    stream.on('end', () => { if (slot.stream === stream) slot.ended = true })
-    stream.on('error', (err) => { if (slot.stream === stream && slot.fault === '') slot.fault = /** @type {NodeJS.ErrnoException} */ (err).code ?? 'ERROR' })
-    stream.on('close', () => this.streamClosed(s, slot, stream))
   }
 
   /**
-   * A response's HEADERS (a 1xx is interim: node reports it as 'headers', never here).
-   * @param {Session} s @param {Slot} slot @param {import('node:http2').IncomingHttpHeaders} headers
+   * A response's final HEADERS.
+   * @param {Session} s @param {number} seat
    */
-  response (s, slot, headers) {
+  response (s, seat) {
+    const slot = this.slots[(seat - s.base) * this.sessions.length + s.index]
     const now = performance.now()
     this.lastActivity = now
     slot.beginread = now
-    slot.status = Number(headers[':status'])
+    slot.status = s.h2.status[seat]
     if (s.firstByteAt === 0) {
       s.firstByteAt = now
-      // a lent session's connection was opened by its owner, before this run
-      if (!s.lent) this.firstByteTimes.record(now - s.opened)
+      // a lent connection was opened by its owner, before this run
+      if (s.shared === null) this.firstByteTimes.record(now - s.opened)
     }
-    const server = headers.server
-    if (this.counts.good === 0) this.counts.servername = typeof server === 'string' ? serverToken(server) : ''
+    const fields = s.h2.hpack.fields
+    if (fields !== null) {
+      if (this.counts.good === 0) {
+        const server = fields.find(([name]) => name === 'server')
+        this.counts.servername = server === undefined ? '' : serverToken(server[1])
+        fields.length = 0
+      } else {
+        s.h2.hpack.fields = null
+      }
+    }
   }
 
   /**
-   * The stream ended: a response complete to END_STREAM, or a failure.
-   * @param {Session} s @param {Slot} slot @param {import('node:http2').ClientHttp2Stream} stream
+   * The seat's stream ended: a response complete to END_STREAM, or a failure.
+   * @param {Session} s @param {number} seat @param {number} outcome
    */
-  streamClosed (s, slot, stream) {
-    s.active--
+  streamEnded (s, seat, outcome) {
+    const slot = this.slots[(seat - s.base) * this.sessions.length + s.index]
+    s.inFlight--
+    if (s.dead && s.inFlight === 0) this.release(s)
     if (this.finished) return
-    if (s.dead && s.active === 0) this.release(s)
-    if (slot.stream !== stream || slot.state !== FLIGHT) {
-      // cancelled by --response-timeout (already counted), or the run is over
-      this.pump(s)
-      return
-    }
-    slot.stream = null
+    if (slot.state !== FLIGHT || slot.session !== s) return this.pump(s)
     const now = performance.now()
     this.lastActivity = now
-    const rst = stream.rstCode ?? 0
-    if (slot.ended && slot.status > 0 && rst === 0) {
+    slot.bread = s.h2.dataBytes[seat]
+    if (outcome === ENDED) {
       s.completed++
       this.responseDone(slot, now)
     } else {
-      // a session node destroyed closes its streams with a CANCEL of its own, not one received: the
-      // stream is lost with its connection (the server's FIN), unless an error says more
-      const lost = destroyed(s)
-      if (lost && slot.fault === '') slot.fault = 'CONNECTION_CLOSED'
-      // node reports a received RST_STREAM as ERR_HTTP2_STREAM_ERROR first: the frame's code says more
-      if (rst !== 0 && (slot.fault === '' || slot.fault === 'ERR_HTTP2_STREAM_ERROR') && !s.dead && !lost) {
-        const name = errorName(rst)
+      if (outcome === RESET) {
+        const name = errorName(s.h2.resetCode[seat])
         this.resets[name] = (this.resets[name] ?? 0) + 1
         slot.fault = `RST_STREAM_${name}`
+      } else if (outcome === REFUSED) {
+        slot.fault = 'GOAWAY'
+      } else {
+        slot.fault = s.h2.errorCode >= 0 ? errorName(s.h2.errorCode) : s.fault || s.shared?.fault || 'CONNECTION_CLOSED'
       }
-      // node closes the streams a GOAWAY left unprocessed with REFUSED_STREAM of its own
-      if (s.goaway && (slot.fault === '' || slot.fault === 'ERR_HTTP2_STREAM_ERROR')) slot.fault = 'GOAWAY'
-      if (slot.fault === '') slot.fault = 'STREAM_CLOSED'
       this.streamFailed(slot, now)
     }
-    this.pump(s)
+    // its stream is free: a seat waiting for one (the server's limit below --streams) takes it
+    if (s.waiting.length > 0) this.pump(s)
   }
 
   /** @param {Slot} slot @param {number} now */
@@ -681,7 +701,6 @@ export class Http2Engine {
    */
   next (slot, now) {
     slot.state = IDLE
-    slot.stream = null
     if (this.finished) return
     this.lastTime = now
     if (this.openLoop) this.freed(slot, now)
@@ -773,17 +792,28 @@ export class Http2Engine {
 
   /**
    * --response-timeout: the request fails (Exceptions, RESPONSE_TIMEOUT), its stream is cancelled
-   * (RST_STREAM CANCEL); the session carries on.
+   * (RST_STREAM CANCEL) or its wait for one ended; the session carries on.
    * @param {Slot} slot @param {number} now
    */
   responseTimedOut (slot, now) {
-    const stream = slot.stream
-    slot.stream = null
-    if (stream !== null) stream.close(NGHTTP2_CANCEL)
+    const s = /** @type {Session} */ (slot.session)
+    if (slot.state === FLIGHT) {
+      s.h2.cancel(s.base + slot.seat)
+      s.inFlight--
+      if (!s.unflushed) {
+        s.unflushed = true
+        if (this.unflushed.push(s) === 1) queueMicrotask(this.onFlush)
+      }
+      if (s.dead && s.inFlight === 0) this.release(s)
+    } else {
+      const at = s.waiting.indexOf(slot)
+      if (at >= 0) s.waiting.splice(at, 1)
+    }
     slot.fault = 'RESPONSE_TIMEOUT'
     this.counts.malformed('RESPONSE_TIMEOUT')
     if (this.counts.done < this.requests) this.record(slot, now)
     this.next(slot, now)
+    if (s.waiting.length > 0) this.pump(s)
   }
 
   /** The series' timer (engine.js second()). */
@@ -883,11 +913,6 @@ function round3 (ms) {
   return Math.round(ms * 1000) / 1000
 }
 
-/** node:http2 has destroyed the session (it takes no stream), whether or not it has said so yet. @param {Session} s */
-function destroyed (s) {
-  return s.h2 !== null && s.h2.destroyed
-}
-
 /** A request is on its way (issued, waiting for its stream, or in flight). @param {Slot} slot */
 function inFlight (slot) {
   return slot.state !== IDLE
@@ -920,6 +945,27 @@ export function http2Headers (o, target, head) {
     headers[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value]
   }
   return headers
+}
+
+/**
+ * The header block every stream carries (hpack.js encodeRequestBlock), from http2Headers()'s list.
+ * @param {import('node:http2').OutgoingHttpHeaders} headers
+ * @returns {Buffer}
+ */
+export function requestBlock (headers) {
+  /** @type {[string, string][]} */
+  const fields = []
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith(':') || value === undefined) continue
+    for (const one of Array.isArray(value) ? value : [value]) fields.push([name, String(one)])
+  }
+  return encodeRequestBlock({
+    method: String(headers[':method']),
+    scheme: String(headers[':scheme']),
+    authority: String(headers[':authority']),
+    path: String(headers[':path']),
+    headers: fields
+  })
 }
 
 /**
