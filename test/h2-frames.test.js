@@ -519,6 +519,29 @@ test('RST_STREAM with a code RFC 9113 does not name: the seat gets it, its name 
   assert.deepEqual(r.ends.map((e) => [e.outcome, e.resetCode, h2ErrorName(e.resetCode)]), [[RESET, 0x1234, '0x1234']])
 })
 
+test('RST_STREAM NO_ERROR after a whole response (Node.js 22 and 24 servers end large bodies so): ENDED; before its body is whole, or with another code: RESET', async () => {
+  // each case: the response's content-length (undefined: none), the DATA bytes sent, the reset's code
+  const cases = [
+    { length: undefined, data: 5, code: 0, outcome: ENDED },
+    { length: 5, data: 5, code: 0, outcome: ENDED },
+    { length: 5, data: 4, code: 0, outcome: RESET },
+    { length: 5, data: 5, code: 8, outcome: RESET },
+    { length: null, data: 0, code: 0, outcome: RESET }
+  ]
+  for (const c of cases) {
+    const { port } = await rawServer(async (peer) => {
+      const h = await peer.next(HEADERS)
+      // null: no response HEADERS at all, the reset comes first
+      if (c.length !== null) peer.send(frame(HEADERS, END_HEADERS, h.sid, responseBlock(200, c.length)))
+      if (c.data > 0) peer.send(frame(DATA, 0, h.sid, Buffer.alloc(c.data, 'x')))
+      peer.send(frame(RST_STREAM, 0, h.sid, Buffer.from([0, 0, 0, c.code])))
+    })
+    const r = await drive(port, { requests: 1 })
+    assert.deepEqual(r.errors, [], JSON.stringify(c))
+    assert.deepEqual(r.ends.map((e) => [e.outcome, e.dataBytes]), [[c.outcome, c.data]], JSON.stringify(c))
+  }
+})
+
 test('padding and priority: a padded HEADERS with priority and a padded DATA count only the data', async () => {
   const { port } = await rawServer(async (peer) => {
     const h = await peer.next(HEADERS)

@@ -534,8 +534,15 @@ export class H2Session {
           this.cancelled.delete(sid)
           return
         }
-        this.resetCode[seat] = buf.readUInt32BE(p)
-        this.endStream(seat, RESET)
+        const code = buf.readUInt32BE(p)
+        this.resetCode[seat] = code
+        // NO_ERROR once the response is whole (its final HEADERS read, and its content-length's bytes
+        // when it gave one): the server is done with the stream without an END_STREAM, as node:http2's
+        // server on Node.js 22 and 24 ends a body that waited for flow control (RFC 9113 8.1 allows
+        // NO_ERROR after a complete response). h2load counts such a stream as a success too.
+        const declared = this.contentLength[seat]
+        const whole = code === NO_ERROR && this.phase[seat] === SEAT_BODY && (declared < 0 || this.dataBytes[seat] === declared)
+        this.endStream(seat, whole ? ENDED : RESET)
         return
       }
       case GOAWAY: {
